@@ -1,0 +1,66 @@
+// swift-tools-version: 6.1
+// SPDX-License-Identifier: Apache-2.0
+import PackageDescription
+
+/// Strictness applied to every Swift target (swift-log's Package.swift does the same in one loop).
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Puff",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "puffd", targets: ["puffd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // C libraries: only the wrapper targets below import them.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL"]),
+        .target(name: "PuffDBus", dependencies: ["CDBus", "PuffCrypto", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
+        .target(
+            name: "PuffService",
+            dependencies: ["PuffCrypto", "PuffStore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "PuffServiceBus",
+            dependencies: ["PuffDBus", "PuffService", "PuffCrypto", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "PuffDaemon",
+            dependencies: [
+                "PuffDBus", "PuffService", "PuffServiceBus", "PuffStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(name: "puffd", dependencies: ["PuffDaemon"]),
+        .target(name: "PuffTesting", dependencies: ["PuffService", "PuffStore", "PuffCrypto"]),
+
+        .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
+        .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting"]),
+        .testTarget(name: "PuffServiceTests", dependencies: ["PuffService", "PuffStore", "PuffCrypto", "PuffTesting"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto"],
+            exclude: ["Clients"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strictness
+}
