@@ -48,11 +48,19 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "puffd", dependencies: ["PuffDaemon"]),
-        .target(name: "PuffTesting", dependencies: ["PuffService", "PuffStore", "PuffCrypto"]),
+        .target(
+            name: "PuffTesting",
+            dependencies: ["PuffService", "PuffStore", "PuffCrypto", .product(name: "Logging", package: "swift-log")]
+        ),
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting"]),
-        .testTarget(name: "PuffServiceTests", dependencies: ["PuffService", "PuffStore", "PuffCrypto", "PuffTesting"]),
+        .testTarget(
+            name: "PuffServiceTests",
+            dependencies: [
+                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto"],

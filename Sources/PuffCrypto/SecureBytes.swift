@@ -31,13 +31,15 @@ public final class SecureBytes: @unchecked Sendable {
         }
         // sodium_malloc only returns nil when the process is out of memory or address space.
         guard let memory = sodium_malloc(count) else { fatalError("sodium_malloc(\(count)) failed") }
-        base = memory
+        // Fill before storing `base`: once every stored property is set, a throw runs deinit, which
+        // would free the memory a second time.
         do {
             try fill(UnsafeMutableRawBufferPointer(start: memory, count: count))
         } catch {
             sodium_free(memory)
             throw error
         }
+        base = memory
     }
 
     /// Copies `bytes` into secure memory. The caller remains responsible for the source buffer.

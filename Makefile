@@ -1,0 +1,50 @@
+# Puff: the two commands a newcomer runs are `make run` and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Every Debian package the build, `make run` and the tests need. `make deps` installs the
+# missing ones when run as root and names them otherwise.
+APT_PACKAGES := \
+	pkg-config libdbus-1-dev libsodium-dev libssl-dev \
+	dbus-daemon dbus-bin \
+	libsecret-tools libsecret-1-dev libglib2.0-dev gcc git \
+	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney
+
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+BUILD_DIR := $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
+
+.PHONY: help deps build test run clean
+
+help:
+	@echo "make run   - install what is missing, build, and start puffd on the session bus"
+	@echo "make test  - install what is missing, build, and run every test (real dbus-daemon and clients)"
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || echo "$$p"; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "Installing: $$missing"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		else \
+			echo "Missing Debian packages: $$missing"; \
+			echo "Install them with: sudo apt-get install $$missing"; exit 1; \
+		fi; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH (Swift 6.1 or later is needed)"; exit 1; }
+
+build: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+
+run: build
+	@scripts/run.sh "$(BUILD_DIR)/puffd"
+
+clean:
+	rm -rf .build

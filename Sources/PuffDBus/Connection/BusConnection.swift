@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+import CDBus
+import Glibc
+import Synchronization
+
+/// A private connection to a message bus, served by its own ``BusLoop`` thread.
+///
+/// Every method is safe from any task: sends are queued to the loop thread, replies to outgoing
+/// calls come back through continuations, and everything else that arrives is delivered in order
+/// on ``messages``.
+public final class BusConnection: Sendable {
+    private let loop: BusLoop
+    /// The unique name the bus assigned, such as `:1.42`.
+    public let uniqueName: String
+    /// Method calls and signals addressed to this connection, in arrival order. The stream ends
+    /// when the connection closes.
+    public let messages: AsyncStream<IncomingMessage>
+    private let calls: PendingCalls
+
+    private init(loop: BusLoop, messages: AsyncStream<IncomingMessage>, calls: PendingCalls) {
+        self.loop = loop
+        uniqueName = loop.uniqueName
+        self.messages = messages
+        self.calls = calls
+    }
+
+    /// Connects to the bus at `address`, or to the session bus when `address` is `nil`, and
+    /// starts the loop thread. Connecting and the `Hello` exchange happen on that thread.
+    public static func connect(address: String? = nil) async throws -> BusConnection {
+        let (stream, sink) = AsyncStream<IncomingMessage>.makeStream(bufferingPolicy: .unbounded)
+        let calls = PendingCalls()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusConnection, any Error>) in
+            startThread {
+                let loop: BusLoop
+                do {
+                    loop = try BusLoop(address: address)
+                } catch {
+                    sink.finish()
+                    continuation.resume(throwing: error)
+                    return
+                }
+                continuation.resume(returning: BusConnection(loop: loop, messages: stream, calls: calls))
+                loop.run(
+                    delegate: .init(
+                        received: { sink.yield($0) },
+                        replied: { id, result in calls.complete(id, result) },
+                        closed: {
+                            calls.failAll()
+                            sink.finish()
+                        }
+                    )
+                )
+            }
+        }
+    }
+
+    /// Queues `message` for sending; never blocks.
+    public func send(_ message: OutgoingMessage) {
+        loop.enqueue(.send(message))
+    }
+
+    /// Sends a method call and waits for its reply without blocking any thread.
+    ///
+    /// - Throws: ``DBusError`` carrying the peer's error, `NoReply` after `timeout`, or
+    ///   `Disconnected` if the connection closes first.
+    public func call(_ message: OutgoingMessage, timeout: Duration = .seconds(25)) async throws -> IncomingMessage {
+        let id = calls.nextID()
+        let loop = self.loop
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            loop.enqueue(.expire(id: id))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            calls.register(id, continuation)
+            loop.enqueue(.call(message, id: id))
+        }
+    }
+
+    /// Stops the loop thread after it has flushed what is queued; ``messages`` then ends.
+    public func close() {
+        loop.enqueue(.stop)
+    }
+
+    private static func startThread(_ body: @escaping @Sendable () -> Void) {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        precondition(result == 0, "could not start the bus thread")
+        pthread_detach(thread)
+    }
+}
+
+/// Continuations of outgoing calls, keyed by an id the loop echoes back.
+private final class PendingCalls: Sendable {
+    private let state = Mutex<(next: UInt64, waiting: [UInt64: CheckedContinuation<IncomingMessage, any Error>], closed: Bool)>(
+        (1, [:], false)
+    )
+
+    func nextID() -> UInt64 {
+        state.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
+
+    func register(_ id: UInt64, _ continuation: CheckedContinuation<IncomingMessage, any Error>) {
+        let closed = state.withLock { state -> Bool in
+            if !state.closed { state.waiting[id] = continuation }
+            return state.closed
+        }
+        if closed { continuation.resume(throwing: DBusError(.disconnected, "connection closed")) }
+    }
+
+    func complete(_ id: UInt64, _ result: Result<IncomingMessage, DBusError>) {
+        let continuation = state.withLock { $0.waiting.removeValue(forKey: id) }
+        continuation?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    func failAll() {
+        let all = state.withLock { state in
+            state.closed = true
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
+        }
+        for continuation in all { continuation.resume(throwing: DBusError(.disconnected, "connection closed")) }
+    }
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0
+import CDBus
+import Glibc
+import Synchronization
+
+/// The one thread that owns a libdbus connection: it polls the connection's watches and an
+/// self-pipe, fires its timeouts, decodes what arrives and sends what other threads queue.
+///
+/// Nothing else ever calls libdbus with this connection, so the rest of Puff needs no locks
+/// around it; other threads talk to the loop only through ``enqueue(_:)``. This is swift-nio's
+/// `SelectableEventLoop` shape (poll + a wake-up descriptor), driven by libdbus's watch and timeout
+/// callbacks instead of a selector of our own.
+final class BusLoop: @unchecked Sendable {
+    // @unchecked: every stored property below except `jobs` and `wakeFD` is touched only on the
+    // loop thread; `jobs` is behind a Mutex and writing to a pipe is thread-safe.
+
+    /// Work for the loop thread.
+    enum Job: Sendable {
+        case send(OutgoingMessage)
+        case call(OutgoingMessage, id: UInt64)
+        case expire(id: UInt64)
+        case stop
+    }
+
+    /// What the loop reports back.
+    struct Delegate: Sendable {
+        var received: @Sendable (IncomingMessage) -> Void
+        var replied: @Sendable (_ id: UInt64, _ result: Result<IncomingMessage, DBusError>) -> Void
+        var closed: @Sendable () -> Void
+    }
+
+    private let connection: OpaquePointer
+    /// The self-pipe: other threads write a byte to `wakeFD`, the loop polls `wakeRead`.
+    private let wakeFD: Int32
+    private let wakeRead: Int32
+    var connectionPointer: OpaquePointer { connection }
+    var wakeDescriptor: Int32 { wakeRead }
+    private let jobs = Mutex<[Job]>([])
+    private var delegate: Delegate?
+    /// libdbus's watches, in the order it added them (loop thread only).
+    private(set) var watchList: [OpaquePointer] = []
+    /// Enabled timeouts and when each fires next (loop thread only).
+    private(set) var timeoutDeadlines: [OpaquePointer: ContinuousClock.Instant] = [:]
+    /// Outgoing calls awaiting a reply: our serial → the caller's id.
+    private var pendingBySerial: [UInt32: UInt64] = [:]
+    private var running = true
+
+    /// Opens and registers a private connection on the calling thread, which then becomes the loop
+    /// thread when it calls ``run(delegate:)``.
+    init(address: String?) throws(DBusError) {
+        let connection = try Self.open(address: address)
+        // A self-pipe rather than an eventfd: Glibc's module map does not carry sys/eventfd.h.
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            throw DBusError(.failed, "pipe2 failed: errno \(errno)")
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        self.connection = connection
+        wakeRead = ends[0]
+        wakeFD = ends[1]
+        // A lost bus must end the loop, not the process (libdbus's default calls _exit).
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        installCallbacks()
+    }
+
+    deinit {
+        close(wakeFD)
+        close(wakeRead)
+    }
+
+    /// The unique name the bus gave this connection.
+    var uniqueName: String {
+        dbus_bus_get_unique_name(connection).map { String(cString: $0) } ?? ""
+    }
+
+    private static func open(address: String?) throws(DBusError) -> OpaquePointer {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let connection: OpaquePointer?
+        if let address {
+            connection = dbus_connection_open_private(address, &error)
+            if let connection, dbus_bus_register(connection, &error) == 0 {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                throw Self.describe(error, fallback: "could not register on the bus")
+            }
+        } else {
+            connection = dbus_bus_get_private(DBUS_BUS_SESSION, &error)
+        }
+        guard let connection else { throw Self.describe(error, fallback: "could not connect to the bus") }
+        return connection
+    }
+
+    static func describe(_ error: CDBus.DBusError, fallback: String) -> DBusError {
+        let name = error.name.flatMap { ErrorName(String(cString: $0)) } ?? .failed
+        let message = error.message.map { String(cString: $0) } ?? fallback
+        return DBusError(name, message)
+    }
+
+    /// Queues `job` and wakes the loop thread. Safe from any thread.
+    func enqueue(_ job: Job) {
+        jobs.withLock { $0.append(job) }
+        wake()
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = write(wakeFD, &one, 1)
+    }
+
+    /// Runs until the connection drops or ``Job/stop`` arrives; call it on the dedicated thread.
+    func run(delegate: Delegate) {
+        self.delegate = delegate
+        while running {
+            runJobs()
+            drainIncoming()
+            guard running, dbus_connection_get_is_connected(connection) != 0 else { break }
+            pollOnce()
+        }
+        // Flush whatever replies are still queued so a stopping daemon answers what it accepted.
+        dbus_connection_flush(connection)
+        dbus_connection_close(connection)
+        for (_, id) in pendingBySerial { delegate.replied(id, .failure(DBusError(.disconnected, "connection closed"))) }
+        pendingBySerial.removeAll()
+        delegate.closed()
+        dbus_connection_unref(connection)
+    }
+
+    private func runJobs() {
+        let batch = jobs.withLock { pending -> [Job] in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        for job in batch {
+            switch job {
+            case .send(let message):
+                send(message)
+            case .call(let message, let id):
+                if let serial = send(message) { pendingBySerial[serial] = id }
+            case .expire(let id):
+                if let entry = pendingBySerial.first(where: { $0.value == id }) {
+                    pendingBySerial[entry.key] = nil
+                    delegate?.replied(id, .failure(DBusError(.noReply, "no reply within the timeout")))
+                }
+            case .stop:
+                running = false
+            }
+        }
+    }
+
+    @discardableResult
+    private func send(_ outgoing: OutgoingMessage) -> UInt32? {
+        let message: OpaquePointer
+        do {
+            message = try outgoing.build()
+        } catch {
+            return nil
+        }
+        defer { dbus_message_unref(message) }
+        var serial: UInt32 = 0
+        guard dbus_connection_send(connection, message, &serial) != 0 else { return nil }
+        return serial
+    }
+
+    private func drainIncoming() {
+        while let message = dbus_connection_pop_message(connection) {
+            let incoming = IncomingMessage(message)
+            dbus_message_unref(message)
+            if incoming.kind == .methodReturn || incoming.kind == .error,
+                let id = pendingBySerial.removeValue(forKey: incoming.replySerial)
+            {
+                if incoming.kind == .error {
+                    let name = incoming.errorName.flatMap(ErrorName.init) ?? .failed
+                    let text: String = if case .string(let s)? = incoming.arguments.first { s } else { "" }
+                    delegate?.replied(id, .failure(DBusError(name, text)))
+                } else {
+                    delegate?.replied(id, .success(incoming))
+                }
+                continue
+            }
+            delegate?.received(incoming)
+        }
+    }
+
+    // MARK: libdbus callbacks (loop thread)
+
+    func addWatch(_ watch: OpaquePointer?) -> dbus_bool_t {
+        if let watch { watchList.append(watch) }
+        return 1
+    }
+
+    func removeWatch(_ watch: OpaquePointer?) {
+        watchList.removeAll { $0 == watch }
+    }
+
+    func addTimeout(_ timeout: OpaquePointer?) -> dbus_bool_t {
+        guard let timeout else { return 1 }
+        if dbus_timeout_get_enabled(timeout) != 0 {
+            resetDeadline(timeout)
+        } else {
+            timeoutDeadlines[timeout] = nil
+        }
+        return 1
+    }
+
+    func removeTimeout(_ timeout: OpaquePointer?) {
+        if let timeout { timeoutDeadlines[timeout] = nil }
+    }
+
+    func resetDeadline(_ timeout: OpaquePointer) {
+        let interval = Int64(dbus_timeout_get_interval(timeout))
+        timeoutDeadlines[timeout] = ContinuousClock.now.advanced(by: .milliseconds(interval))
+    }
+
+    func wakeFromLibdbus() {
+        var one: UInt8 = 1
+        _ = write(wakeFD, &one, 1)
+    }
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+
+/// Dispatches method calls to interface tables and answers the standard interfaces
+/// (`Properties`, `Introspectable`, `Peer`) for every object.
+///
+/// Malformed or unexpected calls get `UnknownObject`, `UnknownInterface`, `UnknownMethod` or
+/// `InvalidArgs` replies; handler errors go through the injected mapper, the one place that knows
+/// domain error names.
+public struct Router: Sendable {
+    let tree: any ObjectTree
+    private let mapError: @Sendable (any Error) -> DBusError
+    private let machineID: String
+
+    /// Creates a router over `tree`; `mapError` turns handler errors into D-Bus errors.
+    public init(tree: any ObjectTree, machineID: String = "", mapError: @escaping @Sendable (any Error) -> DBusError) {
+        self.tree = tree
+        self.mapError = mapError
+        self.machineID = machineID
+    }
+
+    /// Answers one method call; returns `nil` when the caller asked for no reply or the message is
+    /// not a method call.
+    public func handle(_ message: IncomingMessage) async -> OutgoingMessage? {
+        guard message.kind == .methodCall else { return nil }
+        let reply: OutgoingMessage
+        do {
+            reply = .reply(to: message, try await dispatch(message))
+        } catch let error as DBusError {
+            reply = .error(to: message, error)
+        } catch {
+            reply = .error(to: message, mapError(error))
+        }
+        return message.expectsReply ? reply : nil
+    }
+
+    private func dispatch(_ message: IncomingMessage) async throws -> [DBusValue] {
+        guard let path = message.path, let member = message.member, let sender = message.sender else {
+            throw DBusError(.invalidArgs, "method call without path, member or sender")
+        }
+        let call = MethodCall(path: path, sender: sender, arguments: message.arguments)
+        let found = await tree.interfaces(at: path, caller: sender)
+        let standard = standardInterfaces(exists: found != nil)
+        let all = (found ?? []) + standard
+        let method: Method
+        if let interfaceName = message.interface {
+            guard let interface = all.first(where: { $0.name.rawValue == interfaceName }) else {
+                if found == nil { throw tree.missingObjectError(at: path) }
+                throw DBusError(.unknownInterface, "\(path) has no interface \(interfaceName)")
+            }
+            guard let match = interface.method(named: member) else {
+                throw DBusError(.unknownMethod, "\(interfaceName) has no method \(member)")
+            }
+            method = match
+        } else {
+            // The interface field is optional; the D-Bus spec then matches on the member alone.
+            guard let match = all.lazy.compactMap({ $0.method(named: member) }).first else {
+                if found == nil { throw tree.missingObjectError(at: path) }
+                throw DBusError(.unknownMethod, "no method \(member) at \(path)")
+            }
+            method = match
+        }
+        guard !message.hasUnsupportedArguments, message.signature.rawValue == method.inputSignature else {
+            throw DBusError(
+                .invalidArgs,
+                "\(member) takes signature '\(method.inputSignature)', got '\(message.signature.rawValue)'"
+            )
+        }
+        return try await method.handler(call)
+    }
+
+    /// `Properties` and `Introspectable` exist only on live objects and introspectable
+    /// intermediate nodes; `Peer` answers anywhere, as libdbus's own handler would.
+    private func standardInterfaces(exists: Bool) -> [Interface] {
+        exists ? [propertiesInterface, introspectableInterface, peerInterface] : [introspectableInterface, peerInterface]
+    }
+}
+
+extension Router {
+    var peerInterface: Interface {
+        let machineID = self.machineID
+        return Interface(
+            "org.freedesktop.DBus.Peer",
+            methods: [
+                Method("Ping") { _ in [] },
+                Method("GetMachineId", out: [Argument("machine_uuid", "s")]) { _ in [.string(machineID)] },
+            ]
+        )
+    }
+
+    var introspectableInterface: Interface {
+        let tree = self.tree
+        return Interface(
+            "org.freedesktop.DBus.Introspectable",
+            methods: [
+                Method("Introspect", out: [Argument("xml_data", "s")]) { call in
+                    let interfaces = await tree.interfaces(at: call.path, caller: call.sender)
+                    let children = await tree.children(of: call.path, caller: call.sender)
+                    if interfaces == nil && children.isEmpty { throw tree.missingObjectError(at: call.path) }
+                    let standard = interfaces == nil ? [] : Router.standardDescriptions
+                    return [.string(Introspection.document(interfaces: (interfaces ?? []) + standard, children: children))]
+                }
+            ]
+        )
+    }
+
+    /// The standard interfaces as introspection shows them (no handlers needed there).
+    static let standardDescriptions: [Interface] = {
+        let router = Router(tree: EmptyTree(), mapError: { _ in DBusError(.failed, "") })
+        return [router.propertiesInterface, router.introspectableInterface, router.peerInterface]
+    }()
+}
+
+/// A tree with no objects, used only to describe the standard interfaces.
+private struct EmptyTree: ObjectTree {
+    func interfaces(at path: ObjectPath, caller: String) async -> [Interface]? { nil }
+    func children(of path: ObjectPath, caller: String) async -> [String] { [] }
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
+
+/// One D-Bus value of any type the wire format allows except Unix file descriptors, which Puff
+/// never negotiates.
+///
+/// Byte arrays (`ay`) are held in ``SecureBytes``: the binding cannot tell a secret from a public
+/// key, so every byte array from the bus lands in wiped memory.
+public indirect enum DBusValue: Sendable {
+    case byte(UInt8)
+    case boolean(Bool)
+    case int16(Int16)
+    case uint16(UInt16)
+    case int32(Int32)
+    case uint32(UInt32)
+    case int64(Int64)
+    case uint64(UInt64)
+    case double(Double)
+    case string(String)
+    case objectPath(ObjectPath)
+    case signature(Signature)
+    /// `ay`.
+    case bytes(SecureBytes)
+    /// Any other array; `element` is the signature of one element (needed for empty arrays).
+    case array(element: Signature, [DBusValue])
+    /// `a{kv}`; entries keep their wire order.
+    case dictionary(key: Signature, value: Signature, [DictEntry])
+    case structure([DBusValue])
+    case variant(DBusValue)
+
+    /// One entry of a ``DBusValue/dictionary(key:value:_:)``.
+    public struct DictEntry: Sendable {
+        public var key: DBusValue
+        public var value: DBusValue
+        public init(_ key: DBusValue, _ value: DBusValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The value's complete type signature.
+    public var signature: Signature {
+        Signature(unchecked: signatureText)
+    }
+
+    var signatureText: String {
+        switch self {
+        case .byte: "y"
+        case .boolean: "b"
+        case .int16: "n"
+        case .uint16: "q"
+        case .int32: "i"
+        case .uint32: "u"
+        case .int64: "x"
+        case .uint64: "t"
+        case .double: "d"
+        case .string: "s"
+        case .objectPath: "o"
+        case .signature: "g"
+        case .bytes: "ay"
+        case .array(let element, _): "a" + element.rawValue
+        case .dictionary(let key, let value, _): "a{" + key.rawValue + value.rawValue + "}"
+        case .structure(let fields): "(" + fields.map(\.signatureText).joined() + ")"
+        case .variant: "v"
+        }
+    }
+}
+
+extension Signature {
+    /// Skips validation for signatures built from already-valid values.
+    init(unchecked rawValue: String) {
+        self.init(uncheckedStorage: rawValue)
+    }
+}
+
+extension DBusValue {
+    /// The signature of a sequence of values, as a message body's signature.
+    public static func signature(of values: [DBusValue]) -> Signature {
+        Signature(unchecked: values.map(\.signatureText).joined())
+    }
+}

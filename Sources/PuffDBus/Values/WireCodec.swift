@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+import CDBus
+
+/// Encodes values into a complete wire-format message and back, with no bus involved
+/// (wraps `dbus_message_marshal` / `dbus_message_demarshal`). Tests use it to check the codec
+/// against libdbus's own validator.
+public enum WireCodec {
+    /// Marshals `values` as the body of a signal and returns the message bytes.
+    public static func encode(_ values: [DBusValue]) throws(DBusError) -> [UInt8] {
+        let message = try OutgoingMessage.signal(path: ObjectPath(unchecked: "/t"), interface: "org.puff.T", member: "T", values)
+            .build()
+        defer { dbus_message_unref(message) }
+        // A message on the wire always carries a serial; demarshalling rejects one without.
+        dbus_message_set_serial(message, 1)
+        var buffer: UnsafeMutablePointer<CChar>? = nil
+        var length: Int32 = 0
+        guard dbus_message_marshal(message, &buffer, &length) != 0, let buffer else {
+            throw DBusError(.noMemory, "could not marshal")
+        }
+        defer { dbus_free(buffer) }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
+    }
+
+    /// Validates and decodes message bytes, returning the body.
+    public static func decode(_ bytes: [UInt8]) throws(DBusError) -> IncomingMessage {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let message = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error) }
+        }
+        guard let message else { throw BusLoop.describe(error, fallback: "invalid message") }
+        defer { dbus_message_unref(message) }
+        return IncomingMessage(message)
+    }
+}

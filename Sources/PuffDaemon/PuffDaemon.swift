@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+public import ArgumentParser
+import Glibc
+import Logging
+import PuffDBus
+import PuffService
+import PuffServiceBus
+import PuffStore
+import ServiceLifecycle
+import UnixSignals
+
+/// `puffd`: the Secret Service provider. Owns `org.freedesktop.secrets` on the session bus.
+public struct PuffDaemon: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "puffd",
+        abstract: "Serve the freedesktop Secret Service (org.freedesktop.secrets) on the session bus."
+    )
+
+    @Option(help: "Bus address to serve on (default: the session bus from DBUS_SESSION_BUS_ADDRESS).")
+    var address: String?
+
+    @Option(help: "Well-known name to own; tests use their own.")
+    var busName: String = SecretServiceNames.busName.rawValue
+
+    @Flag(help: "Take the name over from a provider that is already running.")
+    var replace = false
+
+    @Option(help: "Storage backend: \(PluginRegistry.vaultBackends.joined(separator: ", ")).")
+    var vault: String = "memory"
+
+    @Option(help: "How a person is asked to unlock: \(PluginRegistry.prompters.joined(separator: ", ")).")
+    var prompter: String = "none"
+
+    @Option(help: "Seconds after which an unanswered prompt is dismissed.")
+    var promptTimeout: Int = 120
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+
+    @Flag(help: "Print the introspection XML of the Secret Service interfaces and exit.")
+    var printIntrospection = false
+
+    public init() {}
+
+    public mutating func validate() throws {
+        guard BusName(busName) != nil else { throw ValidationError("'\(busName)' is not a valid bus name") }
+        guard PluginRegistry.vaultBackends.contains(vault) else {
+            throw ValidationError("unknown vault '\(vault)'; choose one of: \(PluginRegistry.vaultBackends.joined(separator: ", "))")
+        }
+        guard PluginRegistry.prompters.contains(prompter) else {
+            throw ValidationError("unknown prompter '\(prompter)'; choose one of: \(PluginRegistry.prompters.joined(separator: ", "))")
+        }
+        guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
+    }
+
+    public func run() async throws {
+        try await serve()
+    }
+
+    /// Runs the daemon. A separate name from `run()` so that callers outside an
+    /// `@main` type reach this async body rather than ParsableCommand's synchronous default.
+    public func serve() async throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "puffd")
+        if printIntrospection {
+            let service = try await makeService(logger: logger, events: { _ in })
+            print(SecretInterfaces.referenceDocument(for: service), terminator: "")
+            return
+        }
+
+        let connection: BusConnection
+        do {
+            connection = try await BusConnection.connect(address: address)
+        } catch {
+            logger.critical("cannot connect to the bus: \(error). Is DBUS_SESSION_BUS_ADDRESS set? (`make run` starts a bus for you)")
+            throw ExitCode(2)
+        }
+        let service = try await makeService(logger: logger, events: SecretServiceBus.eventSink(for: connection))
+        let bus = SecretServiceBus(connection: connection, service: service, logger: logger)
+        try await bus.subscribe()
+
+        let name = BusName(busName)!  // checked in validate()
+        switch try await connection.requestName(name, replace: replace) {
+        case .primaryOwner, .alreadyOwner:
+            logger.info("serving", metadata: ["bus.name": "\(name)", "bus.unique": "\(connection.uniqueName)", "vault": "\(vault)"])
+        case .exists, .inQueue:
+            logger.critical("another Secret Service provider already owns \(name); stop it first or start puffd with --replace")
+            connection.close()
+            throw ExitCode(1)
+        }
+
+        let group = ServiceGroup(
+            services: [BusService(bus: bus, connection: connection, logger: logger)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        try await group.run()
+    }
+
+    private func makeService(logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void) async throws -> SecretService {
+        // validate() has checked both names, so these lookups cannot fail.
+        let backend = PluginRegistry.vaultBackend(named: vault)!
+        let prompter = PluginRegistry.prompter(named: self.prompter, logger: logger)!
+        return try await SecretService(
+            backend: backend,
+            prompter: prompter,
+            promptTimeout: .seconds(promptTimeout),
+            now: { UInt64(max(0, time(nil))) },
+            logger: logger,
+            events: events
+        )
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Why a ``SecretService`` call failed; the bus layer maps each case to one D-Bus error name
+/// (architecture.md §2.5).
+///
+/// - Important: Messages are for developers. They may name attributes or count things but never
+///   contain secret bytes, passcodes or attribute values.
+public enum ServiceError: Error, Equatable, Sendable {
+    /// The collection, item, alias target or prompt does not exist.
+    case noSuchObject
+    /// The object's collection is locked.
+    case isLocked
+    /// The session does not exist or belongs to another client.
+    case noSession
+    /// The caller does not own the session or prompt.
+    case accessDenied
+    /// `OpenSession` named an algorithm Puff does not implement.
+    case unsupportedAlgorithm
+    /// An argument has the wrong shape; the message says which.
+    case invalidArgument(String)
+    /// `Prompt` was called a second time on the same prompt.
+    case alreadyExists
+    /// Anything else, for example a failed write; details are logged.
+    case failed(String)
+}
+
+extension ServiceError: CustomStringConvertible {
+    /// A short developer-facing description.
+    public var description: String {
+        switch self {
+        case .noSuchObject: "no such object"
+        case .isLocked: "the object is locked"
+        case .noSession: "no such session"
+        case .accessDenied: "access denied"
+        case .unsupportedAlgorithm: "unsupported transfer algorithm"
+        case .invalidArgument(let why): "invalid argument: \(why)"
+        case .alreadyExists: "the prompt was already started"
+        case .failed(let why): "failed: \(why)"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+public import Logging
+
+/// Dismisses every prompt at once: what CI and headless machines get, like gnome-keyring without a
+/// system prompter (secret-service.md §6.11). Logs a hint so the user knows how to unlock instead.
+public struct DismissingPrompter: Prompter {
+    /// `"none"`.
+    public static let kind = "none"
+    private let logger: Logger
+
+    /// Creates the prompter; `logger` receives one notice per dismissed prompt.
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Logs a hint and answers ``PromptReply/dismissed``.
+    public func prompt(_ request: PromptRequest) async throws -> PromptReply {
+        switch request.purpose {
+        case .unlock(let collection, _):
+            logger.notice(
+                "No prompter can reach a person; dismissing the unlock prompt. Unlock with `puffctl unlock`.",
+                metadata: ["collection.id": "\(collection.rawValue)", "client.name": "\(request.caller.rawValue)"]
+            )
+        }
+        return .dismissed
+    }
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
+
+/// Asks the person at the keyboard. Chosen by configuration (architecture.md Part A §4).
+public protocol Prompter: Sendable {
+    /// Name used in configuration, for example `"none"`.
+    static var kind: String { get }
+
+    /// Returns when the person answers.
+    ///
+    /// `Prompt.Dismiss`, the caller leaving the bus, a timeout and daemon shutdown arrive as task
+    /// cancellation; return or throw promptly. Any thrown error counts as a dismissal.
+    func prompt(_ request: PromptRequest) async throws -> PromptReply
+}
+
+/// One question for a ``Prompter``.
+public struct PromptRequest: Sendable, Equatable {
+    /// What the person is asked to approve.
+    public enum Purpose: Sendable, Equatable {
+        /// Unlock one collection.
+        case unlock(collection: CollectionID, label: String)
+    }
+
+    /// What the person is asked to approve.
+    public var purpose: Purpose
+    /// The client whose call led to the prompt.
+    public var caller: ClientID
+    /// The window id the client passed to `Prompt.Prompt` (often `""`).
+    public var windowID: String
+
+    /// Creates a request.
+    public init(purpose: Purpose, caller: ClientID, windowID: String) {
+        self.purpose = purpose
+        self.caller = caller
+        self.windowID = windowID
+    }
+}
+
+/// A ``Prompter``'s answer.
+public enum PromptReply: Sendable {
+    /// The person approved without a passcode.
+    case confirmed
+    /// The person typed a passcode.
+    case passcode(SecureBytes)
+    /// The person declined.
+    case dismissed
+}

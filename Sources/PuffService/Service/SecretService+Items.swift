@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffStore
+
+extension SecretService {
+    /// Stores a secret as a new item, or replaces the item with exactly the same attributes.
+    ///
+    /// With `replace`, only an item whose attribute dictionary equals `attributes` (same keys and
+    /// values) is replaced: it keeps its id and `Created`, and only `itemChanged` is emitted. A
+    /// superset match is not replaced, unlike gnome-keyring (secret-service.md §6.3 REC). Otherwise
+    /// a new item is added and `itemCreated` then `collectionChanged(items, modified)` are emitted.
+    /// The change is saved before this returns.
+    ///
+    /// - Parameters:
+    ///   - secret: Decoded with the session named inside it, which must belong to `client`.
+    ///   - type: The gnome-keyring `Type` extension; `""` when not given.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/noSession``,
+    ///   ``ServiceError/invalidArgument(_:)`` for a badly encoded secret, ``ServiceError/failed(_:)``
+    ///   when the change cannot be saved (nothing changes then).
+    public func createItem(
+        in collection: CollectionID, label: String, attributes: Attributes, type: String,
+        secret: TransportSecret, replace: Bool, client: ClientID
+    ) async throws(ServiceError) -> ItemID {
+        await beginWrite()
+        defer { endWrite() }
+        let state = try state(of: collection)
+        guard !state.isLocked else { throw .isLocked }
+        let plaintext = try decode(secret, client: client)
+        let time = now()
+
+        if replace, let number = state.order.first(where: { state.items[$0]?.attributes == attributes }),
+            var record = state.items[number]
+        {
+            record.label = label
+            record.type = type
+            record.contentType = secret.contentType
+            record.secret = plaintext
+            record.modified = time
+            try await persist([.putItem(record)], touching: collection)
+            collectionStates[collection]?.items[number] = record
+            let id = ItemID(collection: collection, number: number)
+            emit(.itemChanged(id, [.label(label), .attributes(attributes), .type(reportedType(of: record)), .modified(time)]))
+            return id
+        }
+
+        var collectionRecord = state.record
+        let number = collectionRecord.nextItemNumber
+        collectionRecord.nextItemNumber += 1
+        collectionRecord.modified = time
+        let record = StoredItem(
+            collection: collection.rawValue, number: number, label: label, attributes: attributes, type: type,
+            contentType: secret.contentType, secret: plaintext, created: time, modified: time)
+        try await persist([.putCollection(collectionRecord), .putItem(record)], touching: collection)
+        collectionStates[collection]?.record = collectionRecord
+        collectionStates[collection]?.items[number] = record
+        collectionStates[collection]?.order.append(number)
+        let id = ItemID(collection: collection, number: number)
+        let items = itemIDs(in: collection)
+        emit(.itemCreated(id, collectionItems: items))
+        emit(.collectionChanged(collection, [.items(items), .modified(time)]))
+        return id
+    }
+
+    /// An item's properties; readable while locked (secret-service.md §8).
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``.
+    public func itemInfo(_ id: ItemID) throws(ServiceError) -> ItemInfo {
+        let record = try record(of: id)
+        return ItemInfo(
+            label: record.label, attributes: record.attributes, type: reportedType(of: record),
+            isLocked: collectionStates[id.collection]?.isLocked ?? false, created: record.created,
+            modified: record.modified)
+    }
+
+    /// Sets an item's label. Emits `itemChanged(label, modified)`.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    public func setLabel(_ label: String, of id: ItemID) async throws(ServiceError) {
+        try await updateItem(id) { record in
+            record.label = label
+            return [.label(label)]
+        }
+    }
+
+    /// Replaces an item's attributes. Emits `itemChanged(attributes, [type,] modified)`.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    public func setAttributes(_ attributes: Attributes, of id: ItemID) async throws(ServiceError) {
+        try await updateItem(id) { record in
+            let oldType = reportedType(of: record)
+            record.attributes = attributes
+            let newType = reportedType(of: record)
+            // `Type` follows `xdg:schema`, so a changed schema attribute changes `Type` too (§9.2).
+            return oldType == newType ? [.attributes(attributes)] : [.attributes(attributes), .type(newType)]
+        }
+    }
+
+    /// Sets the stored `Type`. Emits `itemChanged(type, modified)` with the type clients now see.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    public func setType(_ type: String, of id: ItemID) async throws(ServiceError) {
+        try await updateItem(id) { record in
+            record.type = type
+            return [.type(reportedType(of: record))]
+        }
+    }
+
+    /// Applies `change` to an unlocked item, saves it, stamps `Modified` and emits `itemChanged`.
+    func updateItem(
+        _ id: ItemID, _ change: (inout StoredItem) -> [ItemProperty]
+    ) async throws(ServiceError) {
+        await beginWrite()
+        defer { endWrite() }
+        var record = try record(of: id)
+        guard collectionStates[id.collection]?.isLocked == false else { throw .isLocked }
+        var properties = change(&record)
+        record.modified = now()
+        properties.append(.modified(record.modified))
+        try await persist([.putItem(record)], touching: id.collection)
+        collectionStates[id.collection]?.items[id.number] = record
+        emit(.itemChanged(id, properties))
+    }
+
+    /// Deletes an item. Emits `itemDeleted` then `collectionChanged(items, modified)`.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    public func deleteItem(_ id: ItemID) async throws(ServiceError) {
+        await beginWrite()
+        defer { endWrite() }
+        _ = try record(of: id)
+        var collectionRecord = try state(of: id.collection).record
+        guard collectionStates[id.collection]?.isLocked == false else { throw .isLocked }
+        collectionRecord.modified = now()
+        try await persist(
+            [.deleteItem(collection: id.collection.rawValue, number: id.number), .putCollection(collectionRecord)],
+            touching: id.collection)
+        collectionStates[id.collection]?.items[id.number] = nil
+        collectionStates[id.collection]?.order.removeAll { $0 == id.number }
+        collectionStates[id.collection]?.record = collectionRecord
+        let items = itemIDs(in: id.collection)
+        emit(.itemDeleted(id, collectionItems: items))
+        emit(.collectionChanged(id.collection, [.items(items), .modified(collectionRecord.modified)]))
+    }
+
+    /// Finds items whose attributes contain every pair of `query` byte for byte (§6.4).
+    ///
+    /// An empty query matches every item. Order: collections in ``collections`` order, items in
+    /// creation order.
+    public func searchItems(_ query: Attributes) -> (unlocked: [ItemID], locked: [ItemID]) {
+        var unlocked: [ItemID] = []
+        var locked: [ItemID] = []
+        for collection in collectionOrder {
+            guard let state = collectionStates[collection] else { continue }
+            let hits = matches(query, in: collection, state: state)
+            if state.isLocked { locked += hits } else { unlocked += hits }
+        }
+        return (unlocked, locked)
+    }
+
+    /// Finds matching items in one collection, locked or not, in creation order.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``.
+    public func searchItems(_ query: Attributes, in collection: CollectionID) throws(ServiceError) -> [ItemID] {
+        matches(query, in: collection, state: try state(of: collection))
+    }
+
+    private func matches(_ query: Attributes, in collection: CollectionID, state: CollectionState) -> [ItemID] {
+        state.order.compactMap { number in
+            guard let attributes = state.items[number]?.attributes,
+                query.allSatisfy({ attributes[$0.key] == $0.value })
+            else { return nil }
+            return ItemID(collection: collection, number: number)
+        }
+    }
+
+    /// A typed view of the item's attributes, for `puffctl list`.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``.
+    public func kind(of id: ItemID) throws(ServiceError) -> PuffItem {
+        schemaMapper.item(from: try record(of: id).attributes)
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+
+extension SecretService {
+    /// Unlocks what can be unlocked at once and hands out a prompt for the rest (secret-service.md §6.5).
+    ///
+    /// Items act on their collection. Every reference whose collection is already unlocked is
+    /// returned with its original spelling (go-keyring needs the exact string back); references
+    /// with an unknown target are dropped silently. Locked collections go into one prompt, which
+    /// completes with `.paths` of the spellings it unlocked.
+    ///
+    /// - Returns: The spellings already unlocked, and a prompt when something is still locked.
+    public func unlock(_ objects: [ObjectReference], client: ClientID) -> (unlocked: [String], prompt: PromptID?) {
+        var unlocked: [String] = []
+        var pending: [PendingPrompt.Target] = []
+        for object in objects {
+            guard let collection = collection(for: object.target), let state = collectionStates[collection] else { continue }
+            if state.isLocked {
+                pending.append(.init(collection: collection, spelling: object.spelling))
+            } else {
+                unlocked.append(object.spelling)
+            }
+        }
+        guard !pending.isEmpty else { return (unlocked, nil) }
+        let id = PromptID("p\(nextPromptNumber)")
+        nextPromptNumber += 1
+        prompts[id] = PendingPrompt(owner: client, targets: pending)
+        return (unlocked, id)
+    }
+
+    /// Locks the collections of the given references without prompting (secret-service.md §6.6).
+    ///
+    /// Returns every spelling whose target exists, including already-locked ones. The `session`
+    /// collection is listed but stays unlocked, as in gnome-keyring. Like gnome-keyring, the
+    /// `locked` events are emitted even when nothing changed.
+    ///
+    /// - Returns: The spellings locked; the prompt is always nil.
+    public func lock(_ objects: [ObjectReference], client: ClientID) -> (locked: [String], prompt: PromptID?) {
+        var spellings: [String] = []
+        var targets: [CollectionID] = []
+        for object in objects {
+            guard let collection = collection(for: object.target) else { continue }
+            spellings.append(object.spelling)
+            if !targets.contains(collection) { targets.append(collection) }
+        }
+        for collection in targets {
+            setLocked(true, collection)
+        }
+        return (spellings, nil)
+    }
+
+    /// Changes the lock state and emits `itemChanged(locked)` per item, then `collectionChanged(locked)` (§7).
+    func setLocked(_ isLocked: Bool, _ collection: CollectionID) {
+        guard collection != .session, collectionStates[collection] != nil else { return }
+        collectionStates[collection]?.isLocked = isLocked
+        for item in itemIDs(in: collection) {
+            emit(.itemChanged(item, [.locked(isLocked)]))
+        }
+        emit(.collectionChanged(collection, [.locked(isLocked)]))
+    }
+}

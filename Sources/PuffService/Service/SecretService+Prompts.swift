@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffStore
+
+extension SecretService {
+    /// Why a prompt ended without approval; only logged.
+    enum PromptOutcome: Sendable {
+        case approved
+        case dismissedByPrompter
+        case prompterFailed
+        case timedOut
+    }
+
+    /// Starts a prompt and returns at once; the prompter runs in a task owned by the prompt table
+    /// (secret-service.md §6.11 step 3).
+    ///
+    /// The prompt completes with `promptCompleted` when the prompter answers, or is dismissed when it
+    /// declines, throws or does not answer within the prompt timeout.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown or finished prompt,
+    ///   ``ServiceError/accessDenied`` for another client's prompt, ``ServiceError/alreadyExists``
+    ///   when already started.
+    public func startPrompt(_ id: PromptID, windowID: String, client: ClientID) throws(ServiceError) {
+        guard var prompt = prompts[id] else { throw .noSuchObject }
+        guard prompt.owner == client else { throw .accessDenied }
+        guard prompt.work == nil else { throw .alreadyExists }
+        var requests: [PromptRequest] = []
+        var seen: Set<CollectionID> = []
+        for target in prompt.targets where seen.insert(target.collection).inserted {
+            guard let state = collectionStates[target.collection] else { continue }
+            requests.append(
+                PromptRequest(
+                    purpose: .unlock(collection: target.collection, label: state.record.label),
+                    caller: client, windowID: windowID))
+        }
+        let prompter = self.prompter
+        prompt.work = Task {
+            let outcome = await Self.ask(prompter, requests)
+            self.finishPrompt(id, outcome: outcome)
+        }
+        let clock = self.clock
+        let timeout = promptTimeout
+        prompt.timer = Task {
+            // Cancellation means the prompt ended some other way; nothing to do then.
+            guard (try? await Self.sleep(on: clock, for: timeout)) != nil else { return }
+            self.finishPrompt(id, outcome: .timedOut)
+        }
+        prompts[id] = prompt
+    }
+
+    /// Dismisses a prompt, started or not, and emits `promptCompleted(dismissed: true)` with the
+    /// typed empty result.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown or finished prompt,
+    ///   ``ServiceError/accessDenied`` for another client's prompt.
+    public func dismissPrompt(_ id: PromptID, client: ClientID) throws(ServiceError) {
+        guard let prompt = prompts[id] else { throw .noSuchObject }
+        guard prompt.owner == client else { throw .accessDenied }
+        prompts[id] = nil
+        prompt.work?.cancel()
+        prompt.timer?.cancel()
+        emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: .paths([])))
+    }
+
+    /// Completes a prompt exactly once; later calls (the loser of the prompter/timer race, or a
+    /// prompter finishing after `Dismiss`) find it gone and do nothing.
+    func finishPrompt(_ id: PromptID, outcome: PromptOutcome) {
+        guard let prompt = prompts.removeValue(forKey: id) else { return }
+        prompt.work?.cancel()
+        prompt.timer?.cancel()
+        guard case .approved = outcome else {
+            logger.info("Prompt dismissed", metadata: ["prompt.id": "\(id)", "reason": "\(outcome)"])
+            emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: .paths([])))
+            return
+        }
+        var unlocked: [CollectionID] = []
+        for target in prompt.targets where !unlocked.contains(target.collection) {
+            // The collection may have been deleted while the person was deciding.
+            guard collectionStates[target.collection] != nil else { continue }
+            setLocked(false, target.collection)
+            unlocked.append(target.collection)
+        }
+        let spellings = prompt.targets.filter { unlocked.contains($0.collection) }.map(\.spelling)
+        emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .paths(spellings)))
+    }
+
+    /// Asks about each collection in turn; any refusal or error dismisses the whole prompt.
+    private static func ask(_ prompter: any Prompter, _ requests: [PromptRequest]) async -> PromptOutcome {
+        for request in requests {
+            do {
+                switch try await prompter.prompt(request) {
+                // No passcodes exist yet: the file vault will check this passcode; until then
+                // approval is enough, and the passcode is dropped (and wiped) here.
+                case .confirmed, .passcode: continue
+                case .dismissed: return .dismissedByPrompter
+                }
+            } catch {
+                return .prompterFailed
+            }
+        }
+        return .approved
+    }
+
+    /// Sleeps on an existential clock (opens it so the generic `sleep(until:)` can be called).
+    private static func sleep<C: Clock<Duration>>(on clock: C, for duration: Duration) async throws {
+        try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
+    }
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffCrypto
+import PuffStore
+
+extension SecretService {
+    /// The `plain` transfer algorithm (secret-service.md §5.1).
+    public static let plainAlgorithm = "plain"
+    /// The DH transfer algorithm (secret-service.md §5.2).
+    public static let dhAlgorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+
+    /// Opens a transfer session owned by `client`.
+    ///
+    /// - Returns: `.string("")` for `plain`; the service's 128-byte DH public key for the DH algorithm.
+    /// - Throws: ``ServiceError/unsupportedAlgorithm`` for other algorithms;
+    ///   ``ServiceError/invalidArgument(_:)`` when the DH input is not bytes or not a valid key.
+    public func openSession(
+        algorithm: String, input: SessionInput, client: ClientID
+    ) throws(ServiceError) -> (output: SessionOutput, session: SessionID) {
+        let transport: Session.Transport
+        let output: SessionOutput
+        switch algorithm {
+        case Self.plainAlgorithm:
+            // GK insists on `s`; clients only ever send `s ""`, so any input is accepted.
+            transport = .plain
+            output = .string("")
+        case Self.dhAlgorithm:
+            guard case .bytes(let peerKey) = input else {
+                throw .invalidArgument("the DH algorithm takes a byte array")
+            }
+            do {
+                let agreed = try DHTransport.agree(peerPublicKey: peerKey)
+                transport = .dh(key: agreed.key)
+                output = .bytes(agreed.publicKey)
+            } catch {
+                throw .invalidArgument("invalid DH public key (\(peerKey.count) bytes)")
+            }
+        default:
+            throw .unsupportedAlgorithm
+        }
+        let id = SessionID("s\(nextSessionNumber)")
+        nextSessionNumber += 1
+        sessions[id] = Session(owner: client, transport: transport)
+        return (output, id)
+    }
+
+    /// Closes a session and drops its key.
+    ///
+    /// - Throws: ``ServiceError/noSession`` when unknown; ``ServiceError/accessDenied`` when another
+    ///   client owns it (secret-service.md §5.4).
+    public func closeSession(_ id: SessionID, client: ClientID) throws(ServiceError) {
+        guard let session = sessions[id] else { throw .noSession }
+        guard session.owner == client else { throw .accessDenied }
+        sessions[id] = nil
+    }
+
+    /// Forgets everything `client` owned after it left the bus: its sessions and its prompts.
+    ///
+    /// Running prompters are cancelled; the prompts emit no `Completed` (nobody is left to hear it).
+    public func clientVanished(_ client: ClientID) {
+        sessions = sessions.filter { $0.value.owner != client }
+        for (id, prompt) in prompts where prompt.owner == client {
+            prompts[id] = nil
+            prompt.work?.cancel()
+            prompt.timer?.cancel()
+        }
+    }
+
+    /// The session `id` if `client` owns it; a session of another client is as good as absent.
+    func session(_ id: SessionID, client: ClientID) throws(ServiceError) -> Session {
+        guard let session = sessions[id], session.owner == client else { throw .noSession }
+        return session
+    }
+
+    /// Turns a secret from the bus into plaintext using the session named inside it (§6.3).
+    func decode(_ secret: TransportSecret, client: ClientID) throws(ServiceError) -> SecureBytes {
+        let session = try session(secret.session, client: client)
+        switch session.transport {
+        case .plain:
+            guard secret.parameters.isEmpty else {
+                throw .invalidArgument("a plain session takes no parameters")
+            }
+            return secret.value
+        case .dh(let key):
+            do {
+                return try DHTransport.decrypt(
+                    ciphertext: secret.value.unprotectedArray(), iv: secret.parameters, key: key)
+            } catch {
+                throw .invalidArgument("the secret is not validly encrypted for its session")
+            }
+        }
+    }
+
+    /// Encodes a stored secret for `session` with a fresh IV.
+    func encode(_ record: StoredItem, session: Session, id: SessionID) throws(ServiceError) -> TransportSecret {
+        let contentType = Self.outgoingContentType(record.contentType)
+        switch session.transport {
+        case .plain:
+            return TransportSecret(session: id, parameters: [], value: record.secret, contentType: contentType)
+        case .dh(let key):
+            do {
+                let sealed = try DHTransport.encrypt(record.secret, key: key)
+                return TransportSecret(
+                    session: id, parameters: sealed.iv, value: SecureBytes(sealed.ciphertext), contentType: contentType)
+            } catch {
+                logger.error("Encrypting a secret for transfer failed", metadata: ["error": "\(error)"])
+                throw .failed("the secret could not be encrypted")
+            }
+        }
+    }
+
+    /// libsecret accepts only exactly `text/plain` as a password (secret-service.md §9.4).
+    static func outgoingContentType(_ stored: String) -> String {
+        stored.isEmpty || stored.hasPrefix("text/plain") ? "text/plain" : stored
+    }
+}
+
+extension SecretService {
+    /// Whether `id` is an open session; object trees use it to decide whether a path exists.
+    public func hasSession(_ id: SessionID) -> Bool {
+        sessions[id] != nil
+    }
+
+    /// Whether `id` is a prompt that has not completed yet.
+    public func hasPrompt(_ id: PromptID) -> Bool {
+        prompts[id] != nil
+    }
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+public import Logging
+public import PuffDBus
+public import PuffService
+import Synchronization
+
+/// The only place that knows which D-Bus error name each domain error becomes
+/// (architecture.md §2.5; gnome-keyring's `gkd-secret-error.c` plays the same role).
+public final class DBusErrorMapping: Sendable {
+    private let logger: Logger
+    private let references = Atomic<UInt64>(0)
+
+    /// Creates a mapping that logs unexpected errors to `logger`.
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Maps `error` to a D-Bus error. Unknown errors become `Failed` with a reference number
+    /// whose details go only to the log.
+    public func map(_ error: any Error) -> DBusError {
+        switch error {
+        case let error as DBusError:
+            return error
+        case let error as ServiceError:
+            return Self.map(error)
+        default:
+            let reference = references.add(1, ordering: .relaxed).newValue
+            logger.error("internal error", metadata: ["error.ref": "\(reference)", "error": "\(String(describing: error))"])
+            return DBusError(.failed, "internal error (ref \(reference))")
+        }
+    }
+
+    /// The D-Bus form of each service error; the switch is exhaustive so a new case breaks the build here.
+    public static func map(_ error: ServiceError) -> DBusError {
+        switch error {
+        case .noSuchObject: DBusError(.noSuchObject, "no such object")
+        case .isLocked: DBusError(.isLocked, "the object is locked")
+        case .noSession: DBusError(.noSession, "no such session")
+        case .accessDenied: DBusError(.accessDenied, "the object belongs to another connection")
+        case .unsupportedAlgorithm: DBusError(.notSupported, "unsupported transfer algorithm")
+        case .invalidArgument(let why): DBusError(.invalidArgs, why)
+        case .alreadyExists: DBusError(.alreadyExists, "the prompt was already started")
+        case .failed(let why): DBusError(.failed, why)
+        }
+    }
+}

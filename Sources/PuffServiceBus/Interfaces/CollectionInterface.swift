@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffDBus
+import PuffService
+
+extension SecretInterfaces {
+    /// `org.freedesktop.Secret.Collection` at collection and alias paths (secret-service.md §3.2).
+    static func collection(_ context: BusContext) -> Interface {
+        let service = context.service
+        return Interface(
+            SecretServiceNames.collection,
+            methods: [
+                Method("Delete", out: [.init("prompt", "o")]) { call in
+                    try await service.deleteCollection(try await context.collection(at: call.path))
+                    return [.objectPath(.root)]
+                },
+                Method("SearchItems", in: [.init("attributes", "a{ss}")], out: [.init("results", "ao")]) { call in
+                    let id = try await context.collection(at: call.path)
+                    let items = try await service.searchItems(try call.argument(0, \.stringDictionary), in: id)
+                    return [.objectPaths(items.map(ObjectPaths.path(of:)))]
+                },
+                Method(
+                    "CreateItem",
+                    in: [.init("properties", "a{sv}"), .init("secret", SecretServiceNames.secretSignature), .init("replace", "b")],
+                    out: [.init("item", "o"), .init("prompt", "o")]
+                ) { call in
+                    let id = try await context.collection(at: call.path)
+                    let properties = try call.argument(0, \.variantDictionary)
+                    let secret = try context.secret(from: call.arguments[1])
+                    let replace = try call.argument(2, \.bool)
+                    // Unknown keys are ignored (secret-service.md §6.3 REC); known keys must have their type.
+                    var label = ""
+                    var attributes: [String: String] = [:]
+                    var type = ""
+                    if let value = properties[SecretServiceNames.itemLabelKey] {
+                        guard let text = value.string else { throw ServiceError.invalidArgument("Label must be a string") }
+                        label = text
+                    }
+                    if let value = properties[SecretServiceNames.itemAttributesKey] {
+                        guard let map = value.stringDictionary else { throw ServiceError.invalidArgument("Attributes must be a{ss}") }
+                        attributes = map
+                    }
+                    if let value = properties[SecretServiceNames.itemTypeKey] {
+                        guard let text = value.string else { throw ServiceError.invalidArgument("Type must be a string") }
+                        type = text
+                    }
+                    let item = try await service.createItem(
+                        in: id, label: label, attributes: attributes, type: type, secret: secret, replace: replace, client: call.client)
+                    return [.objectPath(ObjectPaths.path(of: item)), .objectPath(.root)]
+                },
+            ],
+            properties: [
+                Property("Items", "ao", get: { path in
+                    let info = try await service.collectionInfo(try await context.collection(at: path))
+                    return .objectPaths(info.items.map(ObjectPaths.path(of:)))
+                }),
+                Property(
+                    "Label", "s",
+                    get: { path in .string(try await service.collectionInfo(try await context.collection(at: path)).label) },
+                    set: { path, value in
+                        try await service.setLabel(value.string ?? "", of: try await context.collection(at: path))
+                    }
+                ),
+                Property("Locked", "b", get: { path in
+                    .boolean(try await service.collectionInfo(try await context.collection(at: path)).isLocked)
+                }),
+                Property("Created", "t", get: { path in
+                    .uint64(try await service.collectionInfo(try await context.collection(at: path)).created)
+                }),
+                Property("Modified", "t", get: { path in
+                    .uint64(try await service.collectionInfo(try await context.collection(at: path)).modified)
+                }),
+            ],
+            signals: [
+                SignalDescription("ItemCreated", [.init("item", "o")]),
+                SignalDescription("ItemDeleted", [.init("item", "o")]),
+                SignalDescription("ItemChanged", [.init("item", "o")]),
+            ]
+        )
+    }
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffDBus
+import PuffService
+
+extension SecretInterfaces {
+    /// `org.freedesktop.Secret.Item` at each item path (secret-service.md §3.3).
+    static func item(_ context: BusContext) -> Interface {
+        let service = context.service
+        return Interface(
+            SecretServiceNames.item,
+            methods: [
+                Method("Delete", out: [.init("Prompt", "o")]) { call in
+                    try await service.deleteItem(try await context.item(at: call.path))
+                    return [.objectPath(.root)]
+                },
+                Method("GetSecret", in: [.init("session", "o")], out: [.init("secret", SecretServiceNames.secretSignature)]) { call in
+                    let id = try await context.item(at: call.path)
+                    let session = context.session(at: try call.argument(0, \.objectPath))
+                    return [context.value(of: try await service.secret(of: id, session: session, client: call.client))]
+                },
+                Method("SetSecret", in: [.init("secret", SecretServiceNames.secretSignature)]) { call in
+                    let id = try await context.item(at: call.path)
+                    try await service.setSecret(try context.secret(from: call.arguments.first), of: id, client: call.client)
+                    return []
+                },
+            ],
+            properties: [
+                Property("Locked", "b", get: { path in .boolean(try await info(path, context).isLocked) }),
+                Property(
+                    "Attributes", "a{ss}",
+                    get: { path in .stringDictionary(try await info(path, context).attributes) },
+                    set: { path, value in
+                        try await service.setAttributes(value.stringDictionary ?? [:], of: try await context.item(at: path))
+                    }
+                ),
+                Property(
+                    "Label", "s",
+                    get: { path in .string(try await info(path, context).label) },
+                    set: { path, value in try await service.setLabel(value.string ?? "", of: try await context.item(at: path)) }
+                ),
+                Property(
+                    "Type", "s",
+                    get: { path in .string(try await info(path, context).type) },
+                    set: { path, value in try await service.setType(value.string ?? "", of: try await context.item(at: path)) }
+                ),
+                Property("Created", "t", get: { path in .uint64(try await info(path, context).created) }),
+                Property("Modified", "t", get: { path in .uint64(try await info(path, context).modified) }),
+            ]
+        )
+    }
+
+    private static func info(_ path: ObjectPath, _ context: BusContext) async throws -> ItemInfo {
+        try await context.service.itemInfo(try await context.item(at: path))
+    }
+
+    /// `org.freedesktop.Secret.Session` (secret-service.md §3.4).
+    static func session(_ context: BusContext) -> Interface {
+        Interface(
+            SecretServiceNames.session,
+            methods: [
+                Method("Close") { call in
+                    try await context.service.closeSession(context.session(at: call.path), client: call.client)
+                    return []
+                }
+            ]
+        )
+    }
+
+    /// `org.freedesktop.Secret.Prompt` (secret-service.md §3.5).
+    static func prompt(_ context: BusContext) -> Interface {
+        Interface(
+            SecretServiceNames.prompt,
+            methods: [
+                Method("Prompt", in: [.init("window_id", "s")]) { call in
+                    try await context.service.startPrompt(try promptID(call.path), windowID: try call.argument(0, \.string), client: call.client)
+                    return []
+                },
+                Method("Dismiss") { call in
+                    try await context.service.dismissPrompt(try promptID(call.path), client: call.client)
+                    return []
+                },
+            ],
+            signals: [SignalDescription("Completed", [.init("dismissed", "b"), .init("result", "v")])]
+        )
+    }
+
+    private static func promptID(_ path: ObjectPath) throws -> PromptID {
+        guard case .prompt(let id)? = ObjectPaths.parse(path) else { throw ServiceError.noSuchObject }
+        return id
+    }
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffDBus
+public import PuffService
+
+/// Pure mapping between object paths and service identifiers (secret-service.md §1.2–§1.3).
+public enum ObjectPaths {
+    /// What a path under `/org/freedesktop/secrets` names.
+    public enum Target: Equatable, Sendable {
+        case service
+        case collection(CollectionID)
+        case alias(String)
+        case item(ItemID)
+        /// An item addressed through an alias, `aliases/<alias>/<number>` (gnome-keyring accepts it too).
+        case aliasItem(alias: String, number: UInt64)
+        case session(SessionID)
+        case prompt(PromptID)
+        /// An intermediate node such as `/org/freedesktop/secrets/collection`.
+        case node
+    }
+
+    private static let base = SecretServiceNames.servicePath.rawValue
+
+    /// Parses `path`; `nil` when it names nothing the Secret Service serves.
+    public static func parse(_ path: ObjectPath) -> Target? {
+        let raw = path.rawValue
+        if raw == base { return .service }
+        guard raw.hasPrefix(base + "/") else { return nil }
+        let parts = raw.dropFirst(base.count + 1).split(separator: "/").map(String.init)
+        switch (parts.first, parts.count) {
+        case ("collection", 1), ("aliases", 1), ("session", 1), ("prompt", 1): return .node
+        case ("collection", 2): return .collection(CollectionID(decode(parts[1])))
+        case ("collection", 3):
+            guard let number = UInt64(parts[2]) else { return nil }
+            return .item(ItemID(collection: CollectionID(decode(parts[1])), number: number))
+        case ("aliases", 2): return .alias(parts[1])
+        case ("aliases", 3):
+            guard let number = UInt64(parts[2]) else { return nil }
+            return .aliasItem(alias: parts[1], number: number)
+        case ("session", 2): return .session(SessionID(parts[1]))
+        case ("prompt", 2): return .prompt(PromptID(parts[1]))
+        default: return nil
+        }
+    }
+
+    /// The path of a collection.
+    public static func path(of collection: CollectionID) -> ObjectPath {
+        ObjectPath(unchecked: base + "/collection/" + encode(collection.rawValue))
+    }
+
+    /// The path of an item.
+    public static func path(of item: ItemID) -> ObjectPath {
+        ObjectPath(unchecked: path(of: item.collection).rawValue + "/" + String(item.number))
+    }
+
+    /// The path of a session.
+    public static func path(of session: SessionID) -> ObjectPath {
+        ObjectPath(unchecked: base + "/session/" + encode(session.rawValue))
+    }
+
+    /// The path of a prompt.
+    public static func path(of prompt: PromptID) -> ObjectPath {
+        ObjectPath(unchecked: base + "/prompt/" + encode(prompt.rawValue))
+    }
+
+    /// Encodes an identifier as one path element: ASCII letters and digits pass, every other
+    /// byte becomes `_` and two lower-case hex digits (gnome-keyring's scheme, so `_` is `_5f`).
+    public static func encode(_ identifier: String) -> String {
+        if identifier.isEmpty { return "_" }  // never produced by the service; keeps the path valid
+        var out = ""
+        for byte in identifier.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "_" + hex(byte)
+            }
+        }
+        return out
+    }
+
+    /// Reverses ``encode(_:)``; any `_` not followed by two hex digits is kept as it is.
+    public static func decode(_ element: String) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(element.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "_"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xf)]])
+    }
+}

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffDBus
+public import PuffService
+
+/// The five Secret Service interface tables, built once and shared by routing and introspection.
+public struct SecretInterfaces: Sendable {
+    let service: Interface
+    let collection: Interface
+    let item: Interface
+    let session: Interface
+    let prompt: Interface
+
+    init(context: BusContext) {
+        service = Self.service(context)
+        collection = Self.collection(context)
+        item = Self.item(context)
+        session = Self.session(context)
+        prompt = Self.prompt(context)
+    }
+
+    /// All five, in the order of `dbus/org.freedesktop.Secrets.xml`.
+    var all: [Interface] { [service, collection, item, session, prompt] }
+
+    /// The introspection document of the interfaces Puff serves; `dbus/org.freedesktop.Secrets.xml`
+    /// is exactly this text, and a test keeps the two equal.
+    public static func referenceDocument(for service: SecretService) -> String {
+        Introspection.document(interfaces: SecretInterfaces(context: BusContext(service: service)).all)
+    }
+}

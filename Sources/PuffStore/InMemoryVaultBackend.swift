@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Keeps the vault in process memory: the reference ``VaultBackend``, used by puffd until the file
+/// vault exists, and by tests, which can make commits fail on purpose.
+public actor InMemoryVaultBackend: VaultBackend {
+    /// `"memory"`.
+    public static let kind = "memory"
+
+    /// What a later ``load()`` returns; every successful commit is applied here.
+    public private(set) var snapshot: VaultSnapshot
+    /// How many commits succeeded.
+    public private(set) var commitCount = 0
+    private var pendingFailures: [StoreError] = []
+    private var failsAlways: StoreError?
+
+    /// Creates a backend that starts with `snapshot` (empty by default).
+    public init(snapshot: VaultSnapshot = VaultSnapshot()) {
+        self.snapshot = snapshot
+    }
+
+    /// Returns the current snapshot.
+    public func load() async throws -> VaultSnapshot {
+        snapshot
+    }
+
+    /// Applies `changes` to the snapshot, or throws an injected failure and changes nothing.
+    public func commit(_ changes: [RecordChange]) async throws {
+        if let failsAlways { throw failsAlways }
+        if !pendingFailures.isEmpty { throw pendingFailures.removeFirst() }
+        try snapshot.apply(changes)
+        commitCount += 1
+    }
+
+    /// Makes the next commit throw `error` (tests). Calls queue up, one failure per commit.
+    public func failNextCommit(with error: StoreError = .writeFailed("injected failure")) {
+        pendingFailures.append(error)
+    }
+
+    /// Makes every commit throw `error` until called with nil (tests).
+    public func failAllCommits(with error: StoreError?) {
+        failsAlways = error
+    }
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffService
+import Synchronization
+
+/// Collects the ``ServiceEvent``s a ``SecretService`` emits; pass ``sink`` as its `events` argument.
+public final class EventRecorder: Sendable {
+    private let storage = Mutex<[ServiceEvent]>([])
+
+    /// Creates an empty recorder.
+    public init() {}
+
+    /// The closure to hand to ``SecretService``.
+    public var sink: @Sendable (ServiceEvent) -> Void {
+        { [self] event in self.storage.withLock { $0.append(event) } }
+    }
+
+    /// Every event so far, in order.
+    public var events: [ServiceEvent] { storage.withLock { $0 } }
+
+    /// Returns the events so far and forgets them.
+    public func drain() -> [ServiceEvent] {
+        storage.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+
+    /// Waits (in real time, polling) for an event that satisfies `predicate`.
+    ///
+    /// - Returns: The first such event, or nil when none arrived within `limit`.
+    public func waitFor(
+        limit: Duration = .seconds(5), _ predicate: @escaping @Sendable (ServiceEvent) -> Bool
+    ) async -> ServiceEvent? {
+        _ = await poll(limit: limit) { self.events.contains(where: predicate) }
+        return events.first(where: predicate)
+    }
+
+    /// The `promptCompleted` events so far.
+    public var completions: [ServiceEvent] {
+        events.filter { if case .promptCompleted = $0 { true } else { false } }
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+public import Foundation
+
+/// A private `dbus-daemon` for one test, started from `dbus/test-session.conf` and stopped when
+/// the value is released (gnome-keyring's tests run the same way under their own bus).
+public final class TestBus: @unchecked Sendable {
+    // @unchecked: `process` is set once in init and only read afterwards.
+    private let process: Process
+    /// The address clients connect to (`DBUS_SESSION_BUS_ADDRESS`).
+    public let address: String
+
+    /// Whether bus tests can run here. With `PUFF_REQUIRE_BUS=1` (CI) a missing daemon is a test
+    /// failure, reported by ``start()``, never a silent skip.
+    public static var isAvailable: Bool {
+        if ProcessInfo.processInfo.environment["PUFF_REQUIRE_BUS"] == "1" { return true }
+        return FileManager.default.isExecutableFile(atPath: daemonPath)
+    }
+
+    static let daemonPath = "/usr/bin/dbus-daemon"
+
+    /// The repository's root, found from this source file's location.
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Starts a bus and waits until it prints its address.
+    public init() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.daemonPath)
+        let config = Self.repositoryRoot.appendingPathComponent("dbus/test-session.conf").path
+        process.arguments = ["--config-file=\(config)", "--nofork", "--print-address=1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        // dbus-daemon prints the address as its first line once it is listening.
+        var collected = Data()
+        while !collected.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            collected.append(chunk)
+        }
+        let line = String(decoding: collected, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        guard !line.isEmpty else {
+            process.terminate()
+            throw TestBusError.noAddress
+        }
+        address = line
+    }
+
+    deinit {
+        // Not waitUntilExit(): it spins a run loop, which hangs on a Swift concurrency thread.
+        // Foundation reaps the child on its own monitoring thread.
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// Why a test bus could not start.
+public enum TestBusError: Error {
+    case noAddress
+}

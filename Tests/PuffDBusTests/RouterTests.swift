@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import Synchronization
+import Testing
+
+@testable import PuffDBus
+
+/// A tree with one object at /t serving org.puff.Test, and an intermediate node at /.
+private final class OneObjectTree: ObjectTree {
+    let label = Mutex("start")
+
+    func interfaces(at path: ObjectPath, caller: String) async -> [Interface]? {
+        guard path.rawValue == "/t" else { return nil }
+        return [
+            Interface(
+                "org.puff.Test",
+                methods: [
+                    Method("Echo", in: [Argument("text", "s")], out: [Argument("text", "s")]) { call in [call.arguments[0]] },
+                    Method("Fail") { _ in throw TestFailure() },
+                ],
+                properties: [
+                    Property("Label", "s", get: { _ in .string(self.label.withLock { $0 }) }, set: { _, value in
+                        self.label.withLock { $0 = value.string ?? "" }
+                    }),
+                    Property("Count", "u", get: { _ in .uint32(3) }),
+                ],
+                signals: [SignalDescription("Changed", [Argument("what", "o")])]
+            )
+        ]
+    }
+
+    func children(of path: ObjectPath, caller: String) async -> [String] {
+        path.rawValue == "/" ? ["t"] : []
+    }
+}
+
+private struct TestFailure: Error {}
+
+@Suite struct RouterTests {
+    private let tree = OneObjectTree()
+    var router: Router {
+        Router(tree: tree) { _ in DBusError("org.puff.Error.Mapped", "mapped") }
+    }
+
+    private func call(_ path: String, _ interface: String?, _ member: String, _ arguments: [DBusValue] = []) async
+        -> OutgoingMessage?
+    {
+        await router.handle(IncomingMessage(methodCallTo: ObjectPath(path)!, interface: interface, member: member, arguments: arguments))
+    }
+
+    private func errorName(_ reply: OutgoingMessage?) -> String? {
+        if case .error(_, let name, _)? = reply?.kind { name.rawValue } else { nil }
+    }
+
+    @Test func aMethodIsDispatchedWithOrWithoutItsInterface() async {
+        let named = await call("/t", "org.puff.Test", "Echo", [.string("hi")])
+        #expect(named?.body.first?.string == "hi")
+        let unnamed = await call("/t", nil, "Echo", [.string("yo")])
+        #expect(unnamed?.body.first?.string == "yo")
+    }
+
+    @Test func unknownPathsMethodsAndInterfacesGetTheirStandardErrors() async {
+        #expect(errorName(await call("/nope", "org.puff.Test", "Echo", [.string("x")])) == ErrorName.unknownObject.rawValue)
+        #expect(errorName(await call("/t", "org.puff.Test", "Nope")) == ErrorName.unknownMethod.rawValue)
+        #expect(errorName(await call("/t", "org.puff.Other", "Echo")) == ErrorName.unknownInterface.rawValue)
+    }
+
+    @Test func aWrongSignatureIsInvalidArgsBeforeTheHandlerRuns() async {
+        #expect(errorName(await call("/t", "org.puff.Test", "Echo")) == ErrorName.invalidArgs.rawValue)
+        #expect(errorName(await call("/t", "org.puff.Test", "Echo", [.uint32(1)])) == ErrorName.invalidArgs.rawValue)
+    }
+
+    @Test func handlerErrorsGoThroughTheMapper() async {
+        #expect(errorName(await call("/t", "org.puff.Test", "Fail")) == "org.puff.Error.Mapped")
+    }
+
+    @Test func propertiesCanBeReadWrittenAndListed() async {
+        let get = await call("/t", "org.freedesktop.DBus.Properties", "Get", [.string("org.puff.Test"), .string("Label")])
+        #expect(get?.body.first?.variantContents?.string == "start")
+        let set = await call(
+            "/t", "org.freedesktop.DBus.Properties", "Set", [.string("org.puff.Test"), .string("Label"), .variant(.string("new"))])
+        #expect(errorName(set) == nil)
+        let all = await call("/t", "org.freedesktop.DBus.Properties", "GetAll", [.string("")])
+        #expect(all?.body.first?.variantDictionary?["Label"]?.string == "new")
+        #expect(all?.body.first?.variantDictionary?["Count"] != nil)
+    }
+
+    @Test func readOnlyUnknownAndWrongTypedPropertiesAreInvalidArgs() async {
+        let properties = "org.freedesktop.DBus.Properties"
+        let readOnly = await call("/t", properties, "Set", [.string("org.puff.Test"), .string("Count"), .variant(.uint32(1))])
+        #expect(errorName(readOnly) == ErrorName.invalidArgs.rawValue)
+        let wrongType = await call("/t", properties, "Set", [.string("org.puff.Test"), .string("Label"), .variant(.uint32(1))])
+        #expect(errorName(wrongType) == ErrorName.invalidArgs.rawValue)
+        let unknown = await call("/t", properties, "Get", [.string("org.puff.Test"), .string("Nope")])
+        #expect(errorName(unknown) == ErrorName.invalidArgs.rawValue)
+    }
+
+    @Test func introspectionListsInterfacesAndChildren() async throws {
+        let object = try #require(await call("/t", "org.freedesktop.DBus.Introspectable", "Introspect")?.body.first?.string)
+        #expect(object.contains("<interface name=\"org.puff.Test\">"))
+        #expect(object.contains("<arg name=\"text\" type=\"s\" direction=\"in\"/>"))
+        #expect(object.contains("<property name=\"Label\" type=\"s\" access=\"readwrite\"/>"))
+        #expect(object.contains("org.freedesktop.DBus.Properties"))
+        let root = try #require(await call("/", "org.freedesktop.DBus.Introspectable", "Introspect")?.body.first?.string)
+        #expect(root.contains("<node name=\"t\"/>"))
+        #expect(!root.contains("org.puff.Test"))
+    }
+
+    @Test func peerPingAnswersEverywhere() async {
+        #expect(errorName(await call("/anything", "org.freedesktop.DBus.Peer", "Ping")) == nil)
+    }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffService
+import PuffStore
+import PuffTesting
+import Testing
+
+@Suite struct DefaultCollectionTests {
+    @Test func aFreshVaultGetsLoginAndSessionCollectionsWithTheirAliases() async throws {
+        let fixture = try await Fixture()
+        let service = fixture.service
+        #expect(await service.collections == [.login, .session])
+        #expect(await service.readAlias("default") == .login)
+        #expect(await service.readAlias("login") == .login)
+        #expect(await service.readAlias("session") == .session)
+        #expect(await service.readAlias("") == nil)
+        #expect(await service.readAlias("nope") == nil)
+        let login = try await service.collectionInfo(.login)
+        #expect(login.label == "Login")
+        #expect(login.isLocked == false)
+        #expect(login.created == 1_700_000_000)
+        let session = try await service.collectionInfo(.session)
+        #expect(session == CollectionInfo(label: "", isLocked: false, created: 0, modified: 0, items: []))
+    }
+
+    @Test func theLoginCollectionIsPersistedButTheSessionCollectionIsNot() async throws {
+        let fixture = try await Fixture()
+        try await fixture.store(["k": "v"], in: .session)
+        let snapshot = await fixture.backend.snapshot
+        #expect(Set(snapshot.collections.keys) == ["login"])
+        #expect(snapshot.aliases == ["default": "login", "login": "login"])
+        #expect(snapshot.items.isEmpty)
+    }
+
+    @Test func anExistingLoginCollectionIsLoadedNotRecreated() async throws {
+        let record = StoredCollection(id: "login", label: "Mine", created: 5, modified: 6, nextItemNumber: 4)
+        let backend = InMemoryVaultBackend(snapshot: VaultSnapshot(collections: ["login": record], aliases: ["default": "login"]))
+        let fixture = try await Fixture(backend: backend)
+        #expect(try await fixture.service.collectionInfo(.login).label == "Mine")
+        #expect(await fixture.service.readAlias("login") == nil)
+        #expect(await backend.commitCount == 0)
+        let item = try await fixture.store(["k": "v"])
+        #expect(item.number == 4)
+    }
+
+    @Test(arguments: [
+        ("My Coll", "My_Coll"), ("a/b:c", "a_b_c"), ("", "unnamed"), ("ünï", "ünï"), ("Login", "Login"),
+        ("Default keyring", "Default_keyring"), ("x\\y<z>|\t\n\r\u{0B}", "x_y_z______"), ("login", "login_1"),
+        ("session", "session_1"),
+    ])
+    func collectionIdentifiersAreDerivedFromLabels(label: String, identifier: String) async throws {
+        let fixture = try await Fixture()
+        let id = try await fixture.service.createCollection(label: label, alias: nil, client: Fixture.alice)
+        #expect(id.rawValue == identifier)
+        #expect(try await fixture.service.collectionInfo(id).label == label)
+    }
+
+    @Test func duplicateLabelsGetNumberedSuffixes() async throws {
+        let service = try await Fixture().service
+        var ids: [String] = []
+        for _ in 0..<3 { ids.append(try await service.createCollection(label: "My Coll", alias: "", client: Fixture.alice).rawValue) }
+        #expect(ids == ["My_Coll", "My_Coll_1", "My_Coll_2"])
+        #expect(await service.collections.map(\.rawValue) == ["login", "My_Coll", "My_Coll_1", "My_Coll_2", "session"])
+    }
+
+    @Test func creatingWithAnAliasThatResolvesReturnsThatCollectionRelabelled() async throws {
+        let fixture = try await Fixture()
+        let id = try await fixture.service.createCollection(label: "Default keyring", alias: "default", client: Fixture.alice)
+        #expect(id == .login)
+        #expect(try await fixture.service.collectionInfo(.login).label == "Default keyring")
+        #expect(await fixture.service.collections == [.login, .session])
+    }
+
+    @Test func creatingWithANewAliasSetsIt() async throws {
+        let fixture = try await Fixture()
+        let id = try await fixture.service.createCollection(label: "Work", alias: "work", client: Fixture.alice)
+        #expect(await fixture.service.readAlias("work") == id)
+        #expect(await fixture.backend.snapshot.aliases["work"] == "Work")
+    }
+
+    @Test func deletingACollectionMakesItsAliasesReadAsNil() async throws {
+        let service = try await Fixture().service
+        try await service.deleteCollection(.login)
+        #expect(await service.readAlias("default") == nil)
+        #expect(await service.collections == [.session])
+        #expect(await serviceError { () async throws(ServiceError) in try await service.collectionInfo(.login) } == .noSuchObject)
+        #expect(await serviceError { () async throws(ServiceError) in try await service.deleteCollection(.session) } != nil)
+    }
+
+    @Test func setAliasValidatesNameAndCollection() async throws {
+        let service = try await Fixture().service
+        #expect(await serviceError { () async throws(ServiceError) in try await service.setAlias("a/b", to: .login) }
+            == .invalidArgument("alias must match [A-Za-z0-9_]+"))
+        #expect(await serviceError { () async throws(ServiceError) in try await service.setAlias("x", to: CollectionID("nope")) }
+            == .noSuchObject)
+        try await service.setAlias("default", to: .session)
+        #expect(await service.readAlias("default") == .session)
+        try await service.setAlias("default", to: nil)
+        #expect(await service.readAlias("default") == nil)
+    }
+
+    @Test func relabellingALockedCollectionFails() async throws {
+        let service = try await Fixture().service
+        _ = await service.lock([Fixture.reference(.login)], client: Fixture.alice)
+        #expect(await serviceError { () async throws(ServiceError) in try await service.setLabel("x", of: CollectionID.login) } == .isLocked)
+    }
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffService
+import PuffTesting
+import Testing
+
+@Suite struct EventTests {
+    static let t0: UInt64 = 1_700_000_000
+
+    @Test func creatingAndDeletingItemsEmitsTheSignalsOfSection7InOrder() async throws {
+        let fixture = try await Fixture()
+        let first = try await fixture.store(["k": "1"])
+        fixture.time.advance(by: 5)
+        let second = try await fixture.store(["k": "2"])
+        fixture.time.advance(by: 5)
+        try await fixture.service.deleteItem(first)
+        #expect(fixture.recorder.events == [
+            .itemCreated(first, collectionItems: [first]),
+            .collectionChanged(.login, [.items([first]), .modified(Self.t0)]),
+            .itemCreated(second, collectionItems: [first, second]),
+            .collectionChanged(.login, [.items([first, second]), .modified(Self.t0 + 5)]),
+            .itemDeleted(first, collectionItems: [second]),
+            .collectionChanged(.login, [.items([second]), .modified(Self.t0 + 10)]),
+        ])
+    }
+
+    @Test func itemPropertyChangesCarryTheNewValues() async throws {
+        let fixture = try await Fixture()
+        let item = try await fixture.store(["k": "1"])
+        _ = fixture.recorder.drain()
+        fixture.time.advance(by: 1)
+        try await fixture.service.setLabel("L", of: item)
+        try await fixture.service.setAttributes(["k": "2"], of: item)
+        try await fixture.service.setAttributes(["xdg:schema": "org.example.S"], of: item)
+        try await fixture.service.setType("T", of: item)
+        let session = try await fixture.plainSession()
+        try await fixture.service.setSecret(Fixture.plain([1, 2], session: session), of: item, client: Fixture.alice)
+        let t = Self.t0 + 1
+        #expect(fixture.recorder.events == [
+            .itemChanged(item, [.label("L"), .modified(t)]),
+            .itemChanged(item, [.attributes(["k": "2"]), .modified(t)]),
+            .itemChanged(item, [.attributes(["xdg:schema": "org.example.S"]), .type("org.example.S"), .modified(t)]),
+            .itemChanged(item, [.type("org.example.S"), .modified(t)]),
+            .itemChanged(item, [.modified(t)]),
+        ])
+    }
+
+    @Test func collectionLifecycleAndLockingEmitTheRightEvents() async throws {
+        let fixture = try await Fixture()
+        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let item = try await fixture.store(["k": "1"], in: work)
+        _ = fixture.recorder.drain()
+        try await fixture.service.setLabel("Job", of: work)
+        _ = await fixture.service.lock([Fixture.reference(work)], client: Fixture.alice)
+        try await fixture.service.deleteCollection(work)
+        #expect(fixture.recorder.events == [
+            .collectionChanged(work, [.label("Job"), .modified(Self.t0)]),
+            .itemChanged(item, [.locked(true)]),
+            .collectionChanged(work, [.locked(true)]),
+            .collectionDeleted(work, all: [.login, .session]),
+        ])
+    }
+
+    @Test func creatingACollectionAnnouncesTheNewList() async throws {
+        let fixture = try await Fixture()
+        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        #expect(fixture.recorder.events == [.collectionCreated(work, all: [.login, work, .session])])
+    }
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffCrypto
+import PuffService
+import PuffStore
+import PuffTesting
+
+/// A service wired to test doubles, plus the handles tests need to drive and observe it.
+struct Fixture {
+    static let alice = ClientID(":1.10")
+    static let bob = ClientID(":1.11")
+    static let timeout = Duration.seconds(30)
+
+    let service: SecretService
+    let backend: InMemoryVaultBackend
+    let prompter: ScriptedPrompter
+    let clock: ManualClock
+    let recorder: EventRecorder
+    let time: SettableTime
+    let logs: InMemoryLogHandler.Store
+
+    init(
+        script: [ScriptedPrompter.Step] = [],
+        backend: InMemoryVaultBackend = InMemoryVaultBackend()
+    ) async throws {
+        self.backend = backend
+        prompter = ScriptedPrompter(script)
+        clock = ManualClock()
+        recorder = EventRecorder()
+        time = SettableTime()
+        logs = InMemoryLogHandler.Store()
+        service = try await SecretService(
+            backend: backend, prompter: prompter, promptTimeout: Self.timeout, clock: clock, now: time.now,
+            logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)
+    }
+
+    /// Opens a plain session for `client`.
+    func plainSession(_ client: ClientID = Fixture.alice) async throws(ServiceError) -> SessionID {
+        try await service.openSession(algorithm: "plain", input: .string(""), client: client).session
+    }
+
+    /// A plain-session transport secret holding `bytes`.
+    static func plain(_ bytes: [UInt8], session: SessionID, contentType: String = "text/plain") -> TransportSecret {
+        TransportSecret(session: session, parameters: [], value: SecureBytes(bytes), contentType: contentType)
+    }
+
+    /// Stores `secret` in `collection` through a fresh plain session of `client`.
+    @discardableResult
+    func store(
+        _ attributes: Attributes, secret: String = "s3cret", label: String = "label", in collection: CollectionID = .login,
+        replace: Bool = true, client: ClientID = Fixture.alice
+    ) async throws(ServiceError) -> ItemID {
+        let session = try await plainSession(client)
+        return try await service.createItem(
+            in: collection, label: label, attributes: attributes, type: "",
+            secret: Self.plain(Array(secret.utf8), session: session), replace: replace, client: client)
+    }
+
+    /// Reads a secret back as a string through a plain session.
+    func read(_ item: ItemID, client: ClientID = Fixture.alice) async throws -> String {
+        let session = try await plainSession(client)
+        let secret = try await service.secret(of: item, session: session, client: client)
+        return String(decoding: secret.value.unprotectedArray(), as: UTF8.self)
+    }
+
+    static func reference(_ collection: CollectionID, _ spelling: String? = nil) -> ObjectReference {
+        ObjectReference(target: .collection(collection), spelling: spelling ?? "/collection/\(collection.rawValue)")
+    }
+}
+
+/// The client half of the DH exchange, using PuffCrypto's package-level test entry points.
+struct DHClient {
+    let privateExponent = SecureRandom.bytes(32)
+    var publicKey: [UInt8] { get throws { try DHTransport.publicKey(privateExponent: privateExponent) } }
+
+    func key(serverPublicKey: [UInt8]) throws -> SecureBytes {
+        try DHTransport.agree(peerPublicKey: serverPublicKey, privateExponent: privateExponent).key
+    }
+}
+
+extension Result where Failure == ServiceError {
+    /// The error of a failed call, for `#expect(... == .noSession)`.
+    var failure: ServiceError? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}
+
+/// Runs `body` and returns its typed error, or nil when it succeeded.
+func serviceError<T>(_ body: () async throws(ServiceError) -> T) async -> ServiceError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffService
+import PuffTesting
+import Testing
+
+@Suite struct LockingTests {
+    static let aliasSpelling = "/org/freedesktop/secrets/aliases/default"
+    static let loginSpelling = "/org/freedesktop/secrets/collection/login"
+
+    /// A fixture whose `Work` collection is locked and holds one item.
+    static func lockedWork(
+        script: [ScriptedPrompter.Step] = []
+    ) async throws -> (Fixture, CollectionID, ItemID) {
+        let fixture = try await Fixture(script: script)
+        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let item = try await fixture.store(["k": "v"], in: work)
+        _ = await fixture.service.lock([Fixture.reference(work, "/w")], client: Fixture.alice)
+        _ = fixture.recorder.drain()
+        return (fixture, work, item)
+    }
+
+    @Test func unlockEchoesSpellingsListsUnlockedOnesAndDropsUnknownOnes() async throws {
+        let (fixture, work, item) = try await Self.lockedWork()
+        let loginItem = try await fixture.store(["a": "b"])
+        let result = await fixture.service.unlock([
+            Fixture.reference(.login, Self.aliasSpelling),
+            ObjectReference(target: .item(loginItem), spelling: "/item/1"),
+            ObjectReference(target: nil, spelling: "/bogus"),
+            ObjectReference(target: .collection(CollectionID("gone")), spelling: "/gone"),
+            ObjectReference(target: .item(ItemID(collection: .login, number: 77)), spelling: "/gone/77"),
+            Fixture.reference(work, "/w"),
+            ObjectReference(target: .item(item), spelling: "/w/1"),
+        ], client: Fixture.alice)
+        #expect(result.unlocked == [Self.aliasSpelling, "/item/1"])
+        #expect(result.prompt != nil)
+        #expect(await fixture.service.unlock([], client: Fixture.alice).unlocked.isEmpty)
+        #expect(await fixture.service.unlock([], client: Fixture.alice).prompt == nil)
+    }
+
+    @Test func lockReturnsEveryExistingSpellingAndNeverPrompts() async throws {
+        let fixture = try await Fixture()
+        let item = try await fixture.store(["k": "v"])
+        let result = await fixture.service.lock([
+            Fixture.reference(.login, Self.aliasSpelling), ObjectReference(target: .item(item), spelling: "/i"),
+            ObjectReference(target: nil, spelling: "/bogus"), Fixture.reference(.session, "/s"),
+        ], client: Fixture.alice)
+        #expect(result.locked == [Self.aliasSpelling, "/i", "/s"])
+        #expect(result.prompt == nil)
+        #expect(try await fixture.service.collectionInfo(.login).isLocked)
+        #expect(try await fixture.service.itemInfo(item).isLocked)
+        #expect(try await fixture.service.collectionInfo(.session).isLocked == false, "session stays unlocked as in GK")
+        let again = await fixture.service.lock([Fixture.reference(.login, "/l")], client: Fixture.alice)
+        #expect(again.locked == ["/l"], "already-locked objects are listed too")
+    }
+
+    @Test(arguments: [PromptReply.confirmed, .passcode(SecureBytes(Array("pw".utf8)))])
+    func anApprovedUnlockPromptUnlocksAndReportsTheSpellings(reply: PromptReply) async throws {
+        let (fixture, work, item) = try await Self.lockedWork(script: [.reply(reply)])
+        let result = await fixture.service.unlock(
+            [ObjectReference(target: .item(item), spelling: "/w/1"), Fixture.reference(work, "/w")], client: Fixture.alice)
+        let prompt = try #require(result.prompt)
+        try await fixture.service.startPrompt(prompt, windowID: "x11:42", client: Fixture.alice)
+        let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
+        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])))
+        #expect(try await fixture.service.collectionInfo(work).isLocked == false)
+        let requests = await fixture.prompter.requests
+        #expect(requests == [PromptRequest(purpose: .unlock(collection: work, label: "Work"), caller: Fixture.alice, windowID: "x11:42")])
+        #expect(fixture.recorder.events == [
+            .itemChanged(item, [.locked(false)]), .collectionChanged(work, [.locked(false)]),
+            .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])),
+        ])
+        #expect(await serviceError { () async throws(ServiceError) in
+            try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        } == .noSuchObject, "a finished prompt is forgotten")
+    }
+
+    @Test(arguments: [ScriptedPrompter.Step.reply(.dismissed), .fail])
+    func aDeclinedOrFailedPromptIsDismissedWithATypedEmptyResult(step: ScriptedPrompter.Step) async throws {
+        let (fixture, work, _) = try await Self.lockedWork(script: [step])
+        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
+        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([])))
+        #expect(try await fixture.service.collectionInfo(work).isLocked)
+        #expect(fixture.recorder.completions.count == 1)
+    }
+
+    @Test func aPromptThatTimesOutIsDismissedAndItsPrompterCancelled() async throws {
+        let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
+        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        #expect(await fixture.prompter.waitUntilHolding(1))
+        #expect(await fixture.clock.waitForSleepers(1))
+        fixture.clock.advance(by: Fixture.timeout - .seconds(1))
+        #expect(fixture.recorder.completions.isEmpty)
+        fixture.clock.advance(by: .seconds(1))
+        let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
+        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([])))
+        #expect(await fixture.prompter.waitForCancellations(1))
+        #expect(try await fixture.service.collectionInfo(work).isLocked)
+        #expect(fixture.recorder.completions.count == 1)
+    }
+
+    @Test func dismissCompletesAtOnceAndCancelsTheRunningPrompter() async throws {
+        let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
+        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        #expect(await fixture.prompter.waitUntilHolding(1))
+        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.dismissPrompt(prompt, client: Fixture.bob) }
+            == .accessDenied)
+        try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
+        #expect(fixture.recorder.events == [.promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))])
+        #expect(await fixture.prompter.waitForCancellations(1))
+        await fixture.prompter.release(with: .confirmed)
+        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.dismissPrompt(prompt, client: Fixture.alice) }
+            == .noSuchObject)
+        #expect(fixture.recorder.completions.count == 1)
+    }
+
+    @Test func aPromptCanBeDismissedBeforeItStarts() async throws {
+        let (fixture, work, _) = try await Self.lockedWork()
+        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
+        #expect(fixture.recorder.completions == [.promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))])
+        #expect(await fixture.prompter.requests.isEmpty)
+    }
+
+    @Test func onlyTheOwnerMayStartAPromptAndOnlyOnce() async throws {
+        let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
+        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.bob) }
+            == .accessDenied)
+        try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice) }
+            == .alreadyExists)
+        #expect(await serviceError { () async throws(ServiceError) in
+            try await fixture.service.startPrompt(PromptID("p999"), windowID: "", client: Fixture.alice)
+        } == .noSuchObject)
+        await fixture.prompter.release(with: .confirmed)
+        #expect(await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } } != nil)
+    }
+
+    @Test func aVanishedOwnerCancelsItsHeldPromptWithoutCompleted() async throws {
+        let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
+        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let idle = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        #expect(await fixture.prompter.waitUntilHolding(1))
+        await fixture.service.clientVanished(Fixture.alice)
+        #expect(await fixture.prompter.waitForCancellations(1))
+        fixture.clock.advance(by: Fixture.timeout * 2)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(fixture.recorder.events.isEmpty)
+        for id in [prompt, idle] {
+            #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.dismissPrompt(id, client: Fixture.alice) }
+                == .noSuchObject)
+        }
+        #expect(try await fixture.service.collectionInfo(work).isLocked)
+    }
+}
