@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "puffd", dependencies: ["PuffDaemon"]),
         .target(
             name: "PuffTesting",
-            dependencies: ["PuffService", "PuffStore", "PuffCrypto", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["PuffService", "PuffStore", "PuffCrypto", "PuffDBus", .product(name: "Logging", package: "swift-log")]
         ),
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+public import Foundation
+import PuffDBus
+
+/// The built `puffd`, running on a ``TestBus`` for one test (gnome-keyring's `test-service.c`
+/// does the same with its daemon binary).
+public final class TestDaemon: @unchecked Sendable {
+    // @unchecked: all stored properties are set in init and only read afterwards.
+    public let bus: TestBus
+    private let process: Process
+    private let logURL: URL
+    /// A private HOME for the daemon and the clients of this test.
+    public let home: URL
+
+    /// The `puffd` built beside the test bundle.
+    public static var executablePath: String {
+        let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let sibling = bundleDirectory.appendingPathComponent("puffd").path
+        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        let procExe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: procExe).deletingLastPathComponent().appendingPathComponent("puffd").path
+    }
+
+    /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName`.
+    public init(arguments: [String] = [], busName: String = "org.freedesktop.secrets", on existingBus: TestBus? = nil)
+        async throws
+    {
+        bus = try existingBus ?? TestBus()
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("puff-home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        logURL = home.appendingPathComponent("puffd.log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logURL)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executablePath)
+        process.arguments = ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + arguments
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        try await waitForOwner(busName)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: home)
+    }
+
+    /// Whether the daemon process is still alive.
+    public var isRunning: Bool { process.isRunning }
+
+    /// The daemon's process id.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Everything the daemon logged so far.
+    public var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// The environment a client of this daemon runs with.
+    public var clientEnvironment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": home.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    }
+
+    /// Polls `NameHasOwner` until the daemon owns `name`, for at most ten seconds. Polling the
+    /// bus, not sleeping a guessed time, is what makes start-up waits reliable.
+    private func waitForOwner(_ name: String) async throws {
+        let probe = try await BusConnection.connect(address: bus.address)
+        defer { probe.close() }
+        for _ in 0..<200 {
+            let reply = try await probe.call(
+                .methodCall(
+                    destination: "org.freedesktop.DBus", path: ObjectPath("/org/freedesktop/DBus")!,
+                    interface: "org.freedesktop.DBus", member: "NameHasOwner", [.string(name)]))
+            if reply.arguments.first?.bool == true { return }
+            guard process.isRunning else { throw TestDaemonError.exited(log) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestDaemonError.neverOwnedName(log)
+    }
+
+    /// Sends SIGTERM and waits for the daemon to exit; returns its exit status.
+    public func terminate() async -> Int32 {
+        process.terminate()
+        for _ in 0..<200 where process.isRunning {
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        return process.isRunning ? -1 : process.terminationStatus
+    }
+}
+
+/// Why a test daemon did not come up.
+public enum TestDaemonError: Error, CustomStringConvertible {
+    case exited(String)
+    case neverOwnedName(String)
+
+    public var description: String {
+        switch self {
+        case .exited(let log): "puffd exited during start-up:\n\(log)"
+        case .neverOwnedName(let log): "puffd did not own its name within 10 s:\n\(log)"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffTesting
+import Testing
+
+/// Runs one of the real-client drivers in `Clients/` against a daemon and checks its verdict.
+///
+/// Each driver prints `ok <case>` or `FAIL <case>: <reason>` per case (never a secret or an
+/// attribute value) and ends with `N passed, M failed`.
+enum ClientDriver {
+    static let directory = TestBus.repositoryRoot.appendingPathComponent("Tests/EndToEndTests/Clients")
+
+    /// Debian's python, which has secretstorage, keyring and dbus; a pyenv `python3` earlier on
+    /// PATH has none of them.
+    static let python = "/usr/bin/python3"
+
+    /// Runs `driver` with `arguments` and records a failure for every FAIL line, a non-zero exit
+    /// or a run that passed no case at all. Returns the number of cases that passed.
+    @discardableResult
+    static func expectPasses(
+        _ driver: String,
+        _ arguments: [String] = [],
+        against daemon: TestDaemon,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Int {
+        let path = directory.appendingPathComponent(driver).path
+        let (executable, leading) = driver.hasSuffix(".py") ? (python, [path]) : ("/bin/bash", [path])
+        let result = try await ChildProcess.run(executable, leading + arguments, environment: daemon.clientEnvironment)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        for failure in lines where failure.hasPrefix("FAIL") {
+            Issue.record("\(driver): \(failure)", sourceLocation: sourceLocation)
+        }
+        let passed = lines.filter { $0.hasPrefix("ok ") }.count
+        #expect(result.status == 0, "\(driver) exited \(result.status); last lines: \(lines.suffix(3))", sourceLocation: sourceLocation)
+        #expect(passed > 0, "\(driver) passed no case; output: \(lines.suffix(5))", sourceLocation: sourceLocation)
+        #expect(daemon.isRunning, "puffd died during \(driver):\n\(daemon.log.suffix(2000))", sourceLocation: sourceLocation)
+        return passed
+    }
+}
