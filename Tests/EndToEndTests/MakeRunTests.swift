@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffTesting
+import Testing
+
+/// What `make run` does after building: `scripts/run.sh` with no session bus starts a private one,
+/// prints the hint, and a `secret-tool` from another shell can use the daemon.
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+struct MakeRunTests {
+    @Test func theRunScriptStartsABusAndPuffdThatSecretToolCanUse() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("puff-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let logURL = home.appendingPathComponent("run.log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [TestBus.repositoryRoot.appendingPathComponent("scripts/run.sh").path, TestDaemon.executablePath]
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]  // no DBUS_SESSION_BUS_ADDRESS
+        let log = try FileHandle(forWritingTo: logURL)
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        defer { process.terminate() }
+
+        // The hint names the private bus; the daemon is ready once its "serving" line is logged.
+        var address: String?
+        for _ in 0..<200 {
+            let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+            if text.contains(" serving"), let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  DBUS_SESSION_BUS_ADDRESS=") }) {
+                address = String(line.dropFirst("  DBUS_SESSION_BUS_ADDRESS=".count))
+                break
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let bus = try #require(address, "no hint; output: \((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")")
+        let text = try String(contentsOf: logURL, encoding: .utf8)
+        #expect(text.contains("secret-tool store"))
+
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus, "HOME": home.path, "PATH": "/usr/bin:/bin"]
+        let store = try await ChildProcess.run(
+            "/usr/bin/secret-tool", ["store", "--label=make run", "service", "make-run.example", "user", "alice"],
+            environment: environment, input: Data("run-secret".utf8), timeout: .seconds(20))
+        #expect(store.status == 0)
+        let lookup = try await ChildProcess.run(
+            "/usr/bin/secret-tool", ["lookup", "service", "make-run.example", "user", "alice"], environment: environment,
+            timeout: .seconds(20))
+        #expect(lookup.status == 0)
+        #expect(lookup.output == "run-secret")
+    }
+}
