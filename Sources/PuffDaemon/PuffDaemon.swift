@@ -96,10 +96,19 @@ public struct PuffDaemon: AsyncParsableCommand {
             throw ExitCode(1)
         }
 
+        // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,
+        // not a failure to report with a stack of service details.
         let group = ServiceGroup(
-            services: [BusService(bus: bus, connection: connection, logger: logger)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(
+                        service: BusService(bus: bus, connection: connection, logger: logger),
+                        successTerminationBehavior: .gracefullyShutdownGroup
+                    )
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
         )
         try await group.run()
     }

@@ -50,8 +50,10 @@ public final class TestBus: @unchecked Sendable {
 
     deinit {
         // Not waitUntilExit(): it spins a run loop, which hangs on a Swift concurrency thread.
-        // Foundation reaps the child on its own monitoring thread.
-        if process.isRunning { process.terminate() }
+        // Foundation reaps the child on its own monitoring thread. SIGKILL, not SIGTERM: the
+        // child inherits the test runner's signal mask, which blocks SIGTERM, and a bus daemon
+        // has nothing to flush.
+        kill(process.processIdentifier, SIGKILL)
     }
 }
 

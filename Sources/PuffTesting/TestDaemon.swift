@@ -42,7 +42,7 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        kill(process.processIdentifier, SIGTERM)
         try? FileManager.default.removeItem(at: home)
     }
 

@@ -14,14 +14,17 @@ struct MakeRunTests {
         let logURL = home.appendingPathComponent("run.log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [TestBus.repositoryRoot.appendingPathComponent("scripts/run.sh").path, TestDaemon.executablePath]
+        // setsid gives the script a process group of its own, so the bus and puffd it starts can
+        // be killed together; SIGTERM would not do, the test runner's signal mask blocks it.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["/bin/bash", TestBus.repositoryRoot.appendingPathComponent("scripts/run.sh").path, TestDaemon.executablePath]
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]  // no DBUS_SESSION_BUS_ADDRESS
         let log = try FileHandle(forWritingTo: logURL)
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        defer { process.terminate() }
+        let group = process.processIdentifier
+        defer { kill(-group, SIGKILL) }
 
         // The hint names the private bus; the daemon is ready once its "serving" line is logged.
         var address: String?
