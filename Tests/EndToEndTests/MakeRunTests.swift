@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PuffDBus
 import PuffTesting
 import Testing
 
@@ -14,17 +15,14 @@ struct MakeRunTests {
         let logURL = home.appendingPathComponent("run.log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let process = Process()
-        // setsid gives the script a process group of its own, so the bus and puffd it starts can
-        // be killed together; SIGTERM would not do, the test runner's signal mask blocks it.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["/bin/bash", TestBus.repositoryRoot.appendingPathComponent("scripts/run.sh").path, TestDaemon.executablePath]
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [TestBus.repositoryRoot.appendingPathComponent("scripts/run.sh").path, TestDaemon.executablePath]
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]  // no DBUS_SESSION_BUS_ADDRESS
         let log = try FileHandle(forWritingTo: logURL)
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        let group = process.processIdentifier
-        defer { kill(-group, SIGKILL) }
+        defer { kill(process.processIdentifier, SIGKILL) }
 
         // The hint names the private bus; the daemon is ready once its "serving" line is logged.
         var address: String?
@@ -40,6 +38,16 @@ struct MakeRunTests {
         let text = try String(contentsOf: logURL, encoding: .utf8)
         #expect(text.contains("secret-tool store"))
 
+        // The script execs dbus-run-session, which outlives a killed parent; stopping puffd (found
+        // through the bus) ends dbus-run-session and its private bus with it.
+        let probe = try await BusConnection.connect(address: bus)
+        let puffd = try await probe.processID(of: "org.freedesktop.secrets")
+        // dbus-run-session stops its bus with SIGTERM, which the inherited signal mask blocks.
+        let busDaemon = try await probe.processID(of: "org.freedesktop.DBus")
+        probe.close()
+        defer { kill(pid_t(busDaemon), SIGKILL) }
+        defer { kill(pid_t(puffd), SIGKILL) }
+
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus, "HOME": home.path, "PATH": "/usr/bin:/bin"]
         let store = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["store", "--label=make run", "service", "make-run.example", "user", "alice"],
@@ -50,5 +58,11 @@ struct MakeRunTests {
             timeout: .seconds(20))
         #expect(lookup.status == 0)
         #expect(lookup.output == "run-secret")
+
+        // Let dbus-run-session see puffd go and take its bus down before anything is killed harder.
+        kill(pid_t(puffd), SIGKILL)
+        for _ in 0..<100 where process.isRunning {
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 }
