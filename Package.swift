@@ -61,6 +61,7 @@ let package = Package(
                 "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "PuffServiceBusTests", dependencies: ["PuffServiceBus", "PuffService", "PuffDBus"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto"],

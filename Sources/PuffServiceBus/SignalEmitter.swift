@@ -19,9 +19,14 @@ public enum SignalEmitter {
             ]
         case .collectionChanged(let id, let properties):
             let path = ObjectPaths.path(of: id)
+            let changed = Router.propertiesChanged(path: path, interface: SecretServiceNames.collection, properties.map(value(of:)))
+            // gnome-keyring announces CollectionChanged for a new label or lock state; an item
+            // coming or going shows only in ItemCreated/ItemDeleted and the Items property (§7).
+            let announces = properties.contains { if case .items = $0 { false } else if case .modified = $0 { false } else { true } }
+            guard announces else { return [changed] }
             return [
                 .signal(path: servicePath, interface: SecretServiceNames.service, member: "CollectionChanged", [.objectPath(path)]),
-                Router.propertiesChanged(path: path, interface: SecretServiceNames.collection, properties.map(value(of:))),
+                changed,
             ]
         case .itemCreated(let id, _), .itemDeleted(let id, _):
             let member: MemberName = if case .itemCreated = event { "ItemCreated" } else { "ItemDeleted" }
