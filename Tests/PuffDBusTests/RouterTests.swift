@@ -108,5 +108,7 @@ private struct TestFailure: Error {}
 
     @Test func peerPingAnswersEverywhere() async {
         #expect(errorName(await call("/anything", "org.freedesktop.DBus.Peer", "Ping")) == nil)
+        let id = await call("/t", "org.freedesktop.DBus.Peer", "GetMachineId")?.body.first?.string
+        #expect(id?.count == 32)
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
+import CDBus
 
 /// Dispatches method calls to interface tables and answers the standard interfaces
 /// (`Properties`, `Introspectable`, `Peer`) for every object.
@@ -13,11 +13,21 @@ public struct Router: Sendable {
     private let machineID: String
 
     /// Creates a router over `tree`; `mapError` turns handler errors into D-Bus errors.
-    public init(tree: any ObjectTree, machineID: String = "", mapError: @escaping @Sendable (any Error) -> DBusError) {
+    public init(tree: any ObjectTree, mapError: @escaping @Sendable (any Error) -> DBusError) {
         self.tree = tree
         self.mapError = mapError
-        self.machineID = machineID
+        machineID = Self.localMachineID
     }
+
+    /// This machine's D-Bus id, for `Peer.GetMachineId` (wraps `dbus_try_get_local_machine_id`).
+    static let localMachineID: String = {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        guard let raw = dbus_try_get_local_machine_id(&error) else { return "" }
+        defer { dbus_free(raw) }
+        return String(cString: raw)
+    }()
 
     /// Answers one method call; returns `nil` when the caller asked for no reply or the message is
     /// not a method call.
