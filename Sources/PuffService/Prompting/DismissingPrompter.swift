@@ -2,7 +2,7 @@
 public import Logging
 
 /// Dismisses every prompt at once: what CI and headless machines get, like gnome-keyring without a
-/// system prompter (secret-service.md §6.11). Logs a hint so the user knows how to unlock instead.
+/// system prompter (secret-service.md §6.11). Logs a hint naming where the choice of prompter is made.
 public struct DismissingPrompter: Prompter {
     /// `"none"`.
     public static let kind = "none"
@@ -18,7 +18,7 @@ public struct DismissingPrompter: Prompter {
         switch request.purpose {
         case .unlock(let collection, _):
             logger.notice(
-                "No prompter can reach a person; dismissing the unlock prompt. Unlock with `puffctl unlock`.",
+                "No prompter can reach a person; dismissing the unlock prompt (`puffd --help` lists the prompters).",
                 metadata: ["collection.id": "\(collection.rawValue)", "client.name": "\(request.caller.rawValue)"]
             )
         }
