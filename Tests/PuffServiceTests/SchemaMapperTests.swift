@@ -98,7 +98,7 @@ struct SchemaCase: Sendable, CustomTestStringConvertible {
             return
         }
         #expect(logs.entries.count == 1)
-        #expect(logs.entries.first?.contains("puffctl unlock") == true)
+        #expect(logs.entries.first?.contains("`puffd --help` lists the prompters") == true)
         #expect(DismissingPrompter.kind == "none")
     }
 }
