@@ -35,7 +35,11 @@ extension SecretService {
     /// `locked` events are emitted even when nothing changed.
     ///
     /// - Returns: The spellings locked; the prompt is always nil.
-    public func lock(_ objects: [ObjectReference], client: ClientID) -> (locked: [String], prompt: PromptID?) {
+    public func lock(_ objects: [ObjectReference], client: ClientID) async -> (locked: [String], prompt: PromptID?) {
+        // Take the write turn so a change already waiting on its commit lands before the lock,
+        // never inside a collection that was locked while it waited.
+        await beginWrite()
+        defer { endWrite() }
         var spellings: [String] = []
         var targets: [CollectionID] = []
         for object in objects {
