@@ -12,6 +12,9 @@ public actor InMemoryVaultBackend: VaultBackend {
     public private(set) var commitCount = 0
     private var pendingFailures: [StoreError] = []
     private var failsAlways: StoreError?
+    private var holdsNextCommit = false
+    private var heldCommit: CheckedContinuation<Void, Never>?
+    private var holdingWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a backend that starts with `snapshot` (empty by default).
     public init(snapshot: VaultSnapshot = VaultSnapshot()) {
@@ -25,6 +28,14 @@ public actor InMemoryVaultBackend: VaultBackend {
 
     /// Applies `changes` to the snapshot, or throws an injected failure and changes nothing.
     public func commit(_ changes: [RecordChange]) async throws {
+        if holdsNextCommit {
+            holdsNextCommit = false
+            await withCheckedContinuation { continuation in
+                heldCommit = continuation
+                for waiter in holdingWaiters { waiter.resume() }
+                holdingWaiters.removeAll()
+            }
+        }
         if let failsAlways { throw failsAlways }
         if !pendingFailures.isEmpty { throw pendingFailures.removeFirst() }
         try snapshot.apply(changes)
@@ -39,5 +50,22 @@ public actor InMemoryVaultBackend: VaultBackend {
     /// Makes every commit throw `error` until called with nil (tests).
     public func failAllCommits(with error: StoreError?) {
         failsAlways = error
+    }
+
+    /// Makes the next commit wait until ``releaseHeldCommit()``, as a slow disk would (tests).
+    public func holdNextCommit() {
+        holdsNextCommit = true
+    }
+
+    /// Returns once a commit is being held.
+    public func waitUntilHolding() async {
+        if heldCommit != nil { return }
+        await withCheckedContinuation { holdingWaiters.append($0) }
+    }
+
+    /// Lets the held commit go on.
+    public func releaseHeldCommit() {
+        heldCommit?.resume()
+        heldCommit = nil
     }
 }

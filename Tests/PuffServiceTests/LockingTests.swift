@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffService
+import PuffStore
 import PuffTesting
 import Testing
 
@@ -157,5 +158,33 @@ import Testing
                 == .noSuchObject)
         }
         #expect(try await fixture.service.collectionInfo(work).isLocked)
+    }
+}
+
+extension LockingTests {
+    /// A lock that arrives while a creation waits on its commit waits its turn, so the item is
+    /// never stored into a collection that was locked in between.
+    @Test func aLockWaitsForACreationWhoseCommitIsPending() async throws {
+        let fixture = try await Fixture()
+        let session = try await fixture.plainSession()
+        _ = fixture.recorder.drain()
+        await fixture.backend.holdNextCommit()
+        let creation = Task {
+            try await fixture.service.createItem(
+                in: .login, label: "slow", attributes: ["slow": "1"], type: "",
+                secret: Fixture.plain([1], session: session), replace: false, client: Fixture.alice)
+        }
+        await fixture.backend.waitUntilHolding()
+        let locking = Task { await fixture.service.lock([Fixture.reference(.login)], client: Fixture.alice) }
+        for _ in 0..<20 { await Task.yield() }
+        await fixture.backend.releaseHeldCommit()
+        let item = try await creation.value
+        _ = await locking.value
+
+        let events = fixture.recorder.drain()
+        let created = try #require(events.firstIndex { if case .itemCreated(item, _) = $0 { true } else { false } })
+        let locked = try #require(events.firstIndex { $0 == .collectionChanged(.login, [.locked(true)]) })
+        #expect(created < locked)
+        #expect(try await fixture.service.collectionInfo(.login).isLocked)
     }
 }
