@@ -12,7 +12,7 @@ APT_PACKAGES := \
 
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
-BUILD_DIR := $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
+BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
 .PHONY: help deps build test run clean
 
