@@ -14,7 +14,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps build test run clean
+.PHONY: help deps build lint format test run clean
 
 help:
 	@echo "make run   - install what is missing, build, and start puffd on the session bus"
@@ -39,7 +39,14 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-test: deps
+# The style of architecture.md §2.11 (.swift-format: 4 spaces, 120 columns); `make format` fixes it.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+test: deps lint
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 

@@ -13,7 +13,7 @@ let package = Package(
     name: "Puff",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "puffd", targets: ["puffd"]),
+        .executable(name: "puffd", targets: ["puffd"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,7 +27,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL"]),
-        .target(name: "PuffDBus", dependencies: ["CDBus", "PuffCrypto", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "PuffDBus", dependencies: ["CDBus", "PuffCrypto", .product(name: "Logging", package: "swift-log")]),
         .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
         .target(
             name: "PuffService",
@@ -50,7 +51,9 @@ let package = Package(
         .executableTarget(name: "puffd", dependencies: ["PuffDaemon"]),
         .target(
             name: "PuffTesting",
-            dependencies: ["PuffService", "PuffStore", "PuffCrypto", "PuffDBus", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
@@ -58,7 +61,8 @@ let package = Package(
         .testTarget(
             name: "PuffServiceTests",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", .product(name: "Logging", package: "swift-log"),
+                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "PuffServiceBusTests", dependencies: ["PuffServiceBus", "PuffService", "PuffDBus"]),

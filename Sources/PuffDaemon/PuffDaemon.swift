@@ -35,7 +35,7 @@ public struct PuffDaemon: AsyncParsableCommand {
     var promptTimeout: Int = 120
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    var logLevel: String = "info"
 
     @Flag(help: "Print the introspection XML of the Secret Service interfaces and exit.")
     var printIntrospection = false
@@ -45,10 +45,15 @@ public struct PuffDaemon: AsyncParsableCommand {
     public mutating func validate() throws {
         guard BusName(busName) != nil else { throw ValidationError("'\(busName)' is not a valid bus name") }
         guard PluginRegistry.vaultBackends.contains(vault) else {
-            throw ValidationError("unknown vault '\(vault)'; choose one of: \(PluginRegistry.vaultBackends.joined(separator: ", "))")
+            throw ValidationError(
+                "unknown vault '\(vault)'; choose one of: \(PluginRegistry.vaultBackends.joined(separator: ", "))")
         }
         guard PluginRegistry.prompters.contains(prompter) else {
-            throw ValidationError("unknown prompter '\(prompter)'; choose one of: \(PluginRegistry.prompters.joined(separator: ", "))")
+            throw ValidationError(
+                "unknown prompter '\(prompter)'; choose one of: \(PluginRegistry.prompters.joined(separator: ", "))")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("unknown log level '\(logLevel)'")
         }
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
     }
@@ -60,7 +65,7 @@ public struct PuffDaemon: AsyncParsableCommand {
     /// Runs the daemon. A separate name from `run()` so that callers outside an
     /// `@main` type reach this async body rather than ParsableCommand's synchronous default.
     public func serve() async throws {
-        let level = logLevel
+        let level = Logger.Level(rawValue: logLevel) ?? .info  // checked in validate()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -79,7 +84,9 @@ public struct PuffDaemon: AsyncParsableCommand {
         do {
             connection = try await BusConnection.connect(address: address)
         } catch {
-            logger.critical("cannot connect to the bus: \(error). Is DBUS_SESSION_BUS_ADDRESS set? (`make run` starts a bus for you)")
+            logger.critical(
+                "cannot connect to the bus: \(error). Is DBUS_SESSION_BUS_ADDRESS set? (`make run` starts a bus for you)"
+            )
             throw ExitCode(2)
         }
         let service = try await makeService(logger: logger, events: SecretServiceBus.eventSink(for: connection))
@@ -89,9 +96,12 @@ public struct PuffDaemon: AsyncParsableCommand {
         let name = BusName(busName)!  // checked in validate()
         switch try await connection.requestName(name, replace: replace) {
         case .primaryOwner, .alreadyOwner:
-            logger.info("serving", metadata: ["bus.name": "\(name)", "bus.unique": "\(connection.uniqueName)", "vault": "\(vault)"])
+            logger.info(
+                "serving",
+                metadata: ["bus.name": "\(name)", "bus.unique": "\(connection.uniqueName)", "vault": "\(vault)"])
         case .exists, .inQueue:
-            logger.critical("another Secret Service provider already owns \(name); stop it first or start puffd with --replace")
+            logger.critical(
+                "another Secret Service provider already owns \(name); stop it first or start puffd with --replace")
             connection.close()
             throw ExitCode(1)
         }
@@ -113,7 +123,9 @@ public struct PuffDaemon: AsyncParsableCommand {
         try await group.run()
     }
 
-    private func makeService(logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void) async throws -> SecretService {
+    private func makeService(logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void) async throws
+        -> SecretService
+    {
         // validate() has checked both names, so these lookups cannot fail.
         let backend = PluginRegistry.vaultBackend(named: vault)!
         let prompter = PluginRegistry.prompter(named: self.prompter, logger: logger)!
@@ -127,5 +139,3 @@ public struct PuffDaemon: AsyncParsableCommand {
         )
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -25,7 +25,8 @@ public final class DBusErrorMapping: Sendable {
             return Self.map(error)
         default:
             let reference = references.add(1, ordering: .relaxed).newValue
-            logger.error("internal error", metadata: ["error.ref": "\(reference)", "error": "\(String(describing: error))"])
+            logger.error(
+                "internal error", metadata: ["error.ref": "\(reference)", "error": "\(String(describing: error))"])
             return DBusError(.failed, "internal error (ref \(reference))")
         }
     }

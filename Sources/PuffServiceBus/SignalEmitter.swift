@@ -10,22 +10,30 @@ public enum SignalEmitter {
         let servicePath = SecretServiceNames.servicePath
         switch event {
         case .collectionCreated(let id, let all), .collectionDeleted(let id, let all):
-            let member: MemberName = if case .collectionCreated = event { "CollectionCreated" } else { "CollectionDeleted" }
+            let member: MemberName =
+                if case .collectionCreated = event { "CollectionCreated" } else { "CollectionDeleted" }
             return [
-                .signal(path: servicePath, interface: SecretServiceNames.service, member: member, [.objectPath(ObjectPaths.path(of: id))]),
+                .signal(
+                    path: servicePath, interface: SecretServiceNames.service, member: member,
+                    [.objectPath(ObjectPaths.path(of: id))]),
                 Router.propertiesChanged(
                     path: servicePath, interface: SecretServiceNames.service,
                     [("Collections", .objectPaths(all.map(ObjectPaths.path(of:))))]),
             ]
         case .collectionChanged(let id, let properties):
             let path = ObjectPaths.path(of: id)
-            let changed = Router.propertiesChanged(path: path, interface: SecretServiceNames.collection, properties.map(value(of:)))
+            let changed = Router.propertiesChanged(
+                path: path, interface: SecretServiceNames.collection, properties.map(value(of:)))
             // gnome-keyring announces CollectionChanged for a new label or lock state; an item
             // coming or going shows only in ItemCreated/ItemDeleted and the Items property (§7).
-            let announces = properties.contains { if case .items = $0 { false } else if case .modified = $0 { false } else { true } }
+            let announces = properties.contains {
+                if case .items = $0 { false } else if case .modified = $0 { false } else { true }
+            }
             guard announces else { return [changed] }
             return [
-                .signal(path: servicePath, interface: SecretServiceNames.service, member: "CollectionChanged", [.objectPath(path)]),
+                .signal(
+                    path: servicePath, interface: SecretServiceNames.service, member: "CollectionChanged",
+                    [.objectPath(path)]),
                 changed,
             ]
         case .itemCreated(let id, _), .itemDeleted(let id, _):
@@ -39,7 +47,8 @@ public enum SignalEmitter {
             let path = ObjectPaths.path(of: id)
             return [
                 .signal(
-                    path: ObjectPaths.path(of: id.collection), interface: SecretServiceNames.collection, member: "ItemChanged",
+                    path: ObjectPaths.path(of: id.collection), interface: SecretServiceNames.collection,
+                    member: "ItemChanged",
                     [.objectPath(path)]),
                 Router.propertiesChanged(path: path, interface: SecretServiceNames.item, properties.map(value(of:))),
             ]

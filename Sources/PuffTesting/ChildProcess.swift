@@ -39,7 +39,8 @@ public enum ChildProcess {
         process.standardInput = try FileHandle(forReadingFrom: inputURL)
         process.standardOutput = output
         process.standardError = output
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+        let status = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<Int32, any Error>) in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
                 try process.run()

@@ -11,20 +11,26 @@ struct BusBehaviourTests {
     private static let defaultAlias = ObjectPath("/org/freedesktop/secrets/aliases/default")!
 
     private func call(
-        _ connection: BusConnection, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [DBusValue] = []
+        _ connection: BusConnection, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
+        _ body: [DBusValue] = []
     ) async throws -> [DBusValue] {
-        try await connection.call(.methodCall(destination: Self.service, path: path, interface: interface, member: member, body)).arguments
+        try await connection.call(
+            .methodCall(destination: Self.service, path: path, interface: interface, member: member, body)
+        ).arguments
     }
 
     private func openPlainSession(_ connection: BusConnection) async throws -> ObjectPath {
-        let reply = try await call(connection, Self.root, "org.freedesktop.Secret.Service", "OpenSession", [.string("plain"), .variant(.string(""))])
+        let reply = try await call(
+            connection, Self.root, "org.freedesktop.Secret.Service", "OpenSession",
+            [.string("plain"), .variant(.string(""))])
         return try #require(reply.last?.objectPath)
     }
 
     /// Signals from the daemon, collected until `count` arrived.
     private func signals(_ connection: BusConnection, count: Int) async -> [IncomingMessage] {
         var collected: [IncomingMessage] = []
-        for await message in connection.messages where message.kind == .signal && message.interface != "org.freedesktop.DBus" {
+        for await message in connection.messages
+        where message.kind == .signal && message.interface != "org.freedesktop.DBus" {
             collected.append(message)
             if collected.count == count { break }
         }
@@ -40,8 +46,12 @@ struct BusBehaviourTests {
         let reply = try await call(
             client, Self.defaultAlias, "org.freedesktop.Secret.Collection", "CreateItem",
             [
-                .dictionary(key: "s", value: "v", [.init(.string("org.freedesktop.Secret.Item.Attributes"), .variant(.stringDictionary(["k": "v"])))]),
-                .structure([.objectPath(session), .publicBytes([]), .publicBytes(Array("pw".utf8)), .string("text/plain")]),
+                .dictionary(
+                    key: "s", value: "v",
+                    [.init(.string("org.freedesktop.Secret.Item.Attributes"), .variant(.stringDictionary(["k": "v"])))]),
+                .structure([
+                    .objectPath(session), .publicBytes([]), .publicBytes(Array("pw".utf8)), .string("text/plain"),
+                ]),
                 .boolean(true),
             ])
         let item = try #require(reply.first?.objectPath)
@@ -60,10 +70,16 @@ struct BusBehaviourTests {
         let daemon = try await TestDaemon()
         let client = try await BusConnection.connect(address: daemon.bus.address)
         let other = try await BusConnection.connect(address: daemon.bus.address)
-        defer { client.close(); other.close() }
-        try await client.addMatch("type='signal',sender='org.freedesktop.secrets',interface='org.freedesktop.Secret.Prompt'")
-        _ = try await call(client, Self.root, "org.freedesktop.Secret.Service", "Lock", [.objectPaths([Self.defaultAlias])])
-        let unlock = try await call(client, Self.root, "org.freedesktop.Secret.Service", "Unlock", [.objectPaths([Self.defaultAlias])])
+        defer {
+            client.close()
+            other.close()
+        }
+        try await client.addMatch(
+            "type='signal',sender='org.freedesktop.secrets',interface='org.freedesktop.Secret.Prompt'")
+        _ = try await call(
+            client, Self.root, "org.freedesktop.Secret.Service", "Lock", [.objectPaths([Self.defaultAlias])])
+        let unlock = try await call(
+            client, Self.root, "org.freedesktop.Secret.Service", "Unlock", [.objectPaths([Self.defaultAlias])])
         #expect(unlock.first?.objectPaths == [])
         let prompt = try #require(unlock.last?.objectPath)
         #expect(prompt != .root)

@@ -31,9 +31,13 @@ enum ClientDriver {
             Issue.record("\(driver): \(failure)", sourceLocation: sourceLocation)
         }
         let passed = lines.filter { $0.hasPrefix("ok ") }.count
-        #expect(result.status == 0, "\(driver) exited \(result.status); last lines: \(lines.suffix(3))", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 0, "\(driver) exited \(result.status); last lines: \(lines.suffix(3))",
+            sourceLocation: sourceLocation)
         #expect(passed > 0, "\(driver) passed no case; output: \(lines.suffix(5))", sourceLocation: sourceLocation)
-        #expect(daemon.isRunning, "puffd died during \(driver):\n\(daemon.log.suffix(2000))", sourceLocation: sourceLocation)
+        #expect(
+            daemon.isRunning, "puffd died during \(driver):\n\(daemon.log.suffix(2000))", sourceLocation: sourceLocation
+        )
         return passed
     }
 }

@@ -36,7 +36,8 @@ struct DaemonLifecycleTests {
 
     @Test func badOptionsGetAClearMessage() async throws {
         let result = try await ChildProcess.run(
-            TestDaemon.executablePath, ["--vault", "nope"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(20))
+            TestDaemon.executablePath, ["--vault", "nope"], environment: ["PATH": "/usr/bin:/bin"],
+            timeout: .seconds(20))
         #expect(result.status != 0)
         #expect(result.output.contains("unknown vault 'nope'"))
     }

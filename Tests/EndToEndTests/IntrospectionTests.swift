@@ -31,10 +31,12 @@ struct IntrospectionTests {
 
     @Test func theReferenceFileIsWhatPuffdGenerates() async throws {
         let result = try await ChildProcess.run(
-            TestDaemon.executablePath, ["--print-introspection"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(20))
+            TestDaemon.executablePath, ["--print-introspection"], environment: ["PATH": "/usr/bin:/bin"],
+            timeout: .seconds(20))
         #expect(result.status == 0)
         let file = try String(contentsOf: Self.referenceFile, encoding: .utf8)
-        #expect(result.output == file, "regenerate with: puffd --print-introspection > dbus/org.freedesktop.Secrets.xml")
+        #expect(
+            result.output == file, "regenerate with: puffd --print-introspection > dbus/org.freedesktop.Secrets.xml")
     }
 
     @Test func theRunningDaemonServesExactlyTheReferenceInterfaces() async throws {
@@ -48,14 +50,17 @@ struct IntrospectionTests {
         let opened = try await client.call(
             .methodCall(
                 destination: "org.freedesktop.secrets", path: ObjectPath("/org/freedesktop/secrets")!,
-                interface: "org.freedesktop.Secret.Service", member: "OpenSession", [.string("plain"), .variant(.string(""))]))
+                interface: "org.freedesktop.Secret.Service", member: "OpenSession",
+                [.string("plain"), .variant(.string(""))]))
         let session = try #require(opened.arguments.last?.objectPath)
         let created = try await client.call(
             .methodCall(
                 destination: "org.freedesktop.secrets", path: ObjectPath("/org/freedesktop/secrets/aliases/default")!,
                 interface: "org.freedesktop.Secret.Collection", member: "CreateItem",
                 [
-                    .dictionary(key: "s", value: "v", [.init(.string("org.freedesktop.Secret.Item.Label"), .variant(.string("x")))]),
+                    .dictionary(
+                        key: "s", value: "v",
+                        [.init(.string("org.freedesktop.Secret.Item.Label"), .variant(.string("x")))]),
                     .structure([.objectPath(session), .publicBytes([]), .publicBytes([1]), .string("text/plain")]),
                     .boolean(false),
                 ]))

@@ -16,7 +16,9 @@ struct MakeRunTests {
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [TestBus.repositoryRoot.appendingPathComponent("scripts/run.sh").path, TestDaemon.executablePath]
+        process.arguments = [
+            TestBus.repositoryRoot.appendingPathComponent("scripts/run.sh").path, TestDaemon.executablePath,
+        ]
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]  // no DBUS_SESSION_BUS_ADDRESS
         let log = try FileHandle(forWritingTo: logURL)
         process.standardOutput = log
@@ -28,7 +30,9 @@ struct MakeRunTests {
         var address: String?
         for _ in 0..<200 {
             let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
-            if text.contains(" serving"), let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  DBUS_SESSION_BUS_ADDRESS=") }) {
+            if text.contains(" serving"),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  DBUS_SESSION_BUS_ADDRESS=") })
+            {
                 address = String(line.dropFirst("  DBUS_SESSION_BUS_ADDRESS=".count))
                 break
             }
@@ -54,7 +58,8 @@ struct MakeRunTests {
             environment: environment, input: Data("run-secret".utf8), timeout: .seconds(20))
         #expect(store.status == 0)
         let lookup = try await ChildProcess.run(
-            "/usr/bin/secret-tool", ["lookup", "service", "make-run.example", "user", "alice"], environment: environment,
+            "/usr/bin/secret-tool", ["lookup", "service", "make-run.example", "user", "alice"],
+            environment: environment,
             timeout: .seconds(20))
         #expect(lookup.status == 0)
         #expect(lookup.output == "run-secret")

@@ -15,7 +15,9 @@ struct BusConnectionTests {
                 Interface(
                     "org.puff.Echo",
                     methods: [
-                        Method("Echo", in: [Argument("value", "v")], out: [Argument("value", "v")]) { call in call.arguments }
+                        Method("Echo", in: [Argument("value", "v")], out: [Argument("value", "v")]) { call in
+                            call.arguments
+                        }
                     ]
                 )
             ]
@@ -28,16 +30,29 @@ struct BusConnectionTests {
         let server = try await BusConnection.connect(address: bus.address)
         let client = try await BusConnection.connect(address: bus.address)
         #expect(try await server.requestName(BusName("org.puff.EchoTest")!, replace: false) == .primaryOwner)
-        let serving = Task { await ObjectServer(connection: server, router: Router(tree: Tree()) { _ in DBusError(.failed, "") }, onSignal: { _ in }).run() }
-        defer { serving.cancel(); server.close(); client.close() }
+        let serving = Task {
+            await ObjectServer(
+                connection: server, router: Router(tree: Tree()) { _ in DBusError(.failed, "") }, onSignal: { _ in }
+            ).run()
+        }
+        defer {
+            serving.cancel()
+            server.close()
+            client.close()
+        }
 
         let payload = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
         let reply = try await client.call(
-            .methodCall(destination: "org.puff.EchoTest", path: ObjectPath("/echo")!, interface: "org.puff.Echo", member: "Echo", [.variant(.publicBytes(payload))]))
+            .methodCall(
+                destination: "org.puff.EchoTest", path: ObjectPath("/echo")!, interface: "org.puff.Echo",
+                member: "Echo", [.variant(.publicBytes(payload))]))
         #expect(reply.arguments.first?.variantContents?.bytes?.unprotectedArray() == payload)
 
         await #expect(throws: DBusError.self) {
-            _ = try await client.call(.methodCall(destination: "org.puff.EchoTest", path: ObjectPath("/none")!, interface: "org.puff.Echo", member: "Echo", [.variant(.string(""))]))
+            _ = try await client.call(
+                .methodCall(
+                    destination: "org.puff.EchoTest", path: ObjectPath("/none")!, interface: "org.puff.Echo",
+                    member: "Echo", [.variant(.string(""))]))
         }
     }
 
@@ -45,7 +60,10 @@ struct BusConnectionTests {
         let bus = try TestBus()
         let first = try await BusConnection.connect(address: bus.address)
         let second = try await BusConnection.connect(address: bus.address)
-        defer { first.close(); second.close() }
+        defer {
+            first.close()
+            second.close()
+        }
         let name = BusName("org.puff.Owned")!
         #expect(try await first.requestName(name, replace: false) == .primaryOwner)
         #expect(try await second.requestName(name, replace: false) == .exists)
@@ -56,7 +74,10 @@ struct BusConnectionTests {
         let bus = try TestBus()
         let listener = try await BusConnection.connect(address: bus.address)
         let emitter = try await BusConnection.connect(address: bus.address)
-        defer { listener.close(); emitter.close() }
+        defer {
+            listener.close()
+            emitter.close()
+        }
         try await listener.addMatch("type='signal',interface='org.puff.Signals'")
         emitter.send(.signal(path: ObjectPath("/s")!, interface: "org.puff.Signals", member: "Ping", [.string("x")]))
         // The bus itself sends NameAcquired first; skip to ours.

@@ -15,13 +15,17 @@ private final class OneObjectTree: ObjectTree {
             Interface(
                 "org.puff.Test",
                 methods: [
-                    Method("Echo", in: [Argument("text", "s")], out: [Argument("text", "s")]) { call in [call.arguments[0]] },
+                    Method("Echo", in: [Argument("text", "s")], out: [Argument("text", "s")]) { call in
+                        [call.arguments[0]]
+                    },
                     Method("Fail") { _ in throw TestFailure() },
                 ],
                 properties: [
-                    Property("Label", "s", get: { _ in .string(self.label.withLock { $0 }) }, set: { _, value in
-                        self.label.withLock { $0 = value.string ?? "" }
-                    }),
+                    Property(
+                        "Label", "s", get: { _ in .string(self.label.withLock { $0 }) },
+                        set: { _, value in
+                            self.label.withLock { $0 = value.string ?? "" }
+                        }),
                     Property("Count", "u", get: { _ in .uint32(3) }),
                 ],
                 signals: [SignalDescription("Changed", [Argument("what", "o")])]
@@ -45,7 +49,9 @@ private struct TestFailure: Error {}
     private func call(_ path: String, _ interface: String?, _ member: String, _ arguments: [DBusValue] = []) async
         -> OutgoingMessage?
     {
-        await router.handle(IncomingMessage(methodCallTo: ObjectPath(path)!, interface: interface, member: member, arguments: arguments))
+        await router.handle(
+            IncomingMessage(methodCallTo: ObjectPath(path)!, interface: interface, member: member, arguments: arguments)
+        )
     }
 
     private func errorName(_ reply: OutgoingMessage?) -> String? {
@@ -60,7 +66,8 @@ private struct TestFailure: Error {}
     }
 
     @Test func unknownPathsMethodsAndInterfacesGetTheirStandardErrors() async {
-        #expect(errorName(await call("/nope", "org.puff.Test", "Echo", [.string("x")])) == ErrorName.unknownObject.rawValue)
+        #expect(
+            errorName(await call("/nope", "org.puff.Test", "Echo", [.string("x")])) == ErrorName.unknownObject.rawValue)
         #expect(errorName(await call("/t", "org.puff.Test", "Nope")) == ErrorName.unknownMethod.rawValue)
         #expect(errorName(await call("/t", "org.puff.Other", "Echo")) == ErrorName.unknownInterface.rawValue)
     }
@@ -75,10 +82,12 @@ private struct TestFailure: Error {}
     }
 
     @Test func propertiesCanBeReadWrittenAndListed() async {
-        let get = await call("/t", "org.freedesktop.DBus.Properties", "Get", [.string("org.puff.Test"), .string("Label")])
+        let get = await call(
+            "/t", "org.freedesktop.DBus.Properties", "Get", [.string("org.puff.Test"), .string("Label")])
         #expect(get?.body.first?.variantContents?.string == "start")
         let set = await call(
-            "/t", "org.freedesktop.DBus.Properties", "Set", [.string("org.puff.Test"), .string("Label"), .variant(.string("new"))])
+            "/t", "org.freedesktop.DBus.Properties", "Set",
+            [.string("org.puff.Test"), .string("Label"), .variant(.string("new"))])
         #expect(errorName(set) == nil)
         let all = await call("/t", "org.freedesktop.DBus.Properties", "GetAll", [.string("")])
         #expect(all?.body.first?.variantDictionary?["Label"]?.string == "new")
@@ -87,21 +96,25 @@ private struct TestFailure: Error {}
 
     @Test func readOnlyUnknownAndWrongTypedPropertiesAreInvalidArgs() async {
         let properties = "org.freedesktop.DBus.Properties"
-        let readOnly = await call("/t", properties, "Set", [.string("org.puff.Test"), .string("Count"), .variant(.uint32(1))])
+        let readOnly = await call(
+            "/t", properties, "Set", [.string("org.puff.Test"), .string("Count"), .variant(.uint32(1))])
         #expect(errorName(readOnly) == ErrorName.invalidArgs.rawValue)
-        let wrongType = await call("/t", properties, "Set", [.string("org.puff.Test"), .string("Label"), .variant(.uint32(1))])
+        let wrongType = await call(
+            "/t", properties, "Set", [.string("org.puff.Test"), .string("Label"), .variant(.uint32(1))])
         #expect(errorName(wrongType) == ErrorName.invalidArgs.rawValue)
         let unknown = await call("/t", properties, "Get", [.string("org.puff.Test"), .string("Nope")])
         #expect(errorName(unknown) == ErrorName.invalidArgs.rawValue)
     }
 
     @Test func introspectionListsInterfacesAndChildren() async throws {
-        let object = try #require(await call("/t", "org.freedesktop.DBus.Introspectable", "Introspect")?.body.first?.string)
+        let object = try #require(
+            await call("/t", "org.freedesktop.DBus.Introspectable", "Introspect")?.body.first?.string)
         #expect(object.contains("<interface name=\"org.puff.Test\">"))
         #expect(object.contains("<arg name=\"text\" type=\"s\" direction=\"in\"/>"))
         #expect(object.contains("<property name=\"Label\" type=\"s\" access=\"readwrite\"/>"))
         #expect(object.contains("org.freedesktop.DBus.Properties"))
-        let root = try #require(await call("/", "org.freedesktop.DBus.Introspectable", "Introspect")?.body.first?.string)
+        let root = try #require(
+            await call("/", "org.freedesktop.DBus.Introspectable", "Introspect")?.body.first?.string)
         #expect(root.contains("<node name=\"t\"/>"))
         #expect(!root.contains("org.puff.Test"))
     }

@@ -26,7 +26,11 @@ import Testing
         .dictionary(
             key: "o",
             value: "(oayays)",
-            [.init(.objectPath(.root), .structure([.objectPath(.root), .publicBytes([]), .publicBytes([9]), .string("")]))]
+            [
+                .init(
+                    .objectPath(.root),
+                    .structure([.objectPath(.root), .publicBytes([]), .publicBytes([9]), .string("")]))
+            ]
         ),
         .objectPaths([]),
         .variant(.variant(.objectPaths([.root]))),

@@ -1,8 +1,8 @@
-// SPDX-License-Identifier: Apache-2.0
-@testable import PuffDBus
 import PuffService
 import Testing
 
+// SPDX-License-Identifier: Apache-2.0
+@testable import PuffDBus
 @testable import PuffServiceBus
 
 @Suite struct SignalEmitterTests {
@@ -14,17 +14,21 @@ import Testing
     @Test func anItemCreationSignalsOnTheCollectionsRealPath() {
         let item = ItemID(collection: .login, number: 1)
         let messages = SignalEmitter.messages(for: .itemCreated(item, collectionItems: [item]))
-        #expect(messages.map(describe) == ["/org/freedesktop/secrets/collection/login org.freedesktop.Secret.Collection.ItemCreated"])
+        #expect(
+            messages.map(describe) == [
+                "/org/freedesktop/secrets/collection/login org.freedesktop.Secret.Collection.ItemCreated"
+            ])
         #expect(messages.first?.body.first?.objectPath?.rawValue == "/org/freedesktop/secrets/collection/login/1")
     }
 
     @Test func propertyChangesCarryNewValuesNotInvalidations() throws {
         let item = ItemID(collection: .login, number: 2)
         let messages = SignalEmitter.messages(for: .itemChanged(item, [.label("new"), .locked(true)]))
-        #expect(messages.map(describe) == [
-            "/org/freedesktop/secrets/collection/login org.freedesktop.Secret.Collection.ItemChanged",
-            "/org/freedesktop/secrets/collection/login/2 org.freedesktop.DBus.Properties.PropertiesChanged",
-        ])
+        #expect(
+            messages.map(describe) == [
+                "/org/freedesktop/secrets/collection/login org.freedesktop.Secret.Collection.ItemChanged",
+                "/org/freedesktop/secrets/collection/login/2 org.freedesktop.DBus.Properties.PropertiesChanged",
+            ])
         let changed = try #require(messages.last?.body)
         #expect(changed[0].string == "org.freedesktop.Secret.Item")
         #expect(changed[1].variantDictionary?["Label"]?.string == "new")
@@ -34,11 +38,13 @@ import Testing
     }
 
     @Test func collectionCreationUpdatesTheServicesCollections() {
-        let messages = SignalEmitter.messages(for: .collectionCreated(CollectionID("x"), all: [.login, CollectionID("x")]))
-        #expect(messages.map(describe) == [
-            "/org/freedesktop/secrets org.freedesktop.Secret.Service.CollectionCreated",
-            "/org/freedesktop/secrets org.freedesktop.DBus.Properties.PropertiesChanged",
-        ])
+        let messages = SignalEmitter.messages(
+            for: .collectionCreated(CollectionID("x"), all: [.login, CollectionID("x")]))
+        #expect(
+            messages.map(describe) == [
+                "/org/freedesktop/secrets org.freedesktop.Secret.Service.CollectionCreated",
+                "/org/freedesktop/secrets org.freedesktop.DBus.Properties.PropertiesChanged",
+            ])
         #expect(messages.last?.body[1].variantDictionary?["Collections"]?.objectPaths?.count == 2)
     }
 
@@ -49,7 +55,8 @@ import Testing
     func completedIsUnicastWithATypedResult(_ result: PromptResult, _ signature: String) {
         let messages = SignalEmitter.messages(
             for: .promptCompleted(PromptID("p1"), owner: ClientID(":1.7"), dismissed: true, result: result))
-        #expect(messages.map(describe) == ["/org/freedesktop/secrets/prompt/p1 org.freedesktop.Secret.Prompt.Completed"])
+        #expect(
+            messages.map(describe) == ["/org/freedesktop/secrets/prompt/p1 org.freedesktop.Secret.Prompt.Completed"])
         #expect(messages.first?.destination == ":1.7")
         #expect(messages.first?.body.first?.bool == true)
         #expect(messages.first?.body.last?.variantContents?.signature.rawValue == signature)
@@ -73,8 +80,12 @@ import Testing
 extension SignalEmitterTests {
     @Test func onlyLabelAndLockChangesAnnounceCollectionChanged() {
         let itemsOnly = SignalEmitter.messages(for: .collectionChanged(.login, [.items([]), .modified(5)]))
-        #expect(itemsOnly.map(describe) == ["/org/freedesktop/secrets/collection/login org.freedesktop.DBus.Properties.PropertiesChanged"])
+        #expect(
+            itemsOnly.map(describe) == [
+                "/org/freedesktop/secrets/collection/login org.freedesktop.DBus.Properties.PropertiesChanged"
+            ])
         let locked = SignalEmitter.messages(for: .collectionChanged(.login, [.locked(true)]))
-        #expect(locked.map(describe).first == "/org/freedesktop/secrets org.freedesktop.Secret.Service.CollectionChanged")
+        #expect(
+            locked.map(describe).first == "/org/freedesktop/secrets org.freedesktop.Secret.Service.CollectionChanged")
     }
 }

@@ -33,7 +33,8 @@ import Testing
 
     @Test func anExistingLoginCollectionIsLoadedNotRecreated() async throws {
         let record = StoredCollection(id: "login", label: "Mine", created: 5, modified: 6, nextItemNumber: 4)
-        let backend = InMemoryVaultBackend(snapshot: VaultSnapshot(collections: ["login": record], aliases: ["default": "login"]))
+        let backend = InMemoryVaultBackend(
+            snapshot: VaultSnapshot(collections: ["login": record], aliases: ["default": "login"]))
         let fixture = try await Fixture(backend: backend)
         #expect(try await fixture.service.collectionInfo(.login).label == "Mine")
         #expect(await fixture.service.readAlias("login") == nil)
@@ -57,14 +58,17 @@ import Testing
     @Test func duplicateLabelsGetNumberedSuffixes() async throws {
         let service = try await Fixture().service
         var ids: [String] = []
-        for _ in 0..<3 { ids.append(try await service.createCollection(label: "My Coll", alias: "", client: Fixture.alice).rawValue) }
+        for _ in 0..<3 {
+            ids.append(try await service.createCollection(label: "My Coll", alias: "", client: Fixture.alice).rawValue)
+        }
         #expect(ids == ["My_Coll", "My_Coll_1", "My_Coll_2"])
         #expect(await service.collections.map(\.rawValue) == ["login", "My_Coll", "My_Coll_1", "My_Coll_2", "session"])
     }
 
     @Test func creatingWithAnAliasThatResolvesReturnsThatCollectionRelabelled() async throws {
         let fixture = try await Fixture()
-        let id = try await fixture.service.createCollection(label: "Default keyring", alias: "default", client: Fixture.alice)
+        let id = try await fixture.service.createCollection(
+            label: "Default keyring", alias: "default", client: Fixture.alice)
         #expect(id == .login)
         #expect(try await fixture.service.collectionInfo(.login).label == "Default keyring")
         #expect(await fixture.service.collections == [.login, .session])
@@ -82,16 +86,23 @@ import Testing
         try await service.deleteCollection(.login)
         #expect(await service.readAlias("default") == nil)
         #expect(await service.collections == [.session])
-        #expect(await serviceError { () async throws(ServiceError) in try await service.collectionInfo(.login) } == .noSuchObject)
-        #expect(await serviceError { () async throws(ServiceError) in try await service.deleteCollection(.session) } != nil)
+        #expect(
+            await serviceError { () async throws(ServiceError) in try await service.collectionInfo(.login) }
+                == .noSuchObject)
+        #expect(
+            await serviceError { () async throws(ServiceError) in try await service.deleteCollection(.session) } != nil)
     }
 
     @Test func setAliasValidatesNameAndCollection() async throws {
         let service = try await Fixture().service
-        #expect(await serviceError { () async throws(ServiceError) in try await service.setAlias("a/b", to: .login) }
-            == .invalidArgument("alias must match [A-Za-z0-9_]+"))
-        #expect(await serviceError { () async throws(ServiceError) in try await service.setAlias("x", to: CollectionID("nope")) }
-            == .noSuchObject)
+        #expect(
+            await serviceError { () async throws(ServiceError) in try await service.setAlias("a/b", to: .login) }
+                == .invalidArgument("alias must match [A-Za-z0-9_]+"))
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.setAlias("x", to: CollectionID("nope"))
+            }
+                == .noSuchObject)
         try await service.setAlias("default", to: .session)
         #expect(await service.readAlias("default") == .session)
         try await service.setAlias("default", to: nil)
@@ -101,6 +112,9 @@ import Testing
     @Test func relabellingALockedCollectionFails() async throws {
         let service = try await Fixture().service
         _ = await service.lock([Fixture.reference(.login)], client: Fixture.alice)
-        #expect(await serviceError { () async throws(ServiceError) in try await service.setLabel("x", of: CollectionID.login) } == .isLocked)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.setLabel("x", of: CollectionID.login)
+            } == .isLocked)
     }
 }

@@ -13,14 +13,15 @@ import Testing
         let second = try await fixture.store(["k": "2"])
         fixture.time.advance(by: 5)
         try await fixture.service.deleteItem(first)
-        #expect(fixture.recorder.events == [
-            .itemCreated(first, collectionItems: [first]),
-            .collectionChanged(.login, [.items([first]), .modified(Self.t0)]),
-            .itemCreated(second, collectionItems: [first, second]),
-            .collectionChanged(.login, [.items([first, second]), .modified(Self.t0 + 5)]),
-            .itemDeleted(first, collectionItems: [second]),
-            .collectionChanged(.login, [.items([second]), .modified(Self.t0 + 10)]),
-        ])
+        #expect(
+            fixture.recorder.events == [
+                .itemCreated(first, collectionItems: [first]),
+                .collectionChanged(.login, [.items([first]), .modified(Self.t0)]),
+                .itemCreated(second, collectionItems: [first, second]),
+                .collectionChanged(.login, [.items([first, second]), .modified(Self.t0 + 5)]),
+                .itemDeleted(first, collectionItems: [second]),
+                .collectionChanged(.login, [.items([second]), .modified(Self.t0 + 10)]),
+            ])
     }
 
     @Test func itemPropertyChangesCarryTheNewValues() async throws {
@@ -35,13 +36,15 @@ import Testing
         let session = try await fixture.plainSession()
         try await fixture.service.setSecret(Fixture.plain([1, 2], session: session), of: item, client: Fixture.alice)
         let t = Self.t0 + 1
-        #expect(fixture.recorder.events == [
-            .itemChanged(item, [.label("L"), .modified(t)]),
-            .itemChanged(item, [.attributes(["k": "2"]), .modified(t)]),
-            .itemChanged(item, [.attributes(["xdg:schema": "org.example.S"]), .type("org.example.S"), .modified(t)]),
-            .itemChanged(item, [.type("org.example.S"), .modified(t)]),
-            .itemChanged(item, [.modified(t)]),
-        ])
+        #expect(
+            fixture.recorder.events == [
+                .itemChanged(item, [.label("L"), .modified(t)]),
+                .itemChanged(item, [.attributes(["k": "2"]), .modified(t)]),
+                .itemChanged(
+                    item, [.attributes(["xdg:schema": "org.example.S"]), .type("org.example.S"), .modified(t)]),
+                .itemChanged(item, [.type("org.example.S"), .modified(t)]),
+                .itemChanged(item, [.modified(t)]),
+            ])
     }
 
     @Test func collectionLifecycleAndLockingEmitTheRightEvents() async throws {
@@ -52,12 +55,13 @@ import Testing
         try await fixture.service.setLabel("Job", of: work)
         _ = await fixture.service.lock([Fixture.reference(work)], client: Fixture.alice)
         try await fixture.service.deleteCollection(work)
-        #expect(fixture.recorder.events == [
-            .collectionChanged(work, [.label("Job"), .modified(Self.t0)]),
-            .itemChanged(item, [.locked(true)]),
-            .collectionChanged(work, [.locked(true)]),
-            .collectionDeleted(work, all: [.login, .session]),
-        ])
+        #expect(
+            fixture.recorder.events == [
+                .collectionChanged(work, [.label("Job"), .modified(Self.t0)]),
+                .itemChanged(item, [.locked(true)]),
+                .collectionChanged(work, [.locked(true)]),
+                .collectionDeleted(work, all: [.login, .session]),
+            ])
     }
 
     @Test func creatingACollectionAnnouncesTheNewList() async throws {

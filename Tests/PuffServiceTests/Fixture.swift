@@ -47,7 +47,8 @@ struct Fixture {
     /// Stores `secret` in `collection` through a fresh plain session of `client`.
     @discardableResult
     func store(
-        _ attributes: Attributes, secret: String = "s3cret", label: String = "label", in collection: CollectionID = .login,
+        _ attributes: Attributes, secret: String = "s3cret", label: String = "label",
+        in collection: CollectionID = .login,
         replace: Bool = true, client: ClientID = Fixture.alice
     ) async throws(ServiceError) -> ItemID {
         let session = try await plainSession(client)

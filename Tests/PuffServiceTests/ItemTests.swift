@@ -18,11 +18,15 @@ import Testing
         #expect(info.label == "new")
         #expect(info.created == 1_700_000_000)
         #expect(info.modified == 1_700_000_010)
-        #expect(fixture.recorder.drain() == [
-            .itemChanged(first, [
-                .label("new"), .attributes(["service": "example.com", "user": "alice"]), .type(""), .modified(1_700_000_010),
+        #expect(
+            fixture.recorder.drain() == [
+                .itemChanged(
+                    first,
+                    [
+                        .label("new"), .attributes(["service": "example.com", "user": "alice"]), .type(""),
+                        .modified(1_700_000_010),
+                    ])
             ])
-        ])
     }
 
     @Test func aSupersetMatchIsNotClobbered() async throws {
@@ -74,26 +78,40 @@ import Testing
         _ = await fixture.service.lock([Fixture.reference(work)], client: Fixture.alice)
         let session = try await fixture.plainSession()
         let ghost = ItemID(collection: .login, number: 99)
-        let result = try await fixture.service.secrets(for: [ghost, closed, open], session: session, client: Fixture.alice)
+        let result = try await fixture.service.secrets(
+            for: [ghost, closed, open], session: session, client: Fixture.alice)
         #expect(result.map(\.0) == [open])
         let error = await serviceError { () async throws(ServiceError) in
             try await fixture.service.secret(of: closed, session: session, client: Fixture.alice)
         }
         #expect(error == .isLocked)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.setLabel("x", of: closed) } == .isLocked)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.setAttributes([:], of: closed) } == .isLocked)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.setType("t", of: closed) } == .isLocked)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.deleteItem(closed) } == .isLocked)
-        #expect(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.setSecret(Fixture.plain([], session: session), of: closed, client: Fixture.alice)
-        } == .isLocked)
+        #expect(
+            await serviceError { () async throws(ServiceError) in try await fixture.service.setLabel("x", of: closed) }
+                == .isLocked)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.setAttributes([:], of: closed)
+            } == .isLocked)
+        #expect(
+            await serviceError { () async throws(ServiceError) in try await fixture.service.setType("t", of: closed) }
+                == .isLocked)
+        #expect(
+            await serviceError { () async throws(ServiceError) in try await fixture.service.deleteItem(closed) }
+                == .isLocked)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.setSecret(
+                    Fixture.plain([], session: session), of: closed, client: Fixture.alice)
+            } == .isLocked)
         let create = await serviceError { () async throws(ServiceError) in
             try await fixture.service.createItem(
-                in: work, label: "", attributes: [:], type: "", secret: Fixture.plain([], session: session), replace: false,
+                in: work, label: "", attributes: [:], type: "", secret: Fixture.plain([], session: session),
+                replace: false,
                 client: Fixture.alice)
         }
         #expect(create == .isLocked)
-        #expect(try await fixture.service.itemInfo(closed).attributes == ["k": "2"], "metadata stays readable while locked")
+        #expect(
+            try await fixture.service.itemInfo(closed).attributes == ["k": "2"], "metadata stays readable while locked")
     }
 
     @Test(arguments: [
@@ -105,9 +123,11 @@ import Testing
         let fixture = try await Fixture()
         let session = try await fixture.plainSession()
         let item = try await fixture.service.createItem(
-            in: .login, label: "", attributes: [:], type: "", secret: Fixture.plain([1], session: session, contentType: sent),
+            in: .login, label: "", attributes: [:], type: "",
+            secret: Fixture.plain([1], session: session, contentType: sent),
             replace: false, client: Fixture.alice)
-        #expect(try await fixture.service.secret(of: item, session: session, client: Fixture.alice).contentType == returned)
+        #expect(
+            try await fixture.service.secret(of: item, session: session, client: Fixture.alice).contentType == returned)
         #expect(await fixture.backend.snapshot.items["login"]?[item.number]?.contentType == sent, "stored as sent")
     }
 
@@ -136,17 +156,26 @@ import Testing
         let session = try await fixture.plainSession()
         var errors: [ServiceError?] = []
         errors.append(await serviceError { () async throws(ServiceError) in try await fixture.store(["k": "w"]) })
-        errors.append(await serviceError { () async throws(ServiceError) in try await fixture.store(["k": "v"], secret: "new") })
-        errors.append(await serviceError { () async throws(ServiceError) in try await fixture.service.setLabel("new", of: item) })
-        errors.append(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.setSecret(Fixture.plain([9], session: session), of: item, client: Fixture.alice)
-        })
-        errors.append(await serviceError { () async throws(ServiceError) in try await fixture.service.deleteItem(item) })
-        errors.append(await serviceError { () async throws(ServiceError) in try await fixture.service.deleteCollection(.login) })
-        errors.append(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.createCollection(label: "W", alias: "w", client: Fixture.alice)
-        })
-        errors.append(await serviceError { () async throws(ServiceError) in try await fixture.service.setAlias("default", to: nil) })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in try await fixture.store(["k": "v"], secret: "new") })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in try await fixture.service.setLabel("new", of: item) })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.setSecret(
+                    Fixture.plain([9], session: session), of: item, client: Fixture.alice)
+            })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in try await fixture.service.deleteItem(item) })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in try await fixture.service.deleteCollection(.login) })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.createCollection(label: "W", alias: "w", client: Fixture.alice)
+            })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in try await fixture.service.setAlias("default", to: nil)
+            })
         #expect(errors == Array(repeating: .failed("the change could not be saved"), count: 8))
         #expect(try await fixture.service.collectionInfo(.login) == before)
         #expect(try await fixture.service.itemInfo(item).label == "old")
@@ -187,26 +216,38 @@ import Testing
         await fixture.backend.failAllCommits(with: .writeFailed("disk full"))
         let session = try await fixture.plainSession()
         var errors: [ServiceError?] = []
-        errors.append(await serviceError { () async throws(ServiceError) in
-            try await fixture.store(["user": marker, "x": marker], secret: marker)
-        })
-        errors.append(await serviceError { () async throws(ServiceError) in try await fixture.service.setAttributes(["user": marker], of: item) })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.store(["user": marker, "x": marker], secret: marker)
+            })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.setAttributes(["user": marker], of: item)
+            })
         let bogus = TransportSecret(
-            session: session, parameters: Array(marker.utf8), value: SecureBytes(Array(marker.utf8)), contentType: marker)
-        errors.append(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.createItem(
-                in: .login, label: marker, attributes: ["k": marker], type: marker, secret: bogus, replace: true, client: Fixture.alice)
-        })
-        errors.append(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.openSession(algorithm: marker, input: .string(marker), client: Fixture.alice).session
-        })
-        errors.append(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.openSession(
-                algorithm: SecretService.dhAlgorithm, input: .string(marker), client: Fixture.alice).session
-        })
-        errors.append(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.createCollection(label: marker, alias: marker + "/", client: Fixture.alice)
-        })
+            session: session, parameters: Array(marker.utf8), value: SecureBytes(Array(marker.utf8)),
+            contentType: marker)
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.createItem(
+                    in: .login, label: marker, attributes: ["k": marker], type: marker, secret: bogus, replace: true,
+                    client: Fixture.alice)
+            })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.openSession(algorithm: marker, input: .string(marker), client: Fixture.alice)
+                    .session
+            })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.openSession(
+                    algorithm: SecretService.dhAlgorithm, input: .string(marker), client: Fixture.alice
+                ).session
+            })
+        errors.append(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.createCollection(label: marker, alias: marker + "/", client: Fixture.alice)
+            })
         #expect(errors.compactMap { $0 }.count == 6)
         for case let error? in errors {
             #expect(!String(describing: error).contains(marker))

@@ -24,15 +24,16 @@ import Testing
     @Test func unlockEchoesSpellingsListsUnlockedOnesAndDropsUnknownOnes() async throws {
         let (fixture, work, item) = try await Self.lockedWork()
         let loginItem = try await fixture.store(["a": "b"])
-        let result = await fixture.service.unlock([
-            Fixture.reference(.login, Self.aliasSpelling),
-            ObjectReference(target: .item(loginItem), spelling: "/item/1"),
-            ObjectReference(target: nil, spelling: "/bogus"),
-            ObjectReference(target: .collection(CollectionID("gone")), spelling: "/gone"),
-            ObjectReference(target: .item(ItemID(collection: .login, number: 77)), spelling: "/gone/77"),
-            Fixture.reference(work, "/w"),
-            ObjectReference(target: .item(item), spelling: "/w/1"),
-        ], client: Fixture.alice)
+        let result = await fixture.service.unlock(
+            [
+                Fixture.reference(.login, Self.aliasSpelling),
+                ObjectReference(target: .item(loginItem), spelling: "/item/1"),
+                ObjectReference(target: nil, spelling: "/bogus"),
+                ObjectReference(target: .collection(CollectionID("gone")), spelling: "/gone"),
+                ObjectReference(target: .item(ItemID(collection: .login, number: 77)), spelling: "/gone/77"),
+                Fixture.reference(work, "/w"),
+                ObjectReference(target: .item(item), spelling: "/w/1"),
+            ], client: Fixture.alice)
         #expect(result.unlocked == [Self.aliasSpelling, "/item/1"])
         #expect(result.prompt != nil)
         #expect(await fixture.service.unlock([], client: Fixture.alice).unlocked.isEmpty)
@@ -42,10 +43,11 @@ import Testing
     @Test func lockReturnsEveryExistingSpellingAndNeverPrompts() async throws {
         let fixture = try await Fixture()
         let item = try await fixture.store(["k": "v"])
-        let result = await fixture.service.lock([
-            Fixture.reference(.login, Self.aliasSpelling), ObjectReference(target: .item(item), spelling: "/i"),
-            ObjectReference(target: nil, spelling: "/bogus"), Fixture.reference(.session, "/s"),
-        ], client: Fixture.alice)
+        let result = await fixture.service.lock(
+            [
+                Fixture.reference(.login, Self.aliasSpelling), ObjectReference(target: .item(item), spelling: "/i"),
+                ObjectReference(target: nil, spelling: "/bogus"), Fixture.reference(.session, "/s"),
+            ], client: Fixture.alice)
         #expect(result.locked == [Self.aliasSpelling, "/i", "/s"])
         #expect(result.prompt == nil)
         #expect(try await fixture.service.collectionInfo(.login).isLocked)
@@ -59,21 +61,29 @@ import Testing
     func anApprovedUnlockPromptUnlocksAndReportsTheSpellings(reply: PromptReply) async throws {
         let (fixture, work, item) = try await Self.lockedWork(script: [.reply(reply)])
         let result = await fixture.service.unlock(
-            [ObjectReference(target: .item(item), spelling: "/w/1"), Fixture.reference(work, "/w")], client: Fixture.alice)
+            [ObjectReference(target: .item(item), spelling: "/w/1"), Fixture.reference(work, "/w")],
+            client: Fixture.alice)
         let prompt = try #require(result.prompt)
         try await fixture.service.startPrompt(prompt, windowID: "x11:42", client: Fixture.alice)
         let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
-        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])))
+        #expect(
+            done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])))
         #expect(try await fixture.service.collectionInfo(work).isLocked == false)
         let requests = await fixture.prompter.requests
-        #expect(requests == [PromptRequest(purpose: .unlock(collection: work, label: "Work"), caller: Fixture.alice, windowID: "x11:42")])
-        #expect(fixture.recorder.events == [
-            .itemChanged(item, [.locked(false)]), .collectionChanged(work, [.locked(false)]),
-            .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])),
-        ])
-        #expect(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
-        } == .noSuchObject, "a finished prompt is forgotten")
+        #expect(
+            requests == [
+                PromptRequest(
+                    purpose: .unlock(collection: work, label: "Work"), caller: Fixture.alice, windowID: "x11:42")
+            ])
+        #expect(
+            fixture.recorder.events == [
+                .itemChanged(item, [.locked(false)]), .collectionChanged(work, [.locked(false)]),
+                .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])),
+            ])
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+            } == .noSuchObject, "a finished prompt is forgotten")
     }
 
     @Test(arguments: [ScriptedPrompter.Step.reply(.dismissed), .fail])
@@ -108,14 +118,23 @@ import Testing
         let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         #expect(await fixture.prompter.waitUntilHolding(1))
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.dismissPrompt(prompt, client: Fixture.bob) }
-            == .accessDenied)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.dismissPrompt(prompt, client: Fixture.bob)
+            }
+                == .accessDenied)
         try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
-        #expect(fixture.recorder.events == [.promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))])
+        #expect(
+            fixture.recorder.events == [
+                .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))
+            ])
         #expect(await fixture.prompter.waitForCancellations(1))
         await fixture.prompter.release(with: .confirmed)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.dismissPrompt(prompt, client: Fixture.alice) }
-            == .noSuchObject)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
+            }
+                == .noSuchObject)
         #expect(fixture.recorder.completions.count == 1)
     }
 
@@ -123,21 +142,31 @@ import Testing
         let (fixture, work, _) = try await Self.lockedWork()
         let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
-        #expect(fixture.recorder.completions == [.promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))])
+        #expect(
+            fixture.recorder.completions == [
+                .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))
+            ])
         #expect(await fixture.prompter.requests.isEmpty)
     }
 
     @Test func onlyTheOwnerMayStartAPromptAndOnlyOnce() async throws {
         let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
         let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.bob) }
-            == .accessDenied)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.bob)
+            }
+                == .accessDenied)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice) }
-            == .alreadyExists)
-        #expect(await serviceError { () async throws(ServiceError) in
-            try await fixture.service.startPrompt(PromptID("p999"), windowID: "", client: Fixture.alice)
-        } == .noSuchObject)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+            }
+                == .alreadyExists)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.startPrompt(PromptID("p999"), windowID: "", client: Fixture.alice)
+            } == .noSuchObject)
         await fixture.prompter.release(with: .confirmed)
         #expect(await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } } != nil)
     }
@@ -154,8 +183,11 @@ import Testing
         try await Task.sleep(for: .milliseconds(20))
         #expect(fixture.recorder.events.isEmpty)
         for id in [prompt, idle] {
-            #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.dismissPrompt(id, client: Fixture.alice) }
-                == .noSuchObject)
+            #expect(
+                await serviceError { () async throws(ServiceError) in
+                    try await fixture.service.dismissPrompt(id, client: Fixture.alice)
+                }
+                    == .noSuchObject)
         }
         #expect(try await fixture.service.collectionInfo(work).isLocked)
     }

@@ -6,7 +6,10 @@ import Testing
 
 /// One row of the schema table: attributes in, the expected classification out.
 struct SchemaCase: Sendable, CustomTestStringConvertible {
-    enum Expected: Sendable { case internet, generic, other(String?) }
+    enum Expected: Sendable {
+        case internet, generic
+        case other(String?)
+    }
     let name: String
     let attributes: Attributes
     let expected: Expected
@@ -21,7 +24,10 @@ struct SchemaCase: Sendable, CustomTestStringConvertible {
             ]),
         SchemaCase(
             name: "git credential helper", expected: .internet,
-            attributes: ["xdg:schema": "org.git.Password", "user": "bob", "server": "github.com", "protocol": "https", "path": "a/b"]),
+            attributes: [
+                "xdg:schema": "org.git.Password", "user": "bob", "server": "github.com", "protocol": "https",
+                "path": "a/b",
+            ]),
         SchemaCase(
             name: "schemaless server and protocol", expected: .internet,
             attributes: ["server": "h", "protocol": "ftp", "port": "08080"]),
@@ -32,8 +38,11 @@ struct SchemaCase: Sendable, CustomTestStringConvertible {
         SchemaCase(
             name: "generic schema", expected: .generic,
             attributes: ["xdg:schema": "org.freedesktop.Secret.Generic", "service": "s", "username": ""]),
-        SchemaCase(name: "secret-tool pairs", expected: .other(nil), attributes: ["service": "example.com", "user": "alice"]),
-        SchemaCase(name: "note", expected: .other("org.gnome.keyring.Note"), attributes: ["xdg:schema": "org.gnome.keyring.Note"]),
+        SchemaCase(
+            name: "secret-tool pairs", expected: .other(nil), attributes: ["service": "example.com", "user": "alice"]),
+        SchemaCase(
+            name: "note", expected: .other("org.gnome.keyring.Note"),
+            attributes: ["xdg:schema": "org.gnome.keyring.Note"]),
         SchemaCase(name: "empty", expected: .other(nil), attributes: [:]),
         SchemaCase(
             name: "unknown schema with network shape", expected: .other("org.example.X"),

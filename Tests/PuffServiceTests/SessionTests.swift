@@ -8,7 +8,8 @@ import Testing
     @Test func plainSessionsAcceptAnyInputAndAnswerWithAnEmptyString() async throws {
         let service = try await Fixture().service
         let first = try await service.openSession(algorithm: "plain", input: .string(""), client: Fixture.alice)
-        let second = try await service.openSession(algorithm: "plain", input: .other(signature: "u"), client: Fixture.bob)
+        let second = try await service.openSession(
+            algorithm: "plain", input: .other(signature: "u"), client: Fixture.bob)
         #expect(first.output == .string(""))
         #expect(first.session == SessionID("s1"))
         #expect(second.session == SessionID("s2"))
@@ -18,15 +19,21 @@ import Testing
         let fixture = try await Fixture()
         let client = DHClient()
         let opened = try await fixture.service.openSession(
-            algorithm: "dh-ietf1024-sha256-aes128-cbc-pkcs7", input: .bytes(try client.publicKey), client: Fixture.alice)
-        guard case .bytes(let serverKey) = opened.output else { Issue.record("no DH key"); return }
+            algorithm: "dh-ietf1024-sha256-aes128-cbc-pkcs7", input: .bytes(try client.publicKey), client: Fixture.alice
+        )
+        guard case .bytes(let serverKey) = opened.output else {
+            Issue.record("no DH key")
+            return
+        }
         #expect(serverKey.count == 128)
         let key = try client.key(serverPublicKey: serverKey)
         let sealed = try DHTransport.encrypt(SecureBytes(Array("hunter2".utf8)), key: key)
         let sent = TransportSecret(
-            session: opened.session, parameters: sealed.iv, value: SecureBytes(sealed.ciphertext), contentType: "text/plain")
+            session: opened.session, parameters: sealed.iv, value: SecureBytes(sealed.ciphertext),
+            contentType: "text/plain")
         let item = try await fixture.service.createItem(
-            in: .login, label: "x", attributes: ["k": "v"], type: "", secret: sent, replace: false, client: Fixture.alice)
+            in: .login, label: "x", attributes: ["k": "v"], type: "", secret: sent, replace: false,
+            client: Fixture.alice)
         #expect(try await fixture.read(item) == "hunter2")
 
         let first = try await fixture.service.secret(of: item, session: opened.session, client: Fixture.alice)
@@ -48,7 +55,10 @@ import Testing
             let error = await serviceError { () async throws(ServiceError) in
                 try await service.openSession(algorithm: dh, input: .bytes(key), client: Fixture.alice)
             }
-            guard case .invalidArgument = error else { Issue.record("expected invalidArgument, got \(String(describing: error))"); continue }
+            guard case .invalidArgument = error else {
+                Issue.record("expected invalidArgument, got \(String(describing: error))")
+                continue
+            }
         }
     }
 
@@ -58,18 +68,24 @@ import Testing
         let opened = try await fixture.service.openSession(
             algorithm: SecretService.dhAlgorithm, input: .bytes(try client.publicKey), client: Fixture.alice)
         let garbage = TransportSecret(
-            session: opened.session, parameters: [UInt8](repeating: 1, count: 16), value: SecureBytes([1, 2, 3]), contentType: "")
+            session: opened.session, parameters: [UInt8](repeating: 1, count: 16), value: SecureBytes([1, 2, 3]),
+            contentType: "")
         let error = await serviceError { () async throws(ServiceError) in
             try await fixture.service.createItem(
-                in: .login, label: "", attributes: [:], type: "", secret: garbage, replace: false, client: Fixture.alice)
+                in: .login, label: "", attributes: [:], type: "", secret: garbage, replace: false, client: Fixture.alice
+            )
         }
-        guard case .invalidArgument = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .invalidArgument = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
     }
 
     @Test func unknownAlgorithmsAreUnsupported() async throws {
         let service = try await Fixture().service
         let error = await serviceError { () async throws(ServiceError) in
-            try await service.openSession(algorithm: "dh-ietf1024-sha256-aes128-cbc", input: .bytes([]), client: Fixture.alice)
+            try await service.openSession(
+                algorithm: "dh-ietf1024-sha256-aes128-cbc", input: .bytes([]), client: Fixture.alice)
         }
         #expect(error == .unsupportedAlgorithm)
     }
@@ -90,17 +106,34 @@ import Testing
         let service = fixture.service
         let item = try await fixture.store(["k": "v"])
         let session = try await fixture.plainSession(Fixture.alice)
-        #expect(await serviceError { () async throws(ServiceError) in try await service.secret(of: item, session: session, client: Fixture.bob) } == .noSession)
-        #expect(await serviceError { () async throws(ServiceError) in try await service.secrets(for: [], session: session, client: Fixture.bob) } == .noSession)
-        #expect(await serviceError { () async throws(ServiceError) in
-            try await service.createItem(
-                in: .login, label: "", attributes: [:], type: "", secret: Fixture.plain([1], session: session), replace: false,
-                client: Fixture.bob)
-        } == .noSession)
-        #expect(await serviceError { () async throws(ServiceError) in try await service.closeSession(session, client: Fixture.bob) } == .accessDenied)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.secret(of: item, session: session, client: Fixture.bob)
+            } == .noSession)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.secrets(for: [], session: session, client: Fixture.bob)
+            } == .noSession)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.createItem(
+                    in: .login, label: "", attributes: [:], type: "", secret: Fixture.plain([1], session: session),
+                    replace: false,
+                    client: Fixture.bob)
+            } == .noSession)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.closeSession(session, client: Fixture.bob)
+            } == .accessDenied)
         try await service.closeSession(session, client: Fixture.alice)
-        #expect(await serviceError { () async throws(ServiceError) in try await service.secret(of: item, session: session, client: Fixture.alice) } == .noSession)
-        #expect(await serviceError { () async throws(ServiceError) in try await service.closeSession(session, client: Fixture.alice) } == .noSession)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.secret(of: item, session: session, client: Fixture.alice)
+            } == .noSession)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await service.closeSession(session, client: Fixture.alice)
+            } == .noSession)
     }
 
     @Test func aVanishedClientLosesItsSessionsOnly() async throws {
@@ -108,7 +141,10 @@ import Testing
         let mine = try await fixture.plainSession(Fixture.alice)
         let theirs = try await fixture.plainSession(Fixture.bob)
         await fixture.service.clientVanished(Fixture.alice)
-        #expect(await serviceError { () async throws(ServiceError) in try await fixture.service.secrets(for: [], session: mine, client: Fixture.alice) } == .noSession)
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.secrets(for: [], session: mine, client: Fixture.alice)
+            } == .noSession)
         #expect(try await fixture.service.secrets(for: [], session: theirs, client: Fixture.bob).isEmpty)
         #expect(try await fixture.plainSession() == SessionID("s3"), "session numbers are never reused")
     }

@@ -50,7 +50,8 @@ extension BusConnection {
 
     private func callBus(_ member: MemberName, _ body: [DBusValue]) async throws -> IncomingMessage {
         try await call(
-            .methodCall(destination: Self.busName, path: Self.busPath, interface: "org.freedesktop.DBus", member: member, body)
+            .methodCall(
+                destination: Self.busName, path: Self.busPath, interface: "org.freedesktop.DBus", member: member, body)
         )
     }
 }

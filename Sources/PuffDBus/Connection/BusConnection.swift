@@ -29,7 +29,8 @@ public final class BusConnection: Sendable {
     public static func connect(address: String? = nil) async throws -> BusConnection {
         let (stream, sink) = AsyncStream<IncomingMessage>.makeStream(bufferingPolicy: .unbounded)
         let calls = PendingCalls()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusConnection, any Error>) in
+        return try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<BusConnection, any Error>) in
             startThread {
                 let loop: BusLoop
                 do {
@@ -89,11 +90,13 @@ public final class BusConnection: Sendable {
         }
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         precondition(result == 0, "could not start the bus thread")
         pthread_detach(thread)
     }
@@ -101,7 +104,9 @@ public final class BusConnection: Sendable {
 
 /// Continuations of outgoing calls, keyed by an id the loop echoes back.
 private final class PendingCalls: Sendable {
-    private let state = Mutex<(next: UInt64, waiting: [UInt64: CheckedContinuation<IncomingMessage, any Error>], closed: Bool)>(
+    private let state = Mutex<
+        (next: UInt64, waiting: [UInt64: CheckedContinuation<IncomingMessage, any Error>], closed: Bool)
+    >(
         (1, [:], false)
     )
 

@@ -23,7 +23,8 @@ extension BusLoop {
             context,
             nil
         )
-        dbus_connection_set_wakeup_main_function(connectionPointer, { data in BusLoop.from(data).wakeFromLibdbus() }, context, nil)
+        dbus_connection_set_wakeup_main_function(
+            connectionPointer, { data in BusLoop.from(data).wakeFromLibdbus() }, context, nil)
     }
 
     private static func from(_ data: UnsafeMutableRawPointer?) -> BusLoop {

@@ -118,7 +118,8 @@ public struct OutgoingMessage: Sendable {
         destination: String? = nil,
         _ body: [DBusValue] = []
     ) -> OutgoingMessage {
-        OutgoingMessage(kind: .signal(path: path, interface: interface, member: member), destination: destination, body: body)
+        OutgoingMessage(
+            kind: .signal(path: path, interface: interface, member: member), destination: destination, body: body)
     }
 
     /// A method call to another connection.
@@ -129,7 +130,8 @@ public struct OutgoingMessage: Sendable {
         member: MemberName,
         _ body: [DBusValue] = []
     ) -> OutgoingMessage {
-        OutgoingMessage(kind: .methodCall(path: path, interface: interface, member: member), destination: destination, body: body)
+        OutgoingMessage(
+            kind: .methodCall(path: path, interface: interface, member: member), destination: destination, body: body)
     }
 
     /// Builds the libdbus message; the caller owns the returned reference.

@@ -14,7 +14,9 @@ public struct Interface: Sendable {
     public let signals: [SignalDescription]
 
     /// Creates an interface table.
-    public init(_ name: InterfaceName, methods: [Method] = [], properties: [Property] = [], signals: [SignalDescription] = []) {
+    public init(
+        _ name: InterfaceName, methods: [Method] = [], properties: [Property] = [], signals: [SignalDescription] = []
+    ) {
         self.name = name
         self.methods = methods
         self.properties = properties

@@ -21,7 +21,8 @@ public enum Introspection {
         var lines = ["  <interface name=\"\(interface.name)\">"]
         for method in interface.methods {
             let arguments =
-                method.inputs.map { argument($0, direction: "in") } + method.outputs.map { argument($0, direction: "out") }
+                method.inputs.map { argument($0, direction: "in") }
+                + method.outputs.map { argument($0, direction: "out") }
             if arguments.isEmpty {
                 lines.append("    <method name=\"\(method.name)\"/>")
             } else {
@@ -50,7 +51,8 @@ public enum Introspection {
 
     private static func argument(_ argument: Argument, direction: String?) -> String {
         let direction = direction.map { " direction=\"\($0)\"" } ?? ""
-        return "      <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\"\(direction)/>"
+        return
+            "      <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\"\(direction)/>"
     }
 
     static func escape(_ text: String) -> String {

@@ -12,7 +12,9 @@ public struct ObjectServer: Sendable {
     private let onSignal: @Sendable (IncomingMessage) async -> Void
 
     /// Creates a server; nothing runs until ``run()``.
-    public init(connection: BusConnection, router: Router, onSignal: @escaping @Sendable (IncomingMessage) async -> Void) {
+    public init(
+        connection: BusConnection, router: Router, onSignal: @escaping @Sendable (IncomingMessage) async -> Void
+    ) {
         self.connection = connection
         self.router = router
         self.onSignal = onSignal

@@ -7,14 +7,20 @@ extension Router {
         return Interface(
             "org.freedesktop.DBus.Properties",
             methods: [
-                Method("Get", in: [Argument("interface_name", "s"), Argument("property_name", "s")], out: [Argument("value", "v")]) {
+                Method(
+                    "Get", in: [Argument("interface_name", "s"), Argument("property_name", "s")],
+                    out: [Argument("value", "v")]
+                ) {
                     call in
                     let (interfaces, name) = try await Self.target(call, tree)
                     let property = try Self.property(name, in: interfaces)
                     return [.variant(try await property.get(call.path))]
                 },
-                Method("GetAll", in: [Argument("interface_name", "s")], out: [Argument("properties", "a{sv}")]) { call in
-                    guard case .string(let interfaceName)? = call.arguments.first else { throw DBusError(.invalidArgs, "bad arguments") }
+                Method("GetAll", in: [Argument("interface_name", "s")], out: [Argument("properties", "a{sv}")]) {
+                    call in
+                    guard case .string(let interfaceName)? = call.arguments.first else {
+                        throw DBusError(.invalidArgs, "bad arguments")
+                    }
                     let all = await tree.interfaces(at: call.path, caller: call.sender) ?? []
                     // An empty interface name asks for every interface's properties.
                     let chosen = interfaceName.isEmpty ? all : all.filter { $0.name.rawValue == interfaceName }
@@ -38,7 +44,9 @@ extension Router {
                     guard let setter = property.set else {
                         throw DBusError(.invalidArgs, "property \(name) is not writable")
                     }
-                    guard case .variant(let value)? = call.arguments.last, value.signatureText == property.signature.rawValue else {
+                    guard case .variant(let value)? = call.arguments.last,
+                        value.signatureText == property.signature.rawValue
+                    else {
                         throw DBusError(.invalidArgs, "property \(name) has type \(property.signature)")
                     }
                     try await setter(call.path, value)
@@ -59,7 +67,8 @@ extension Router {
 
     /// Resolves the interface named in the call's first argument (empty means "any").
     private static func target(_ call: MethodCall, _ tree: any ObjectTree) async throws -> ([Interface], String) {
-        guard case .string(let interfaceName)? = call.arguments.first, case .string(let name)? = call.arguments.dropFirst().first
+        guard case .string(let interfaceName)? = call.arguments.first,
+            case .string(let name)? = call.arguments.dropFirst().first
         else { throw DBusError(.invalidArgs, "bad arguments") }
         let all = await tree.interfaces(at: call.path, caller: call.sender) ?? []
         let chosen = interfaceName.isEmpty ? all : all.filter { $0.name.rawValue == interfaceName }

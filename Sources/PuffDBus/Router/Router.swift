@@ -82,7 +82,8 @@ public struct Router: Sendable {
     /// `Properties` and `Introspectable` exist only on live objects and introspectable
     /// intermediate nodes; `Peer` answers anywhere, as libdbus's own handler would.
     private func standardInterfaces(exists: Bool) -> [Interface] {
-        exists ? [propertiesInterface, introspectableInterface, peerInterface] : [introspectableInterface, peerInterface]
+        exists
+            ? [propertiesInterface, introspectableInterface, peerInterface] : [introspectableInterface, peerInterface]
     }
 }
 
@@ -108,7 +109,9 @@ extension Router {
                     let children = await tree.children(of: call.path, caller: call.sender)
                     if interfaces == nil && children.isEmpty { throw tree.missingObjectError(at: call.path) }
                     let standard = interfaces == nil ? [] : Router.standardDescriptions
-                    return [.string(Introspection.document(interfaces: (interfaces ?? []) + standard, children: children))]
+                    return [
+                        .string(Introspection.document(interfaces: (interfaces ?? []) + standard, children: children))
+                    ]
                 }
             ]
         )

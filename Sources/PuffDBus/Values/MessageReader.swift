@@ -83,7 +83,8 @@ enum MessageReader {
                 entries.append(.init(k, v))
                 dbus_message_iter_next(&inner)
             }
-            return .dictionary(key: Signature(uncheckedStorage: key), value: Signature(uncheckedStorage: value), entries)
+            return .dictionary(
+                key: Signature(uncheckedStorage: key), value: Signature(uncheckedStorage: value), entries)
         }
         return .array(element: Signature(uncheckedStorage: element), try readAll(&inner))
     }

@@ -56,7 +56,8 @@ enum MessageWriter {
                 for field in fields { try write(field, into: &sub) }
             }
         case .variant(let inner):
-            try container(TypeCode.variant, inner.signatureText, &iter) { (sub: inout DBusMessageIter) throws(Failure) in
+            try container(TypeCode.variant, inner.signatureText, &iter) {
+                (sub: inout DBusMessageIter) throws(Failure) in
                 try write(inner, into: &sub)
             }
         }

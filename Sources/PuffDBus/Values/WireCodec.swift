@@ -7,8 +7,10 @@ import CDBus
 public enum WireCodec {
     /// Marshals `values` as the body of a signal and returns the message bytes.
     public static func encode(_ values: [DBusValue]) throws(DBusError) -> [UInt8] {
-        let message = try OutgoingMessage.signal(path: ObjectPath(unchecked: "/t"), interface: "org.puff.T", member: "T", values)
-            .build()
+        let message = try OutgoingMessage.signal(
+            path: ObjectPath(unchecked: "/t"), interface: "org.puff.T", member: "T", values
+        )
+        .build()
         defer { dbus_message_unref(message) }
         // A message on the wire always carries a serial; demarshalling rejects one without.
         dbus_message_set_serial(message, 1)
@@ -27,7 +29,9 @@ public enum WireCodec {
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
         let message = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                dbus_message_demarshal($0.baseAddress, Int32(buffer.count), &error)
+            }
         }
         guard let message else { throw BusLoop.describe(error, fallback: "invalid message") }
         defer { dbus_message_unref(message) }

@@ -100,7 +100,8 @@ public struct ItemInfo: Sendable, Equatable {
     public var modified: UInt64
 
     /// Creates item properties.
-    public init(label: String, attributes: Attributes, type: String, isLocked: Bool, created: UInt64, modified: UInt64) {
+    public init(label: String, attributes: Attributes, type: String, isLocked: Bool, created: UInt64, modified: UInt64)
+    {
         self.label = label
         self.attributes = attributes
         self.type = type

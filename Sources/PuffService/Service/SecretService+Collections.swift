@@ -27,12 +27,16 @@ extension SecretService {
     ///   - alias: An alias to resolve or set; nil or `""` for none.
     /// - Throws: ``ServiceError/invalidArgument(_:)`` for a malformed alias; ``ServiceError/failed(_:)``
     ///   when the change cannot be saved.
-    public func createCollection(label: String, alias: String?, client: ClientID) async throws(ServiceError) -> CollectionID {
+    public func createCollection(label: String, alias: String?, client: ClientID) async throws(ServiceError)
+        -> CollectionID
+    {
         await beginWrite()
         defer { endWrite() }
         let alias = alias.flatMap { $0.isEmpty ? nil : $0 }
         if let alias {
-            guard CollectionIdentifier.isValidAlias(alias) else { throw .invalidArgument("alias must match [A-Za-z0-9_]+") }
+            guard CollectionIdentifier.isValidAlias(alias) else {
+                throw .invalidArgument("alias must match [A-Za-z0-9_]+")
+            }
             if let existing = readAlias(alias) {
                 try await applyLabel(label, to: existing)
                 return existing

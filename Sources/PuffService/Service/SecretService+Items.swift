@@ -39,7 +39,9 @@ extension SecretService {
             try await persist([.putItem(record)], touching: collection)
             collectionStates[collection]?.items[number] = record
             let id = ItemID(collection: collection, number: number)
-            emit(.itemChanged(id, [.label(label), .attributes(attributes), .type(reportedType(of: record)), .modified(time)]))
+            emit(
+                .itemChanged(
+                    id, [.label(label), .attributes(attributes), .type(reportedType(of: record)), .modified(time)]))
             return id
         }
 

@@ -14,7 +14,9 @@ extension SecretService {
         var unlocked: [String] = []
         var pending: [PendingPrompt.Target] = []
         for object in objects {
-            guard let collection = collection(for: object.target), let state = collectionStates[collection] else { continue }
+            guard let collection = collection(for: object.target), let state = collectionStates[collection] else {
+                continue
+            }
             if state.isLocked {
                 pending.append(.init(collection: collection, spelling: object.spelling))
             } else {

@@ -7,7 +7,9 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSession`` (checked first), ``ServiceError/noSuchObject``,
     ///   ``ServiceError/isLocked``.
-    public func secret(of id: ItemID, session sessionID: SessionID, client: ClientID) throws(ServiceError) -> TransportSecret {
+    public func secret(of id: ItemID, session sessionID: SessionID, client: ClientID) throws(ServiceError)
+        -> TransportSecret
+    {
         let session = try session(sessionID, client: client)
         let record = try record(of: id)
         guard collectionStates[id.collection]?.isLocked == false else { throw .isLocked }

@@ -147,7 +147,9 @@ public actor SecretService {
         } catch {
             logger.error(
                 "Vault commit failed",
-                metadata: ["vault.kind": "\(type(of: backend).kind)", "error": "\(error)", "changes": "\(changes.count)"]
+                metadata: [
+                    "vault.kind": "\(type(of: backend).kind)", "error": "\(error)", "changes": "\(changes.count)",
+                ]
             )
             throw .failed("the change could not be saved")
         }

@@ -20,7 +20,10 @@ extension SecretInterfaces {
                 },
                 Method(
                     "CreateItem",
-                    in: [.init("properties", "a{sv}"), .init("secret", SecretServiceNames.secretSignature), .init("replace", "b")],
+                    in: [
+                        .init("properties", "a{sv}"), .init("secret", SecretServiceNames.secretSignature),
+                        .init("replace", "b"),
+                    ],
                     out: [.init("item", "o"), .init("prompt", "o")]
                 ) { call in
                     let id = try await context.collection(at: call.path)
@@ -32,43 +35,60 @@ extension SecretInterfaces {
                     var attributes: [String: String] = [:]
                     var type = ""
                     if let value = properties[SecretServiceNames.itemLabelKey] {
-                        guard let text = value.string else { throw ServiceError.invalidArgument("Label must be a string") }
+                        guard let text = value.string else {
+                            throw ServiceError.invalidArgument("Label must be a string")
+                        }
                         label = text
                     }
                     if let value = properties[SecretServiceNames.itemAttributesKey] {
-                        guard let map = value.stringDictionary else { throw ServiceError.invalidArgument("Attributes must be a{ss}") }
+                        guard let map = value.stringDictionary else {
+                            throw ServiceError.invalidArgument("Attributes must be a{ss}")
+                        }
                         attributes = map
                     }
                     if let value = properties[SecretServiceNames.itemTypeKey] {
-                        guard let text = value.string else { throw ServiceError.invalidArgument("Type must be a string") }
+                        guard let text = value.string else {
+                            throw ServiceError.invalidArgument("Type must be a string")
+                        }
                         type = text
                     }
                     let item = try await service.createItem(
-                        in: id, label: label, attributes: attributes, type: type, secret: secret, replace: replace, client: call.client)
+                        in: id, label: label, attributes: attributes, type: type, secret: secret, replace: replace,
+                        client: call.client)
                     return [.objectPath(ObjectPaths.path(of: item)), .objectPath(.root)]
                 },
             ],
             properties: [
-                Property("Items", "ao", get: { path in
-                    let info = try await service.collectionInfo(try await context.collection(at: path))
-                    return .objectPaths(info.items.map(ObjectPaths.path(of:)))
-                }),
+                Property(
+                    "Items", "ao",
+                    get: { path in
+                        let info = try await service.collectionInfo(try await context.collection(at: path))
+                        return .objectPaths(info.items.map(ObjectPaths.path(of:)))
+                    }),
                 Property(
                     "Label", "s",
-                    get: { path in .string(try await service.collectionInfo(try await context.collection(at: path)).label) },
+                    get: { path in
+                        .string(try await service.collectionInfo(try await context.collection(at: path)).label)
+                    },
                     set: { path, value in
                         try await service.setLabel(value.string ?? "", of: try await context.collection(at: path))
                     }
                 ),
-                Property("Locked", "b", get: { path in
-                    .boolean(try await service.collectionInfo(try await context.collection(at: path)).isLocked)
-                }),
-                Property("Created", "t", get: { path in
-                    .uint64(try await service.collectionInfo(try await context.collection(at: path)).created)
-                }),
-                Property("Modified", "t", get: { path in
-                    .uint64(try await service.collectionInfo(try await context.collection(at: path)).modified)
-                }),
+                Property(
+                    "Locked", "b",
+                    get: { path in
+                        .boolean(try await service.collectionInfo(try await context.collection(at: path)).isLocked)
+                    }),
+                Property(
+                    "Created", "t",
+                    get: { path in
+                        .uint64(try await service.collectionInfo(try await context.collection(at: path)).created)
+                    }),
+                Property(
+                    "Modified", "t",
+                    get: { path in
+                        .uint64(try await service.collectionInfo(try await context.collection(at: path)).modified)
+                    }),
             ],
             signals: [
                 SignalDescription("ItemCreated", [.init("item", "o")]),

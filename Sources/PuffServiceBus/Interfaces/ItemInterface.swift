@@ -13,14 +13,17 @@ extension SecretInterfaces {
                     try await service.deleteItem(try await context.item(at: call.path))
                     return [.objectPath(.root)]
                 },
-                Method("GetSecret", in: [.init("session", "o")], out: [.init("secret", SecretServiceNames.secretSignature)]) { call in
+                Method(
+                    "GetSecret", in: [.init("session", "o")], out: [.init("secret", SecretServiceNames.secretSignature)]
+                ) { call in
                     let id = try await context.item(at: call.path)
                     let session = context.session(at: try call.argument(0, \.objectPath))
                     return [context.value(of: try await service.secret(of: id, session: session, client: call.client))]
                 },
                 Method("SetSecret", in: [.init("secret", SecretServiceNames.secretSignature)]) { call in
                     let id = try await context.item(at: call.path)
-                    try await service.setSecret(try context.secret(from: call.arguments.first), of: id, client: call.client)
+                    try await service.setSecret(
+                        try context.secret(from: call.arguments.first), of: id, client: call.client)
                     return []
                 },
             ],
@@ -30,18 +33,23 @@ extension SecretInterfaces {
                     "Attributes", "a{ss}",
                     get: { path in .stringDictionary(try await info(path, context).attributes) },
                     set: { path, value in
-                        try await service.setAttributes(value.stringDictionary ?? [:], of: try await context.item(at: path))
+                        try await service.setAttributes(
+                            value.stringDictionary ?? [:], of: try await context.item(at: path))
                     }
                 ),
                 Property(
                     "Label", "s",
                     get: { path in .string(try await info(path, context).label) },
-                    set: { path, value in try await service.setLabel(value.string ?? "", of: try await context.item(at: path)) }
+                    set: { path, value in
+                        try await service.setLabel(value.string ?? "", of: try await context.item(at: path))
+                    }
                 ),
                 Property(
                     "Type", "s",
                     get: { path in .string(try await info(path, context).type) },
-                    set: { path, value in try await service.setType(value.string ?? "", of: try await context.item(at: path)) }
+                    set: { path, value in
+                        try await service.setType(value.string ?? "", of: try await context.item(at: path))
+                    }
                 ),
                 Property("Created", "t", get: { path in .uint64(try await info(path, context).created) }),
                 Property("Modified", "t", get: { path in .uint64(try await info(path, context).modified) }),
@@ -72,7 +80,8 @@ extension SecretInterfaces {
             SecretServiceNames.prompt,
             methods: [
                 Method("Prompt", in: [.init("window_id", "s")]) { call in
-                    try await context.service.startPrompt(try promptID(call.path), windowID: try call.argument(0, \.string), client: call.client)
+                    try await context.service.startPrompt(
+                        try promptID(call.path), windowID: try call.argument(0, \.string), client: call.client)
                     return []
                 },
                 Method("Dismiss") { call in

@@ -10,7 +10,10 @@ extension SecretInterfaces {
         return Interface(
             SecretServiceNames.service,
             methods: [
-                Method("OpenSession", in: [.init("algorithm", "s"), .init("input", "v")], out: [.init("output", "v"), .init("result", "o")]) { call in
+                Method(
+                    "OpenSession", in: [.init("algorithm", "s"), .init("input", "v")],
+                    out: [.init("output", "v"), .init("result", "o")]
+                ) { call in
                     let algorithm = try call.argument(0, \.string)
                     let input: SessionInput =
                         switch try call.argument(1, \.variantContents) {
@@ -18,7 +21,8 @@ extension SecretInterfaces {
                         case .bytes(let bytes): .bytes(bytes.unprotectedArray())  // a public key
                         case let other: .other(signature: other.signature.rawValue)
                         }
-                    let (output, session) = try await service.openSession(algorithm: algorithm, input: input, client: call.client)
+                    let (output, session) = try await service.openSession(
+                        algorithm: algorithm, input: input, client: call.client)
                     let outputValue: DBusValue =
                         switch output {
                         case .string(let text): .string(text)
@@ -26,40 +30,64 @@ extension SecretInterfaces {
                         }
                     return [.variant(outputValue), .objectPath(ObjectPaths.path(of: session))]
                 },
-                Method("CreateCollection", in: [.init("properties", "a{sv}"), .init("alias", "s")], out: [.init("collection", "o"), .init("prompt", "o")]) { call in
+                Method(
+                    "CreateCollection", in: [.init("properties", "a{sv}"), .init("alias", "s")],
+                    out: [.init("collection", "o"), .init("prompt", "o")]
+                ) { call in
                     let properties = try call.argument(0, \.variantDictionary)
                     let alias = try call.argument(1, \.string)
                     var label = ""
                     if let value = properties[SecretServiceNames.collectionLabelKey] {
-                        guard let text = value.string else { throw ServiceError.invalidArgument("Label must be a string") }
+                        guard let text = value.string else {
+                            throw ServiceError.invalidArgument("Label must be a string")
+                        }
                         label = text
                     }
-                    let id = try await service.createCollection(label: label, alias: alias.isEmpty ? nil : alias, client: call.client)
+                    let id = try await service.createCollection(
+                        label: label, alias: alias.isEmpty ? nil : alias, client: call.client)
                     return [.objectPath(ObjectPaths.path(of: id)), .objectPath(.root)]
                 },
-                Method("SearchItems", in: [.init("attributes", "a{ss}")], out: [.init("unlocked", "ao"), .init("locked", "ao")]) { call in
+                Method(
+                    "SearchItems", in: [.init("attributes", "a{ss}")],
+                    out: [.init("unlocked", "ao"), .init("locked", "ao")]
+                ) { call in
                     let query = try call.argument(0, \.stringDictionary)
                     let (unlocked, locked) = await service.searchItems(query)
-                    return [.objectPaths(unlocked.map(ObjectPaths.path(of:))), .objectPaths(locked.map(ObjectPaths.path(of:)))]
+                    return [
+                        .objectPaths(unlocked.map(ObjectPaths.path(of:))),
+                        .objectPaths(locked.map(ObjectPaths.path(of:))),
+                    ]
                 },
-                Method("Unlock", in: [.init("objects", "ao")], out: [.init("unlocked", "ao"), .init("prompt", "o")]) { call in
+                Method("Unlock", in: [.init("objects", "ao")], out: [.init("unlocked", "ao"), .init("prompt", "o")]) {
+                    call in
                     let references = try await references(call, context)
                     let (unlocked, prompt) = await service.unlock(references, client: call.client)
-                    return [.objectPaths(unlocked.compactMap(ObjectPath.init)), .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root)]
+                    return [
+                        .objectPaths(unlocked.compactMap(ObjectPath.init)),
+                        .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root),
+                    ]
                 },
-                Method("Lock", in: [.init("objects", "ao")], out: [.init("locked", "ao"), .init("Prompt", "o")]) { call in
+                Method("Lock", in: [.init("objects", "ao")], out: [.init("locked", "ao"), .init("Prompt", "o")]) {
+                    call in
                     let references = try await references(call, context)
                     let (locked, prompt) = await service.lock(references, client: call.client)
-                    return [.objectPaths(locked.compactMap(ObjectPath.init)), .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root)]
+                    return [
+                        .objectPaths(locked.compactMap(ObjectPath.init)),
+                        .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root),
+                    ]
                 },
-                Method("GetSecrets", in: [.init("items", "ao"), .init("session", "o")], out: [.init("secrets", "a{o(oayays)}")]) { call in
+                Method(
+                    "GetSecrets", in: [.init("items", "ao"), .init("session", "o")],
+                    out: [.init("secrets", "a{o(oayays)}")]
+                ) { call in
                     let paths = try call.argument(0, \.objectPaths)
                     let session = context.session(at: try call.argument(1, \.objectPath))
                     var requested: [(ObjectPath, ItemID)] = []
                     for path in paths {
                         if let id = await context.existingItem(at: path) { requested.append((path, id)) }
                     }
-                    let found = try await service.secrets(for: requested.map(\.1), session: session, client: call.client)
+                    let found = try await service.secrets(
+                        for: requested.map(\.1), session: session, client: call.client)
                     let byItem = Dictionary(found, uniquingKeysWith: { first, _ in first })
                     // Keys are the paths exactly as requested: libsecret matches them to its proxies.
                     var seen = Set<ObjectPath>()
@@ -90,9 +118,11 @@ extension SecretInterfaces {
                 },
             ],
             properties: [
-                Property("Collections", "ao", get: { _ in
-                    .objectPaths(await service.collections.map(ObjectPaths.path(of:)))
-                })
+                Property(
+                    "Collections", "ao",
+                    get: { _ in
+                        .objectPaths(await service.collections.map(ObjectPaths.path(of:)))
+                    })
             ],
             signals: [
                 SignalDescription("CollectionCreated", [.init("collection", "o")]),
