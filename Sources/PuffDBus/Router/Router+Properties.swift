@@ -2,9 +2,8 @@
 
 extension Router {
     /// `org.freedesktop.DBus.Properties` over the object's own interface tables.
-    var propertiesInterface: Interface {
-        let tree = self.tree
-        return Interface(
+    static func propertiesInterface(_ tree: any ObjectTree) -> Interface {
+        Interface(
             "org.freedesktop.DBus.Properties",
             methods: [
                 Method(

@@ -10,13 +10,20 @@ import CDBus
 public struct Router: Sendable {
     let tree: any ObjectTree
     private let mapError: @Sendable (any Error) -> DBusError
-    private let machineID: String
+    /// `Properties` and `Introspectable` exist only on live objects and introspectable
+    /// intermediate nodes; `Peer` answers anywhere, as libdbus's own handler would. Built once:
+    /// every call consults them.
+    private let standardOnObjects: [Interface]
+    private let standardOnNodes: [Interface]
 
     /// Creates a router over `tree`; `mapError` turns handler errors into D-Bus errors.
     public init(tree: any ObjectTree, mapError: @escaping @Sendable (any Error) -> DBusError) {
         self.tree = tree
         self.mapError = mapError
-        machineID = Self.localMachineID
+        let introspectable = Self.introspectableInterface(tree)
+        let peer = Self.peerInterface(machineID: Self.localMachineID)
+        standardOnObjects = [Self.propertiesInterface(tree), introspectable, peer]
+        standardOnNodes = [introspectable, peer]
     }
 
     /// This machine's D-Bus id, for `Peer.GetMachineId` (wraps `dbus_try_get_local_machine_id`).
@@ -50,8 +57,7 @@ public struct Router: Sendable {
         }
         let call = MethodCall(path: path, sender: sender, arguments: message.arguments)
         let found = await tree.interfaces(at: path, caller: sender)
-        let standard = standardInterfaces(exists: found != nil)
-        let all = (found ?? []) + standard
+        let all = found.map { $0 + standardOnObjects } ?? standardOnNodes
         let method: Method
         if let interfaceName = message.interface {
             guard let interface = all.first(where: { $0.name.rawValue == interfaceName }) else {
@@ -78,19 +84,11 @@ public struct Router: Sendable {
         }
         return try await method.handler(call)
     }
-
-    /// `Properties` and `Introspectable` exist only on live objects and introspectable
-    /// intermediate nodes; `Peer` answers anywhere, as libdbus's own handler would.
-    private func standardInterfaces(exists: Bool) -> [Interface] {
-        exists
-            ? [propertiesInterface, introspectableInterface, peerInterface] : [introspectableInterface, peerInterface]
-    }
 }
 
 extension Router {
-    var peerInterface: Interface {
-        let machineID = self.machineID
-        return Interface(
+    static func peerInterface(machineID: String) -> Interface {
+        Interface(
             "org.freedesktop.DBus.Peer",
             methods: [
                 Method("Ping") { _ in [] },
@@ -99,9 +97,8 @@ extension Router {
         )
     }
 
-    var introspectableInterface: Interface {
-        let tree = self.tree
-        return Interface(
+    static func introspectableInterface(_ tree: any ObjectTree) -> Interface {
+        Interface(
             "org.freedesktop.DBus.Introspectable",
             methods: [
                 Method("Introspect", out: [Argument("xml_data", "s")]) { call in
@@ -118,10 +115,9 @@ extension Router {
     }
 
     /// The standard interfaces as introspection shows them (no handlers needed there).
-    static let standardDescriptions: [Interface] = {
-        let router = Router(tree: EmptyTree(), mapError: { _ in DBusError(.failed, "") })
-        return [router.propertiesInterface, router.introspectableInterface, router.peerInterface]
-    }()
+    static let standardDescriptions: [Interface] = [
+        propertiesInterface(EmptyTree()), introspectableInterface(EmptyTree()), peerInterface(machineID: ""),
+    ]
 }
 
 /// A tree with no objects, used only to describe the standard interfaces.

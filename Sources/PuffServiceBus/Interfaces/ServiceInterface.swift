@@ -60,21 +60,14 @@ extension SecretInterfaces {
                 },
                 Method("Unlock", in: [.init("objects", "ao")], out: [.init("unlocked", "ao"), .init("prompt", "o")]) {
                     call in
-                    let references = try await references(call, context)
-                    let (unlocked, prompt) = await service.unlock(references, client: call.client)
-                    return [
-                        .objectPaths(unlocked.compactMap(ObjectPath.init)),
-                        .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root),
-                    ]
+                    let (unlocked, prompt) = await service.unlock(
+                        try await references(call, context), client: call.client)
+                    return reply(unlocked, prompt)
                 },
                 Method("Lock", in: [.init("objects", "ao")], out: [.init("locked", "ao"), .init("Prompt", "o")]) {
                     call in
-                    let references = try await references(call, context)
-                    let (locked, prompt) = await service.lock(references, client: call.client)
-                    return [
-                        .objectPaths(locked.compactMap(ObjectPath.init)),
-                        .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root),
-                    ]
+                    let (locked, prompt) = await service.lock(try await references(call, context), client: call.client)
+                    return reply(locked, prompt)
                 },
                 Method(
                     "GetSecrets", in: [.init("items", "ao"), .init("session", "o")],
@@ -130,6 +123,11 @@ extension SecretInterfaces {
                 SignalDescription("CollectionChanged", [.init("collection", "o")]),
             ]
         )
+    }
+
+    /// The `(ao, o)` reply of Lock and Unlock: the caller's spellings, then the prompt or `/`.
+    private static func reply(_ spellings: [String], _ prompt: PromptID?) -> [DBusValue] {
+        [.objectPaths(spellings.compactMap(ObjectPath.init)), .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root)]
     }
 
     private static func references(_ call: MethodCall, _ context: BusContext) async throws -> [ObjectReference] {
