@@ -8,13 +8,29 @@ import Synchronization
 /// The daemon's one long-running service: serves the Secret Service until a signal asks for a
 /// graceful shutdown, the bus goes away or another provider takes the name.
 struct BusService: Service {
+    /// Another provider owns the name and `--replace` was not given.
+    struct NameTaken: Error {}
+
     let bus: SecretServiceBus
     let connection: BusConnection
+    let name: BusName
+    let replace: Bool
     let logger: Logger
 
     func run() async throws {
         let connection = self.connection
         let logger = self.logger
+        // The name is requested only now, inside the running service group, so its SIGTERM and
+        // SIGINT handling is in place before any client (or systemd) can see us.
+        switch try await connection.requestName(name, replace: replace) {
+        case .primaryOwner, .alreadyOwner:
+            logger.info("serving", metadata: ["bus.name": "\(name)", "bus.unique": "\(connection.uniqueName)"])
+        case .exists, .inQueue:
+            logger.critical(
+                "another Secret Service provider already owns \(name); stop it first or start puffd with --replace")
+            connection.close()
+            throw NameTaken()
+        }
         let expected = Atomic<Bool>(false)
         await withGracefulShutdownHandler {
             await bus.run(onNameLost: { name in

@@ -93,26 +93,15 @@ public struct PuffDaemon: AsyncParsableCommand {
         let bus = SecretServiceBus(connection: connection, service: service, logger: logger)
         try await bus.subscribe()
 
-        let name = BusName(busName)!  // checked in validate()
-        switch try await connection.requestName(name, replace: replace) {
-        case .primaryOwner, .alreadyOwner:
-            logger.info(
-                "serving",
-                metadata: ["bus.name": "\(name)", "bus.unique": "\(connection.uniqueName)", "vault": "\(vault)"])
-        case .exists, .inQueue:
-            logger.critical(
-                "another Secret Service provider already owns \(name); stop it first or start puffd with --replace")
-            connection.close()
-            throw ExitCode(1)
-        }
-
         // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,
         // not a failure to report with a stack of service details.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
                     .init(
-                        service: BusService(bus: bus, connection: connection, logger: logger),
+                        service: BusService(
+                            bus: bus, connection: connection, name: BusName(busName)!,  // checked in validate()
+                            replace: replace, logger: logger),
                         successTerminationBehavior: .gracefullyShutdownGroup
                     )
                 ],
@@ -120,7 +109,11 @@ public struct PuffDaemon: AsyncParsableCommand {
                 logger: logger
             )
         )
-        try await group.run()
+        do {
+            try await group.run()
+        } catch is BusService.NameTaken {
+            throw ExitCode(1)
+        }
     }
 
     private func makeService(logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void) async throws
