@@ -57,7 +57,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
-        .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting"]),
+        .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(
             name: "PuffServiceTests",
             dependencies: [
@@ -65,7 +65,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "PuffServiceBusTests", dependencies: ["PuffServiceBus", "PuffService", "PuffDBus"]),
+        .testTarget(
+            name: "PuffServiceBusTests", dependencies: ["PuffServiceBus", "PuffService", "PuffDBus", "PuffTesting"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto"],

@@ -5,7 +5,7 @@
 /// Key agreement is here; AES-128-CBC for the secrets themselves is in `DHTransport+AES.swift`.
 public enum DHTransport {
     /// Bytes in an AES-128 key, an IV and a cipher block.
-    static let blockSize = 16
+    public static let blockSize = 16
 
     /// Server side of `OpenSession`.
     ///

@@ -9,8 +9,13 @@ import CSodium
 ///
 /// The bytes are written once, inside an initialiser, and never change afterwards, which is what
 /// makes sharing one instance between tasks safe.
+///
+/// Values of up to ``SecureSlab/slotSize`` bytes share `sodium_malloc`'d pages (``SecureSlab``);
+/// larger ones get a region of their own. Either way the memory is locked and wiped when freed.
 public final class SecureBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer?
+    /// Whether `base` is a ``SecureSlab`` slot rather than a region of its own.
+    private let isSlot: Bool
     /// The number of bytes held.
     public let count: Int
 
@@ -26,20 +31,29 @@ public final class SecureBytes: @unchecked Sendable {
         self.count = count
         if count == 0 {
             base = nil
+            isSlot = false
             try fill(UnsafeMutableRawBufferPointer(start: nil, count: 0))
             return
         }
-        // sodium_malloc only returns nil when the process is out of memory or address space.
-        guard let memory = sodium_malloc(count) else { fatalError("sodium_malloc(\(count)) failed") }
+        let slot = count <= SecureSlab.slotSize
+        let memory: UnsafeMutableRawPointer
+        if slot {
+            memory = SecureSlab.shared.allocate()
+        } else {
+            // sodium_malloc only returns nil when the process is out of memory or address space.
+            guard let region = sodium_malloc(count) else { fatalError("sodium_malloc(\(count)) failed") }
+            memory = region
+        }
         // Fill before storing `base`: once every stored property is set, a throw runs deinit, which
         // would free the memory a second time.
         do {
             try fill(UnsafeMutableRawBufferPointer(start: memory, count: count))
         } catch {
-            sodium_free(memory)
+            if slot { SecureSlab.shared.release(memory) } else { sodium_free(memory) }
             throw error
         }
         base = memory
+        isSlot = slot
     }
 
     /// Copies `bytes` into secure memory. The caller remains responsible for the source buffer.
@@ -51,9 +65,11 @@ public final class SecureBytes: @unchecked Sendable {
         }
     }
 
-    /// Copies `bytes` into secure memory. Use only for values that were never secret in the first
-    /// place (test fixtures, ciphertext) or whose source is wiped by the caller.
-    public convenience init(_ bytes: some Sequence<UInt8>) {
+    /// Copies `bytes` into secure memory through an ordinary array that nobody wipes.
+    ///
+    /// - Warning: The label says it: use it only for values that were never secret in the first
+    ///   place (test fixtures, ciphertext) or whose source the caller wipes.
+    public convenience init(unwipedCopyOf bytes: some Sequence<UInt8>) {
         let array = Array(bytes)
         self.init(count: array.count) { (target: UnsafeMutableRawBufferPointer) -> Void in
             for (index, byte) in array.enumerated() { target[index] = byte }
@@ -64,8 +80,9 @@ public final class SecureBytes: @unchecked Sendable {
     public static let empty = SecureBytes(count: 0) { (_: UnsafeMutableRawBufferPointer) -> Void in }
 
     deinit {
-        // sodium_free zeroes the whole region before unmapping it.
-        if let base { sodium_free(base) }
+        guard let base else { return }
+        // Both paths zero the bytes: the slab before reuse, sodium_free before unmapping.
+        if isSlot { SecureSlab.shared.release(base) } else { sodium_free(base) }
     }
 
     /// Whether no bytes are held.

@@ -34,3 +34,7 @@ extension ErrorName {
     public static let noReply: ErrorName = "org.freedesktop.DBus.Error.NoReply"
     public static let disconnected: ErrorName = "org.freedesktop.DBus.Error.Disconnected"
 }
+extension ErrorName {
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`, for a request over one of the daemon's limits.
+    public static let limitsExceeded: ErrorName = "org.freedesktop.DBus.Error.LimitsExceeded"
+}

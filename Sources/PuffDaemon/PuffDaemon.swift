@@ -89,8 +89,9 @@ public struct PuffDaemon: AsyncParsableCommand {
             )
             throw ExitCode(2)
         }
-        let service = try await makeService(logger: logger, events: SecretServiceBus.eventSink(for: connection))
-        let bus = SecretServiceBus(connection: connection, service: service, logger: logger)
+        let publisher = SignalPublisher(connection: connection)
+        let service = try await makeService(logger: logger, events: publisher.sink)
+        let bus = SecretServiceBus(connection: connection, service: service, publisher: publisher, logger: logger)
         try await bus.subscribe()
 
         // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,

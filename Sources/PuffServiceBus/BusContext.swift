@@ -3,27 +3,45 @@ import PuffCrypto
 import PuffDBus
 import PuffService
 
+/// What the tree resolved a Secret Service path to, once per call; handlers read ids and
+/// properties from it instead of asking the service again.
+enum SecretObject: Sendable {
+    case service
+    /// A collection, reached by its own path or an alias, with its properties at resolution time.
+    case collection(CollectionID, CollectionInfo)
+    /// An item, reached by its own path or through an alias, with its properties at resolution time.
+    case item(ItemID, ItemInfo)
+    case session(SessionID)
+    case prompt(PromptID)
+}
+
 /// What every interface handler needs: the service and the path ↔ id translations that involve
 /// live state (aliases resolve at call time, so `SetAlias` takes effect at once).
 struct BusContext: Sendable {
     let service: SecretService
 
-    /// The collection at a collection path or an alias path.
-    func collection(at path: ObjectPath) async throws -> CollectionID {
+    /// The collection at a collection path or an alias path, with its properties.
+    func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {
+        let id: CollectionID
         switch ObjectPaths.parse(path) {
-        case .collection(let id)?:
-            _ = try await service.collectionInfo(id)
-            return id
+        case .collection(let collection)?: id = collection
         case .alias(let name)?:
-            guard let id = await service.readAlias(name) else { throw ServiceError.noSuchObject }
-            return id
-        default:
-            throw ServiceError.noSuchObject
+            guard let collection = await service.readAlias(name) else { return nil }
+            id = collection
+        default: return nil
         }
+        guard let info = try? await service.collectionInfo(id) else { return nil }
+        return (id, info)
     }
 
-    /// The item at an item path (real or through an alias); `nil` when nothing lives there.
-    func existingItem(at path: ObjectPath) async -> ItemID? {
+    /// The collection at a collection path or an alias path, or `NoSuchObject`.
+    func collection(at path: ObjectPath) async throws -> CollectionID {
+        guard let (id, _) = await resolveCollection(at: path) else { throw ServiceError.noSuchObject }
+        return id
+    }
+
+    /// The item at an item path (real or through an alias), with its properties.
+    func resolveItem(at path: ObjectPath) async -> (ItemID, ItemInfo)? {
         let id: ItemID
         switch ObjectPaths.parse(path) {
         case .item(let item)?: id = item
@@ -32,13 +50,13 @@ struct BusContext: Sendable {
             id = ItemID(collection: collection, number: number)
         default: return nil
         }
-        return (try? await service.itemInfo(id)) == nil ? nil : id
+        guard let info = try? await service.itemInfo(id) else { return nil }
+        return (id, info)
     }
 
-    /// The item at `path`, or `NoSuchObject`.
-    func item(at path: ObjectPath) async throws -> ItemID {
-        guard let id = await existingItem(at: path) else { throw ServiceError.noSuchObject }
-        return id
+    /// The item at `path`; `nil` when nothing lives there.
+    func existingItem(at path: ObjectPath) async -> ItemID? {
+        await resolveItem(at: path)?.0
     }
 
     /// A Lock/Unlock argument: what it names, plus the caller's spelling to echo back (§6.5).
@@ -46,7 +64,7 @@ struct BusContext: Sendable {
         if let item = await existingItem(at: path) {
             return ObjectReference(target: .item(item), spelling: path.rawValue)
         }
-        if let collection = try? await collection(at: path) {
+        if let (collection, _) = await resolveCollection(at: path) {
             return ObjectReference(target: .collection(collection), spelling: path.rawValue)
         }
         return ObjectReference(target: nil, spelling: path.rawValue)
@@ -59,32 +77,29 @@ struct BusContext: Sendable {
         return SessionID("")
     }
 
-    /// Reads a `(oayays)` secret.
+    /// Reads a `(oayays)` secret; the binding decodes its value into locked memory.
     func secret(from value: DBusValue?) throws -> TransportSecret {
         guard let fields = value?.fields, fields.count == 4, let session = fields[0].objectPath,
-            let parameters = fields[1].bytes, let bytes = fields[2].bytes, let contentType = fields[3].string
+            let parameters = fields[1].bytes, let contentType = fields[3].string
         else { throw ServiceError.invalidArgument("a secret must be (oayays)") }
+        guard let bytes = fields[2].secret else { throw ServiceError.invalidArgument("a secret must be (oayays)") }
         return TransportSecret(
-            session: self.session(at: session),
-            parameters: parameters.unprotectedArray(),  // IVs are not secret
-            value: bytes,
-            contentType: contentType
-        )
+            session: self.session(at: session), parameters: parameters, value: bytes, contentType: contentType)
     }
 
     /// Writes a `(oayays)` secret for the caller's session path.
     func value(of secret: TransportSecret) -> DBusValue {
         .structure([
             .objectPath(ObjectPaths.path(of: secret.session)),
-            .publicBytes(secret.parameters),
-            .bytes(secret.value),
+            .bytes(secret.parameters),
+            .secret(secret.value),
             .string(secret.contentType),
         ])
     }
 }
 
-/// Argument access for handlers; the router has checked signatures, so a mismatch is a table bug
-/// and still becomes `InvalidArgs` rather than a crash.
+/// Argument and object access for handlers; the router has checked signatures, so a mismatch is
+/// a table bug and still becomes `InvalidArgs` rather than a crash.
 extension MethodCall {
     func argument<T>(_ index: Int, _ view: (DBusValue) -> T?) throws -> T {
         guard index < arguments.count, let value = view(arguments[index]) else {
@@ -95,4 +110,16 @@ extension MethodCall {
 
     /// The caller as the service knows it.
     var client: ClientID { ClientID(sender) }
+
+    /// The collection the call's path resolved to.
+    func collection() throws -> (CollectionID, CollectionInfo) {
+        guard case .collection(let id, let info)? = object as? SecretObject else { throw ServiceError.noSuchObject }
+        return (id, info)
+    }
+
+    /// The item the call's path resolved to.
+    func item() throws -> (ItemID, ItemInfo) {
+        guard case .item(let id, let info)? = object as? SecretObject else { throw ServiceError.noSuchObject }
+        return (id, info)
+    }
 }

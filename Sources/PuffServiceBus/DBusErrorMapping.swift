@@ -41,6 +41,7 @@ public final class DBusErrorMapping: Sendable {
         case .unsupportedAlgorithm: DBusError(.notSupported, "unsupported transfer algorithm")
         case .invalidArgument(let why): DBusError(.invalidArgs, why)
         case .alreadyExists: DBusError(.alreadyExists, "the prompt was already started")
+        case .limitExceeded(let why): DBusError(.limitsExceeded, why)
         case .failed(let why): DBusError(.failed, why)
         }
     }

@@ -52,6 +52,23 @@ public enum ObjectPaths {
         ObjectPath(unchecked: path(of: item.collection).rawValue + "/" + String(item.number))
     }
 
+    /// The paths of many items, encoding each collection's part once per run of items from the
+    /// same collection (a collection's `Items` can hold 100,000 paths).
+    public static func paths(of items: [ItemID]) -> [ObjectPath] {
+        var paths: [ObjectPath] = []
+        paths.reserveCapacity(items.count)
+        var collection: CollectionID?
+        var prefix = ""
+        for item in items {
+            if item.collection != collection {
+                collection = item.collection
+                prefix = path(of: item.collection).rawValue + "/"
+            }
+            paths.append(ObjectPath(unchecked: prefix + String(item.number)))
+        }
+        return paths
+    }
+
     /// The path of a session.
     public static func path(of session: SessionID) -> ObjectPath {
         ObjectPath(unchecked: base + "/session/" + encode(session.rawValue))

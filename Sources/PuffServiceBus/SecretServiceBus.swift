@@ -3,31 +3,43 @@ public import Logging
 public import PuffDBus
 public import PuffService
 
-/// Serves a ``SecretService`` on a bus connection: routes calls, emits signals for service
-/// events and closes the sessions and prompts of clients that leave the bus.
+/// Serves a ``SecretService`` on a bus connection: routes calls in per-client lanes, emits
+/// signals for service events and closes the sessions and prompts of clients that leave the bus.
 public struct SecretServiceBus: Sendable {
     private let connection: BusConnection
     private let service: SecretService
     private let router: Router
+    private let callers: CallerDirectory
+    private let limits: ObjectServer.Limits
     private let logger: Logger
 
-    /// The event sink to give ``SecretService`` so its events become signals on `connection`.
-    /// Signals are queued synchronously, so those a call causes leave before its reply.
-    public static func eventSink(for connection: BusConnection) -> @Sendable (ServiceEvent) -> Void {
-        { event in
-            for message in SignalEmitter.messages(for: event) { connection.send(message) }
-        }
+    /// How the bus thread decodes calls for the Secret Service: the `value` of every `(oayays)`
+    /// goes to locked memory, everything else is ordinary bytes, and a call whose signature no
+    /// served method takes is not decoded.
+    static func decodePolicy(router: Router, interfaces: SecretInterfaces) -> DecodePolicy {
+        DecodePolicy(
+            secretFields: [SecretServiceNames.secretSignature.rawValue: 2],
+            methodSignatures: router.methodSignatures(serving: interfaces.all))
     }
 
-    /// Wires `service` to `connection`; nothing is served until ``run()``.
-    public init(connection: BusConnection, service: SecretService, logger: Logger) {
+    /// Wires `service` to `connection` and `publisher` (the service's event sink); nothing is
+    /// served until ``run()``.
+    public init(
+        connection: BusConnection, service: SecretService, publisher: SignalPublisher,
+        limits: ObjectServer.Limits = ObjectServer.Limits(), logger: Logger
+    ) {
         self.connection = connection
         self.service = service
+        self.limits = limits
         self.logger = logger
+        publisher.attach(service)
         let context = BusContext(service: service)
-        let tree = SecretTree(context: context, interfaces: SecretInterfaces(context: context))
+        let interfaces = SecretInterfaces(context: context)
+        let tree = SecretTree(context: context, interfaces: interfaces)
         let mapping = DBusErrorMapping(logger: logger)
         router = Router(tree: tree, mapError: { mapping.map($0) })
+        callers = CallerDirectory(connection: connection)
+        connection.setDecodePolicy(Self.decodePolicy(router: router, interfaces: interfaces))
     }
 
     /// Subscribes to `NameOwnerChanged`; call before requesting the well-known name so that no
@@ -42,24 +54,16 @@ public struct SecretServiceBus: Sendable {
     public func run(onNameLost: @escaping @Sendable (String) -> Void = { _ in }) async {
         let service = self.service
         let logger = self.logger
-        let server = ObjectServer(connection: connection, router: router) { signal in
-            guard signal.interface == "org.freedesktop.DBus", signal.sender == "org.freedesktop.DBus" else { return }
-            switch signal.member {
-            case "NameOwnerChanged":
-                // A unique name whose new owner is empty is a client that left the bus (§5.4).
-                guard signal.arguments.count == 3, let name = signal.arguments[0].string, name.hasPrefix(":"),
-                    signal.arguments[2].string == ""
+        let server = ObjectServer(
+            connection: connection, router: router, callers: callers, limits: limits,
+            onClientLeft: { name in await service.clientVanished(ClientID(name)) },
+            onSignal: { signal in
+                guard signal.interface == "org.freedesktop.DBus", signal.sender == "org.freedesktop.DBus",
+                    signal.member == "NameLost", let name = signal.arguments.first?.string
                 else { return }
-                await service.clientVanished(ClientID(name))
-            case "NameLost":
-                if let name = signal.arguments.first?.string {
-                    logger.warning("lost bus name", metadata: ["bus.name": "\(name)"])
-                    onNameLost(name)
-                }
-            default:
-                break
-            }
-        }
+                logger.warning("lost bus name", metadata: ["bus.name": "\(name)"])
+                onNameLost(name)
+            })
         await server.run()
     }
 }

@@ -2,24 +2,29 @@
 import PuffDBus
 import PuffService
 
-/// Tells the router which Secret Service objects exist right now and what each implements.
+/// Tells the router which Secret Service objects exist right now and what each implements,
+/// resolving a path to a ``SecretObject`` once per call.
 struct SecretTree: ObjectTree {
     let context: BusContext
     let interfaces: SecretInterfaces
 
-    func interfaces(at path: ObjectPath, caller: String) async -> [Interface]? {
+    func resolve(_ path: ObjectPath, context call: CallContext) async -> ResolvedObject? {
         let service = context.service
         switch ObjectPaths.parse(path) {
         case .service?:
-            return [interfaces.service]
+            return ResolvedObject(interfaces: [interfaces.service], object: SecretObject.service)
         case .collection?, .alias?:
-            return (try? await context.collection(at: path)) == nil ? nil : [interfaces.collection]
+            guard let (id, info) = await context.resolveCollection(at: path) else { return nil }
+            return ResolvedObject(interfaces: [interfaces.collection], object: SecretObject.collection(id, info))
         case .item?, .aliasItem?:
-            return await context.existingItem(at: path) == nil ? nil : [interfaces.item]
+            guard let (id, info) = await context.resolveItem(at: path) else { return nil }
+            return ResolvedObject(interfaces: [interfaces.item], object: SecretObject.item(id, info))
         case .session(let id)?:
-            return await service.hasSession(id) ? [interfaces.session] : nil
+            guard await service.hasSession(id) else { return nil }
+            return ResolvedObject(interfaces: [interfaces.session], object: SecretObject.session(id))
         case .prompt(let id)?:
-            return await service.hasPrompt(id) ? [interfaces.prompt] : nil
+            guard await service.hasPrompt(id) else { return nil }
+            return ResolvedObject(interfaces: [interfaces.prompt], object: SecretObject.prompt(id))
         case .node?, nil:
             return nil
         }
@@ -34,7 +39,7 @@ struct SecretTree: ObjectTree {
         return DBusError(.noSuchObject, "no such object")
     }
 
-    func children(of path: ObjectPath, caller: String) async -> [String] {
+    func children(of path: ObjectPath, context call: CallContext) async -> [String] {
         switch path.rawValue {
         case "/": return ["org"]
         case "/org": return ["freedesktop"]
@@ -46,8 +51,7 @@ struct SecretTree: ObjectTree {
         case .node? where path.elements.last == "collection":
             return await context.service.collections.map { ObjectPaths.encode($0.rawValue) }
         case .collection(let id)?:
-            let items = (try? await context.service.collectionInfo(id).items) ?? []
-            return items.map { String($0.number) }
+            return await context.service.itemIDs(in: id).map { String($0.number) }
         default:
             return []
         }

@@ -5,30 +5,26 @@ public import PuffService
 /// Turns service events into the signals of secret-service.md §7, on each object's real path
 /// (never an alias path), with new values in `PropertiesChanged`.
 public enum SignalEmitter {
-    /// The messages one event becomes, in sending order.
+    /// The messages one event becomes, in sending order. `Collections` and `Items` changes are not
+    /// among them: ``ListSignalCoalescer`` sends those once per window (secret-service.md §7).
     public static func messages(for event: ServiceEvent) -> [OutgoingMessage] {
         let servicePath = SecretServiceNames.servicePath
         switch event {
-        case .collectionCreated(let id, let all), .collectionDeleted(let id, let all):
+        case .collectionCreated(let id), .collectionDeleted(let id):
             let member: MemberName =
                 if case .collectionCreated = event { "CollectionCreated" } else { "CollectionDeleted" }
             return [
                 .signal(
                     path: servicePath, interface: SecretServiceNames.service, member: member,
-                    [.objectPath(ObjectPaths.path(of: id))]),
-                Router.propertiesChanged(
-                    path: servicePath, interface: SecretServiceNames.service,
-                    [("Collections", .objectPaths(all.map(ObjectPaths.path(of:))))]),
+                    [.objectPath(ObjectPaths.path(of: id))])
             ]
         case .collectionChanged(let id, let properties):
             let path = ObjectPaths.path(of: id)
             let changed = Router.propertiesChanged(
                 path: path, interface: SecretServiceNames.collection, properties.map(value(of:)))
-            // gnome-keyring announces CollectionChanged for a new label or lock state; an item
-            // coming or going shows only in ItemCreated/ItemDeleted and the Items property (§7).
-            let announces = properties.contains {
-                if case .items = $0 { false } else if case .modified = $0 { false } else { true }
-            }
+            // gnome-keyring announces CollectionChanged for a new label or lock state, not for a
+            // new modification time alone (§7).
+            let announces = properties.contains { if case .modified = $0 { false } else { true } }
             guard announces else { return [changed] }
             return [
                 .signal(
@@ -36,7 +32,7 @@ public enum SignalEmitter {
                     [.objectPath(path)]),
                 changed,
             ]
-        case .itemCreated(let id, _), .itemDeleted(let id, _):
+        case .itemCreated(let id), .itemDeleted(let id):
             let member: MemberName = if case .itemCreated = event { "ItemCreated" } else { "ItemDeleted" }
             return [
                 .signal(
@@ -62,6 +58,20 @@ public enum SignalEmitter {
         }
     }
 
+    /// `PropertiesChanged` of the service's `Collections`, with the new list.
+    public static func collectionsChanged(_ all: [CollectionID]) -> OutgoingMessage {
+        Router.propertiesChanged(
+            path: SecretServiceNames.servicePath, interface: SecretServiceNames.service,
+            [("Collections", .objectPaths(all.map(ObjectPaths.path(of:))))])
+    }
+
+    /// `PropertiesChanged` of a collection's `Items` and `Modified`, with the new values.
+    public static func itemsChanged(in collection: CollectionID, items: [ItemID], modified: UInt64) -> OutgoingMessage {
+        Router.propertiesChanged(
+            path: ObjectPaths.path(of: collection), interface: SecretServiceNames.collection,
+            [("Items", .objectPaths(ObjectPaths.paths(of: items))), ("Modified", .uint64(modified))])
+    }
+
     /// The typed result: `ao` for Unlock/Lock, `o` for creations, even when dismissed (§6.11).
     static func value(of result: PromptResult) -> DBusValue {
         switch result {
@@ -77,7 +87,6 @@ public enum SignalEmitter {
         case .label(let label): ("Label", .string(label))
         case .locked(let locked): ("Locked", .boolean(locked))
         case .modified(let time): ("Modified", .uint64(time))
-        case .items(let items): ("Items", .objectPaths(items.map(ObjectPaths.path(of:))))
         }
     }
 

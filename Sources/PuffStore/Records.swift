@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-public import PuffCrypto
 
 /// One collection as persisted: everything except its items and its lock state.
 public struct StoredCollection: Sendable, Equatable {
@@ -24,7 +23,7 @@ public struct StoredCollection: Sendable, Equatable {
     }
 }
 
-/// One item as persisted, secret included.
+/// One item as persisted, its secret sealed.
 public struct StoredItem: Sendable {
     /// The identifier of the collection that holds the item.
     public var collection: String
@@ -38,8 +37,9 @@ public struct StoredItem: Sendable {
     public var type: String
     /// The content type exactly as the client sent it.
     public var contentType: String
-    /// The secret value.
-    public var secret: SecureBytes
+    /// The secret, sealed (AEAD) by the service under a key the backend never sees; a backend
+    /// stores these bytes as they are.
+    public var sealedSecret: [UInt8]
     /// Creation time, seconds since the epoch.
     public var created: UInt64
     /// Last modification time, seconds since the epoch.
@@ -48,7 +48,7 @@ public struct StoredItem: Sendable {
     /// Creates an item record.
     public init(
         collection: String, number: UInt64, label: String, attributes: [String: String], type: String,
-        contentType: String, secret: SecureBytes, created: UInt64, modified: UInt64
+        contentType: String, sealedSecret: [UInt8], created: UInt64, modified: UInt64
     ) {
         self.collection = collection
         self.number = number
@@ -56,7 +56,7 @@ public struct StoredItem: Sendable {
         self.attributes = attributes
         self.type = type
         self.contentType = contentType
-        self.secret = secret
+        self.sealedSecret = sealedSecret
         self.created = created
         self.modified = modified
     }
@@ -98,28 +98,44 @@ public struct VaultSnapshot: Sendable {
 
     /// Applies `changes` in order, or throws without having changed anything.
     ///
-    /// - Throws: ``StoreError/invalidChange(_:)`` when an item or alias names a missing collection.
+    /// Checks the whole batch first and then changes the snapshot in place, so a commit costs the
+    /// same however many records the snapshot holds.
+    ///
+    /// - Throws: ``StoreError/invalidChange(_:)`` when an item names a missing collection.
     public mutating func apply(_ changes: [RecordChange]) throws(StoreError) {
-        // Work on a copy so a bad change in the middle of a batch leaves `self` untouched.
-        var next = self
+        var live = Set<String>()
+        var gone = Set<String>()
         for change in changes {
             switch change {
             case .putCollection(let collection):
-                next.collections[collection.id] = collection
+                live.insert(collection.id)
+                gone.remove(collection.id)
             case .deleteCollection(let id):
-                next.collections[id] = nil
-                next.items[id] = nil
+                gone.insert(id)
+                live.remove(id)
             case .putItem(let item):
-                guard next.collections[item.collection] != nil else {
-                    throw .invalidChange("item for unknown collection")
-                }
-                next.items[item.collection, default: [:]][item.number] = item
-            case .deleteItem(let collection, let number):
-                next.items[collection]?[number] = nil
-            case .setAlias(let name, let collection):
-                next.aliases[name] = collection
+                let exists =
+                    live.contains(item.collection)
+                    || (!gone.contains(item.collection) && collections[item.collection] != nil)
+                guard exists else { throw .invalidChange("item for unknown collection") }
+            case .deleteItem, .setAlias:
+                break
             }
         }
-        self = next
+        for change in changes {
+            switch change {
+            case .putCollection(let collection):
+                collections[collection.id] = collection
+            case .deleteCollection(let id):
+                collections[id] = nil
+                items[id] = nil
+            case .putItem(let item):
+                items[item.collection, default: [:]][item.number] = item
+            case .deleteItem(let collection, let number):
+                items[collection]?[number] = nil
+            case .setAlias(let name, let collection):
+                aliases[name] = collection
+            }
+        }
     }
 }

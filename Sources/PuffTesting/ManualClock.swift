@@ -88,7 +88,7 @@ public final class ManualClock: Clock, Sendable {
 }
 
 /// Polls `condition` every millisecond until it holds or `limit` of real time has passed.
-func poll(limit: Duration, _ condition: @Sendable () async -> Bool) async -> Bool {
+public func poll(limit: Duration, _ condition: @Sendable () async -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: limit)
     while clock.now < deadline {

@@ -50,7 +50,7 @@ struct BusBehaviourTests {
                     key: "s", value: "v",
                     [.init(.string("org.freedesktop.Secret.Item.Attributes"), .variant(.stringDictionary(["k": "v"])))]),
                 .structure([
-                    .objectPath(session), .publicBytes([]), .publicBytes(Array("pw".utf8)), .string("text/plain"),
+                    .objectPath(session), .bytes([]), .bytes(Array("pw".utf8)), .string("text/plain"),
                 ]),
                 .boolean(true),
             ])

@@ -61,7 +61,7 @@ struct IntrospectionTests {
                     .dictionary(
                         key: "s", value: "v",
                         [.init(.string("org.freedesktop.Secret.Item.Label"), .variant(.string("x")))]),
-                    .structure([.objectPath(session), .publicBytes([]), .publicBytes([1]), .string("text/plain")]),
+                    .structure([.objectPath(session), .bytes([]), .bytes([1]), .string("text/plain")]),
                     .boolean(false),
                 ]))
         let item = try #require(created.arguments.first?.objectPath)

@@ -33,7 +33,7 @@ import Testing
         #expect(server.key.count == 16)
         #expect(client.key.constantTimeEquals(server.key))
 
-        let secret = SecureBytes("correct horse battery staple".utf8)
+        let secret = SecureBytes(unwipedCopyOf: "correct horse battery staple".utf8)
         let sent = try DHTransport.encrypt(secret, key: server.key)
         let received = try DHTransport.decrypt(ciphertext: sent.ciphertext, iv: sent.iv, key: client.key)
         #expect(received.constantTimeEquals(secret))

@@ -7,7 +7,7 @@ import Testing
 @Suite struct DHTransportCipherTests {
     typealias Vector = DHTransportVectorTests
 
-    let key = SecureBytes(Vector.key)
+    let key = SecureBytes(unwipedCopyOf: Vector.key)
 
     /// CBC ciphertext of `blocks` with no padding added, so the last block's own bytes are what
     /// decryption reads as padding.
@@ -16,7 +16,7 @@ import Testing
     /// followed by one extra block for the padding, which is dropped here.
     func unpaddedCiphertext(_ blocks: [UInt8]) throws -> [UInt8] {
         precondition(blocks.count % 16 == 0, "whole blocks only")
-        let padded = try DHTransport.encrypt(SecureBytes(blocks), key: key, iv: Vector.iv)
+        let padded = try DHTransport.encrypt(SecureBytes(unwipedCopyOf: blocks), key: key, iv: Vector.iv)
         return Array(padded.dropLast(16))
     }
 
@@ -60,7 +60,7 @@ import Testing
     @Test func decryptionWithTheWrongKeyFails() {
         // Checked to end in bad padding under this key; a wrong key can in principle (about 1 in
         // 256) yield valid-looking padding, so the case is fixed rather than random.
-        let wrongKey = SecureBytes([UInt8](repeating: 0, count: 16))
+        let wrongKey = SecureBytes(unwipedCopyOf: [UInt8](repeating: 0, count: 16))
         let ciphertext = [UInt8](hex: "c25d4231d403f365b10f6012da42e465")
         #expect(throws: CryptoError.invalidCiphertext) {
             _ = try DHTransport.decrypt(ciphertext: ciphertext, iv: Vector.iv, key: wrongKey)
@@ -68,9 +68,9 @@ import Testing
     }
 
     @Test func keysThatAreNot16BytesAreRejected() {
-        let shortKey = SecureBytes([UInt8](repeating: 1, count: 15))
+        let shortKey = SecureBytes(unwipedCopyOf: [UInt8](repeating: 1, count: 15))
         #expect(throws: CryptoError.invalidParameters) {
-            _ = try DHTransport.encrypt(SecureBytes("x".utf8), key: shortKey)
+            _ = try DHTransport.encrypt(SecureBytes(unwipedCopyOf: "x".utf8), key: shortKey)
         }
         #expect(throws: CryptoError.invalidParameters) {
             _ = try DHTransport.decrypt(ciphertext: [UInt8](repeating: 0, count: 16), iv: Vector.iv, key: shortKey)
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func encryptionUsesAFreshIVEachTime() throws {
-        let secret = SecureBytes("same secret".utf8)
+        let secret = SecureBytes(unwipedCopyOf: "same secret".utf8)
         let first = try DHTransport.encrypt(secret, key: key)
         let second = try DHTransport.encrypt(secret, key: key)
         #expect(first.iv.count == 16)
@@ -89,7 +89,7 @@ import Testing
 
     @Test(arguments: [(0, 16), (1, 16), (15, 16), (16, 32), (17, 32)])
     func ciphertextIsPaddedToTheNextWholeBlock(plaintextLength: Int, ciphertextLength: Int) throws {
-        let plaintext = SecureBytes([UInt8](repeating: 0x33, count: plaintextLength))
+        let plaintext = SecureBytes(unwipedCopyOf: [UInt8](repeating: 0x33, count: plaintextLength))
         let sealed = try DHTransport.encrypt(plaintext, key: key)
         #expect(sealed.ciphertext.count == ciphertextLength)
         let opened = try DHTransport.decrypt(ciphertext: sealed.ciphertext, iv: sealed.iv, key: key)
@@ -98,7 +98,7 @@ import Testing
 
     @Test(arguments: [64 * 1024, 1024 * 1024])
     func largeBinaryPlaintextsRoundTrip(size: Int) throws {
-        let plaintext = SecureBytes(SecureRandom.bytes(size))
+        let plaintext = SecureBytes(unwipedCopyOf: SecureRandom.bytes(size))
         let sealed = try DHTransport.encrypt(plaintext, key: key)
         #expect(sealed.ciphertext.count == size + 16)
         let opened = try DHTransport.decrypt(ciphertext: sealed.ciphertext, iv: sealed.iv, key: key)

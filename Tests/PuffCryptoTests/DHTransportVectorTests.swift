@@ -81,7 +81,7 @@ import Testing
 
     @Test func unpaddedSharedSecretGivesTheBuggyKey() throws {
         // Documents why padding matters: the minimal 127-byte encoding derives a different key.
-        let unpadded = SecureBytes(Self.sharedSecret.dropFirst())
+        let unpadded = SecureBytes(unwipedCopyOf: Self.sharedSecret.dropFirst())
         let key = try DHTransport.sessionKey(sharedSecret: unpadded)
         #expect(key.unprotectedArray() == [UInt8](hex: "95c0990e1c8e9e9e01ed1a690adbb71e"))
     }
@@ -91,8 +91,8 @@ import Testing
         ("", "30ce1c2250e15f2d109d339723370d65"),
     ])
     func encryptionWithTheFixedIVMatchesTheVector(plaintext: String, ciphertextHex: String) throws {
-        let key = SecureBytes(Self.key)
-        let ciphertext = try DHTransport.encrypt(SecureBytes(plaintext.utf8), key: key, iv: Self.iv)
+        let key = SecureBytes(unwipedCopyOf: Self.key)
+        let ciphertext = try DHTransport.encrypt(SecureBytes(unwipedCopyOf: plaintext.utf8), key: key, iv: Self.iv)
         #expect(ciphertext == [UInt8](hex: ciphertextHex))
         let decrypted = try DHTransport.decrypt(ciphertext: ciphertext, iv: Self.iv, key: key)
         #expect(decrypted.unprotectedArray() == Array(plaintext.utf8))

@@ -6,12 +6,12 @@ import Testing
 /// SecureBytes, SecureRandom and CryptoError: the properties the rest of Puff relies on.
 @Suite struct SecureBytesTests {
     @Test func constantTimeEqualsComparesContentAndLength() {
-        let secret = SecureBytes("hunter2".utf8)
-        #expect(secret.constantTimeEquals(SecureBytes("hunter2".utf8)))
-        #expect(!secret.constantTimeEquals(SecureBytes("hunter3".utf8)))
-        #expect(!secret.constantTimeEquals(SecureBytes("hunter".utf8)))
+        let secret = SecureBytes(unwipedCopyOf: "hunter2".utf8)
+        #expect(secret.constantTimeEquals(SecureBytes(unwipedCopyOf: "hunter2".utf8)))
+        #expect(!secret.constantTimeEquals(SecureBytes(unwipedCopyOf: "hunter3".utf8)))
+        #expect(!secret.constantTimeEquals(SecureBytes(unwipedCopyOf: "hunter".utf8)))
         #expect(!secret.constantTimeEquals(SecureBytes.empty))
-        #expect(SecureBytes.empty.constantTimeEquals(SecureBytes([UInt8]())))
+        #expect(SecureBytes.empty.constantTimeEquals(SecureBytes(unwipedCopyOf: [UInt8]())))
     }
 
     @Test(arguments: [
@@ -24,11 +24,11 @@ import Testing
         ([0x61, 0x80, 0x62], false),
     ])
     func isValidUTF8RecognisesWellFormedText(bytes: [UInt8], isValid: Bool) {
-        #expect(SecureBytes(bytes).isValidUTF8 == isValid)
+        #expect(SecureBytes(unwipedCopyOf: bytes).isValidUTF8 == isValid)
     }
 
     @Test func descriptionNeverShowsTheContent() {
-        let secret = SecureBytes("s3cret-Passw0rd".utf8)
+        let secret = SecureBytes(unwipedCopyOf: "s3cret-Passw0rd".utf8)
         for text in ["\(secret)", String(describing: secret), String(reflecting: secret), secret.debugDescription] {
             #expect(!text.contains("s3cret"))
             #expect(!text.contains("73 33"))

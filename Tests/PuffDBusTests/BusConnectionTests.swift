@@ -9,20 +9,21 @@ import Testing
 @Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
 struct BusConnectionTests {
     private struct Tree: ObjectTree {
-        func interfaces(at path: ObjectPath, caller: String) async -> [Interface]? {
+        func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject? {
             guard path.rawValue == "/echo" else { return nil }
-            return [
-                Interface(
-                    "org.puff.Echo",
-                    methods: [
-                        Method("Echo", in: [Argument("value", "v")], out: [Argument("value", "v")]) { call in
-                            call.arguments
-                        }
-                    ]
-                )
-            ]
+            return ResolvedObject(
+                interfaces: [
+                    Interface(
+                        "org.puff.Echo",
+                        methods: [
+                            Method("Echo", in: [Argument("value", "v")], out: [Argument("value", "v")]) { call in
+                                call.arguments
+                            }
+                        ]
+                    )
+                ], object: "echo")
         }
-        func children(of path: ObjectPath, caller: String) async -> [String] { [] }
+        func children(of path: ObjectPath, context: CallContext) async -> [String] { [] }
     }
 
     @Test func aServedObjectAnswersCallsFromAnotherConnection() async throws {
@@ -32,7 +33,8 @@ struct BusConnectionTests {
         #expect(try await server.requestName(BusName("org.puff.EchoTest")!, replace: false) == .primaryOwner)
         let serving = Task {
             await ObjectServer(
-                connection: server, router: Router(tree: Tree()) { _ in DBusError(.failed, "") }, onSignal: { _ in }
+                connection: server, router: Router(tree: Tree()) { _ in DBusError(.failed, "") },
+                callers: CallerDirectory(connection: server)
             ).run()
         }
         defer {
@@ -45,15 +47,16 @@ struct BusConnectionTests {
         let reply = try await client.call(
             .methodCall(
                 destination: "org.puff.EchoTest", path: ObjectPath("/echo")!, interface: "org.puff.Echo",
-                member: "Echo", [.variant(.publicBytes(payload))]))
-        #expect(reply.arguments.first?.variantContents?.bytes?.unprotectedArray() == payload)
+                member: "Echo", [.variant(.bytes(payload))]))
+        #expect(reply.arguments.first?.variantContents?.bytes == payload)
 
-        await #expect(throws: DBusError.self) {
+        let missing = await #expect(throws: DBusError.self) {
             _ = try await client.call(
                 .methodCall(
                     destination: "org.puff.EchoTest", path: ObjectPath("/none")!, interface: "org.puff.Echo",
                     member: "Echo", [.variant(.string(""))]))
         }
+        #expect(missing?.name == .unknownObject)
     }
 
     @Test func aSecondOwnerIsRefusedUnlessItReplaces() async throws {

@@ -9,31 +9,40 @@ import Testing
 private final class OneObjectTree: ObjectTree {
     let label = Mutex("start")
 
-    func interfaces(at path: ObjectPath, caller: String) async -> [Interface]? {
+    /// How often the router asked where an object lives.
+    let resolutions = Mutex(0)
+
+    func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject? {
+        resolutions.withLock { $0 += 1 }
         guard path.rawValue == "/t" else { return nil }
-        return [
-            Interface(
-                "org.puff.Test",
-                methods: [
-                    Method("Echo", in: [Argument("text", "s")], out: [Argument("text", "s")]) { call in
-                        [call.arguments[0]]
-                    },
-                    Method("Fail") { _ in throw TestFailure() },
-                ],
-                properties: [
-                    Property(
-                        "Label", "s", get: { _ in .string(self.label.withLock { $0 }) },
-                        set: { _, value in
-                            self.label.withLock { $0 = value.string ?? "" }
-                        }),
-                    Property("Count", "u", get: { _ in .uint32(3) }),
-                ],
-                signals: [SignalDescription("Changed", [Argument("what", "o")])]
-            )
-        ]
+        return ResolvedObject(
+            interfaces: [
+                Interface(
+                    "org.puff.Test",
+                    methods: [
+                        Method("Echo", in: [Argument("text", "s")], out: [Argument("text", "s")]) { call in
+                            [call.arguments[0]]
+                        },
+                        Method("Fail") { _ in throw TestFailure() },
+                        Method("Who", out: [Argument("who", "s")]) { call in
+                            [.string("\(call.context.sender) \(call.object as? String ?? "none")")]
+                        },
+                    ],
+                    properties: [
+                        Property(
+                            "Label", "s", get: { _ in .string(self.label.withLock { $0 }) },
+                            set: { _, value in
+                                self.label.withLock { $0 = value.string ?? "" }
+                            }),
+                        Property("Count", "u", get: { _ in .uint32(3) }),
+                        Property("Object", "s", get: { call in .string(call.object as? String ?? "none") }),
+                    ],
+                    signals: [SignalDescription("Changed", [Argument("what", "o")])]
+                )
+            ], object: "the-t-object")
     }
 
-    func children(of path: ObjectPath, caller: String) async -> [String] {
+    func children(of path: ObjectPath, context: CallContext) async -> [String] {
         path.rawValue == "/" ? ["t"] : []
     }
 }
@@ -50,8 +59,9 @@ private struct TestFailure: Error {}
         -> OutgoingMessage?
     {
         await router.handle(
-            IncomingMessage(methodCallTo: ObjectPath(path)!, interface: interface, member: member, arguments: arguments)
-        )
+            IncomingMessage(
+                methodCallTo: ObjectPath(path)!, interface: interface, member: member, arguments: arguments),
+            context: CallContext(sender: ":1.99", uid: 1000, pid: 42))
     }
 
     private func errorName(_ reply: OutgoingMessage?) -> String? {
@@ -117,6 +127,38 @@ private struct TestFailure: Error {}
             await call("/", "org.freedesktop.DBus.Introspectable", "Introspect")?.body.first?.string)
         #expect(root.contains("<node name=\"t\"/>"))
         #expect(!root.contains("org.puff.Test"))
+    }
+
+    @Test func handlersSeeTheCallerAndTheObjectResolvedOncePerCall() async {
+        let who = await call("/t", "org.puff.Test", "Who")
+        #expect(who?.body.first?.string == ":1.99 the-t-object")
+        let before = tree.resolutions.withLock { $0 }
+        let all = await call("/t", "org.freedesktop.DBus.Properties", "GetAll", [.string("org.puff.Test")])
+        #expect(all?.body.first?.variantDictionary?["Object"]?.string == "the-t-object")
+        #expect(tree.resolutions.withLock { $0 } == before + 1, "GetAll resolves the path once")
+    }
+
+    @Test func aBodyOverADecodeLimitIsRefusedWithLimitsExceeded() async throws {
+        let bytes = try WireCodec.encode([.string(String(repeating: "x", count: 100))])
+        var message = try WireCodec.decode(bytes, policy: DecodePolicy(maxBytes: 10))
+        message.kind = .methodCall
+        message.path = ObjectPath("/t")
+        message.member = "Echo"
+        message.interface = "org.puff.Test"
+        message.sender = ":1.5"
+        message.expectsReply = true
+        let reply = await router.handle(message, context: CallContext(sender: ":1.5"))
+        #expect(errorName(reply) == ErrorName.limitsExceeded.rawValue)
+        #expect(ErrorName.limitsExceeded.rawValue == "org.freedesktop.DBus.Error.LimitsExceeded")
+    }
+
+    @Test func peerCallsAreAnsweredWithoutAnObject() async {
+        let ping = IncomingMessage(methodCallTo: ObjectPath("/nowhere")!, interface: nil, member: "Ping")
+        let reply = router.peerReply(to: ping)
+        if case .methodReturn? = reply?.kind {} else { Issue.record("Ping was not answered at once") }
+        let echo = IncomingMessage(methodCallTo: ObjectPath("/t")!, interface: "org.puff.Test", member: "Echo")
+        #expect(router.peerReply(to: echo) == nil)
+        #expect(tree.resolutions.withLock { $0 } == 0)
     }
 
     @Test func peerPingAnswersEverywhere() async {

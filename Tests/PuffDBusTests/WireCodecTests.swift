@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CDBus
 import PuffCrypto
 import Testing
 
@@ -11,8 +12,8 @@ import Testing
         .objectPath(ObjectPath(unchecked: "/org/freedesktop/secrets/collection/login/1")),
         .boolean(true),
         .uint64(1_795_370_655),
-        .publicBytes([0, 1, 2, 255]),
-        .publicBytes([]),
+        .bytes([0, 1, 2, 255]),
+        .bytes([]),
         .stringDictionary(["service": "example.com", "user": "alice"]),
         .dictionary(
             key: "s",
@@ -22,14 +23,14 @@ import Testing
                 .init(.string("org.freedesktop.Secret.Item.Attributes"), .variant(.stringDictionary(["a": "b"]))),
             ]
         ),
-        .structure([.objectPath(.root), .publicBytes([1]), .publicBytes([2, 3]), .string("text/plain")]),
+        .structure([.objectPath(.root), .bytes([1]), .bytes([2, 3]), .string("text/plain")]),
         .dictionary(
             key: "o",
             value: "(oayays)",
             [
                 .init(
                     .objectPath(.root),
-                    .structure([.objectPath(.root), .publicBytes([]), .publicBytes([9]), .string("")]))
+                    .structure([.objectPath(.root), .bytes([]), .bytes([9]), .string("")]))
             ]
         ),
         .objectPaths([]),
@@ -52,8 +53,8 @@ import Testing
 
     @Test func byteArraysComeBackByteExact() throws {
         let payload = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let decoded = try WireCodec.decode(try WireCodec.encode([.publicBytes(payload)]))
-        #expect(decoded.arguments.first?.bytes?.unprotectedArray() == payload)
+        let decoded = try WireCodec.decode(try WireCodec.encode([.bytes(payload)]))
+        #expect(decoded.arguments.first?.bytes == payload)
     }
 
     @Test func dictionaryAccessorsReadWhatConstructorsWrote() throws {
@@ -63,10 +64,48 @@ import Testing
         #expect(decoded.signature == "a{ss}")
     }
 
-    @Test func typeCodesMatchLibdbusMacros() {
-        #expect(TypeCode.string == Int32(UInt8(ascii: "s")))
-        #expect(TypeCode.dictEntry == Int32(UInt8(ascii: "e")))
-        #expect(TypeCode.struct == Int32(UInt8(ascii: "r")))
+    /// libdbus's `DBUS_TYPE_*` are `((int) 's')` macros, which Swift cannot import; their
+    /// `DBUS_TYPE_*_AS_STRING` twins are string literals, which it can.
+    @Test(arguments: [
+        (TypeCode.byte, DBUS_TYPE_BYTE_AS_STRING), (TypeCode.boolean, DBUS_TYPE_BOOLEAN_AS_STRING),
+        (TypeCode.int16, DBUS_TYPE_INT16_AS_STRING), (TypeCode.uint16, DBUS_TYPE_UINT16_AS_STRING),
+        (TypeCode.int32, DBUS_TYPE_INT32_AS_STRING), (TypeCode.uint32, DBUS_TYPE_UINT32_AS_STRING),
+        (TypeCode.int64, DBUS_TYPE_INT64_AS_STRING), (TypeCode.uint64, DBUS_TYPE_UINT64_AS_STRING),
+        (TypeCode.double, DBUS_TYPE_DOUBLE_AS_STRING), (TypeCode.string, DBUS_TYPE_STRING_AS_STRING),
+        (TypeCode.objectPath, DBUS_TYPE_OBJECT_PATH_AS_STRING), (TypeCode.signature, DBUS_TYPE_SIGNATURE_AS_STRING),
+        (TypeCode.unixFD, DBUS_TYPE_UNIX_FD_AS_STRING), (TypeCode.array, DBUS_TYPE_ARRAY_AS_STRING),
+        (TypeCode.variant, DBUS_TYPE_VARIANT_AS_STRING), (TypeCode.struct, DBUS_TYPE_STRUCT_AS_STRING),
+        (TypeCode.dictEntry, DBUS_TYPE_DICT_ENTRY_AS_STRING),
+    ])
+    func typeCodesMatchLibdbusMacros(_ code: Int32, _ libdbus: String) {
+        #expect(libdbus.utf8.count == 1)
+        #expect(code == Int32(libdbus.utf8.first ?? 0))
+    }
+
+    @Test func aSecretFieldIsDecodedIntoLockedMemoryAndOtherByteArraysAreNot() throws {
+        let secret: DBusValue = .structure([.objectPath(.root), .bytes([1]), .bytes([7, 8]), .string("text/plain")])
+        let policy = DecodePolicy(secretFields: ["(oayays)": 2])
+        let decoded = try WireCodec.decode(try WireCodec.encode([secret, .bytes([9])]), policy: policy)
+        let fields = try #require(decoded.arguments.first?.fields)
+        #expect(fields[1].bytes == [1], "the IV stays ordinary bytes")
+        #expect(fields[2].secret?.unprotectedArray() == [7, 8], "the value is a secret")
+        #expect(fields[2].bytes == nil)
+        #expect(decoded.arguments.last?.bytes == [9])
+        let plain = try WireCodec.decode(try WireCodec.encode([secret]))
+        #expect(plain.arguments.first?.fields?[2].bytes == [7, 8], "without the policy nothing is secret")
+    }
+
+    @Test func decodingStopsAtTheValueAndByteLimitsAndSaysWhich() throws {
+        let many = DBusValue.array(element: "ay", Array(repeating: .bytes([1]), count: 1000))
+        let tight = DecodePolicy(maxValues: 500)
+        let refused = try WireCodec.decode(try WireCodec.encode([many]), policy: tight)
+        #expect(refused.arguments.isEmpty)
+        #expect(refused.undecodedBody == .limitExceeded("a message may hold at most 500 values"))
+        let big = DBusValue.string(String(repeating: "x", count: 2000))
+        let small = DecodePolicy(maxBytes: 1000)
+        let tooBig = try WireCodec.decode(try WireCodec.encode([big]), policy: small)
+        #expect(tooBig.undecodedBody == .limitExceeded("a message may carry at most 1000 bytes of strings and arrays"))
+        #expect(try WireCodec.decode(try WireCodec.encode([many, big])).undecodedBody == nil)
     }
 
     @Test(arguments: ["/", "/org/freedesktop/secrets", "/a_1/B2"])

@@ -13,7 +13,7 @@ import Testing
 
     @Test func anItemCreationSignalsOnTheCollectionsRealPath() {
         let item = ItemID(collection: .login, number: 1)
-        let messages = SignalEmitter.messages(for: .itemCreated(item, collectionItems: [item]))
+        let messages = SignalEmitter.messages(for: .itemCreated(item))
         #expect(
             messages.map(describe) == [
                 "/org/freedesktop/secrets/collection/login org.freedesktop.Secret.Collection.ItemCreated"
@@ -34,18 +34,37 @@ import Testing
         #expect(changed[1].variantDictionary?["Label"]?.string == "new")
         #expect(changed[1].variantDictionary?["Locked"]?.bool == true)
         #expect(changed[2].signature == "as")
-        if case .array(_, let invalidated) = changed[2] { #expect(invalidated.isEmpty) }
+        guard case .array(_, let invalidated) = changed[2] else {
+            Issue.record("invalidated_properties is not an array")
+            return
+        }
+        #expect(invalidated.isEmpty)
     }
 
-    @Test func collectionCreationUpdatesTheServicesCollections() {
-        let messages = SignalEmitter.messages(
-            for: .collectionCreated(CollectionID("x"), all: [.login, CollectionID("x")]))
+    @Test func collectionCreationSignalsAtOnceAndLeavesTheListToTheCoalescer() {
+        let messages = SignalEmitter.messages(for: .collectionCreated(CollectionID("x")))
+        #expect(messages.map(describe) == ["/org/freedesktop/secrets org.freedesktop.Secret.Service.CollectionCreated"])
+        let changed = SignalEmitter.collectionsChanged([.login, CollectionID("x")])
+        #expect(describe(changed) == "/org/freedesktop/secrets org.freedesktop.DBus.Properties.PropertiesChanged")
         #expect(
-            messages.map(describe) == [
-                "/org/freedesktop/secrets org.freedesktop.Secret.Service.CollectionCreated",
-                "/org/freedesktop/secrets org.freedesktop.DBus.Properties.PropertiesChanged",
+            changed.body[1].variantDictionary?["Collections"]?.objectPaths?.map(\.rawValue) == [
+                "/org/freedesktop/secrets/collection/login", "/org/freedesktop/secrets/collection/x",
             ])
-        #expect(messages.last?.body[1].variantDictionary?["Collections"]?.objectPaths?.count == 2)
+    }
+
+    @Test func anItemsChangeCarriesEveryPathAndTheModificationTime() {
+        let items = [ItemID(collection: .login, number: 3), ItemID(collection: .login, number: 10)]
+        let changed = SignalEmitter.itemsChanged(in: .login, items: items, modified: 42)
+        #expect(
+            describe(changed)
+                == "/org/freedesktop/secrets/collection/login org.freedesktop.DBus.Properties.PropertiesChanged")
+        #expect(changed.body[0].string == "org.freedesktop.Secret.Collection")
+        #expect(
+            changed.body[1].variantDictionary?["Items"]?.objectPaths?.map(\.rawValue) == [
+                "/org/freedesktop/secrets/collection/login/3", "/org/freedesktop/secrets/collection/login/10",
+            ])
+        let modified = changed.body[1].variantDictionary?["Modified"]
+        #expect({ if case .uint64(42)? = modified { true } else { false } }(), "Modified is t 42")
     }
 
     /// Clients assert the result type even for dismissed prompts (secret-service.md §6.11).
@@ -70,6 +89,7 @@ import Testing
         (.unsupportedAlgorithm, "org.freedesktop.DBus.Error.NotSupported"),
         (.invalidArgument("x"), "org.freedesktop.DBus.Error.InvalidArgs"),
         (.alreadyExists, "org.freedesktop.Secret.Error.AlreadyExists"),
+        (.limitExceeded("x"), "org.freedesktop.DBus.Error.LimitsExceeded"),
         (.failed("x"), "org.freedesktop.DBus.Error.Failed"),
     ])
     func serviceErrorsMapToTheirDBusNames(_ error: ServiceError, _ name: String) {
@@ -79,9 +99,9 @@ import Testing
 
 extension SignalEmitterTests {
     @Test func onlyLabelAndLockChangesAnnounceCollectionChanged() {
-        let itemsOnly = SignalEmitter.messages(for: .collectionChanged(.login, [.items([]), .modified(5)]))
+        let modifiedOnly = SignalEmitter.messages(for: .collectionChanged(.login, [.modified(5)]))
         #expect(
-            itemsOnly.map(describe) == [
+            modifiedOnly.map(describe) == [
                 "/org/freedesktop/secrets/collection/login org.freedesktop.DBus.Properties.PropertiesChanged"
             ])
         let locked = SignalEmitter.messages(for: .collectionChanged(.login, [.locked(true)]))

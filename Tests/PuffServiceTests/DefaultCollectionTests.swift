@@ -19,7 +19,7 @@ import Testing
         #expect(login.isLocked == false)
         #expect(login.created == 1_700_000_000)
         let session = try await service.collectionInfo(.session)
-        #expect(session == CollectionInfo(label: "", isLocked: false, created: 0, modified: 0, items: []))
+        #expect(session == CollectionInfo(label: "", isLocked: false, created: 0, modified: 0, itemCount: 0))
     }
 
     @Test func theLoginCollectionIsPersistedButTheSessionCollectionIsNot() async throws {

@@ -21,7 +21,8 @@ struct Fixture {
 
     init(
         script: [ScriptedPrompter.Step] = [],
-        backend: InMemoryVaultBackend = InMemoryVaultBackend()
+        backend: InMemoryVaultBackend = InMemoryVaultBackend(),
+        limits: ServiceLimits = ServiceLimits()
     ) async throws {
         self.backend = backend
         prompter = ScriptedPrompter(script)
@@ -30,7 +31,8 @@ struct Fixture {
         time = SettableTime()
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
-            backend: backend, prompter: prompter, promptTimeout: Self.timeout, clock: clock, now: time.now,
+            backend: backend, prompter: prompter, promptTimeout: Self.timeout, limits: limits, clock: clock,
+            now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)
     }
 
@@ -41,7 +43,8 @@ struct Fixture {
 
     /// A plain-session transport secret holding `bytes`.
     static func plain(_ bytes: [UInt8], session: SessionID, contentType: String = "text/plain") -> TransportSecret {
-        TransportSecret(session: session, parameters: [], value: SecureBytes(bytes), contentType: contentType)
+        TransportSecret(
+            session: session, parameters: [], value: SecureBytes(unwipedCopyOf: bytes), contentType: contentType)
     }
 
     /// Stores `secret` in `collection` through a fresh plain session of `client`.

@@ -24,7 +24,7 @@ import Testing
     @Test func unlockEchoesSpellingsListsUnlockedOnesAndDropsUnknownOnes() async throws {
         let (fixture, work, item) = try await Self.lockedWork()
         let loginItem = try await fixture.store(["a": "b"])
-        let result = await fixture.service.unlock(
+        let result = try await fixture.service.unlock(
             [
                 Fixture.reference(.login, Self.aliasSpelling),
                 ObjectReference(target: .item(loginItem), spelling: "/item/1"),
@@ -36,8 +36,8 @@ import Testing
             ], client: Fixture.alice)
         #expect(result.unlocked == [Self.aliasSpelling, "/item/1"])
         #expect(result.prompt != nil)
-        #expect(await fixture.service.unlock([], client: Fixture.alice).unlocked.isEmpty)
-        #expect(await fixture.service.unlock([], client: Fixture.alice).prompt == nil)
+        #expect(try await fixture.service.unlock([], client: Fixture.alice).unlocked.isEmpty)
+        #expect(try await fixture.service.unlock([], client: Fixture.alice).prompt == nil)
     }
 
     @Test func lockReturnsEveryExistingSpellingAndNeverPrompts() async throws {
@@ -57,10 +57,10 @@ import Testing
         #expect(again.locked == ["/l"], "already-locked objects are listed too")
     }
 
-    @Test(arguments: [PromptReply.confirmed, .passcode(SecureBytes(Array("pw".utf8)))])
+    @Test(arguments: [PromptReply.confirmed, .passcode(SecureBytes(unwipedCopyOf: Array("pw".utf8)))])
     func anApprovedUnlockPromptUnlocksAndReportsTheSpellings(reply: PromptReply) async throws {
         let (fixture, work, item) = try await Self.lockedWork(script: [.reply(reply)])
-        let result = await fixture.service.unlock(
+        let result = try await fixture.service.unlock(
             [ObjectReference(target: .item(item), spelling: "/w/1"), Fixture.reference(work, "/w")],
             client: Fixture.alice)
         let prompt = try #require(result.prompt)
@@ -89,7 +89,8 @@ import Testing
     @Test(arguments: [ScriptedPrompter.Step.reply(.dismissed), .fail])
     func aDeclinedOrFailedPromptIsDismissedWithATypedEmptyResult(step: ScriptedPrompter.Step) async throws {
         let (fixture, work, _) = try await Self.lockedWork(script: [step])
-        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let prompt = try #require(
+            try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
         #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([])))
@@ -99,12 +100,14 @@ import Testing
 
     @Test func aPromptThatTimesOutIsDismissedAndItsPrompterCancelled() async throws {
         let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
-        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let prompt = try #require(
+            try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         #expect(await fixture.prompter.waitUntilHolding(1))
         #expect(await fixture.clock.waitForSleepers(1))
         fixture.clock.advance(by: Fixture.timeout - .seconds(1))
-        #expect(fixture.recorder.completions.isEmpty)
+        // advance(by:) wakes due sleepers synchronously: the timer still sleeping means it has not fired.
+        #expect(fixture.clock.sleeperCount == 1, "the timeout has not fired a second early")
         fixture.clock.advance(by: .seconds(1))
         let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
         #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([])))
@@ -115,7 +118,8 @@ import Testing
 
     @Test func dismissCompletesAtOnceAndCancelsTheRunningPrompter() async throws {
         let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
-        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let prompt = try #require(
+            try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         #expect(await fixture.prompter.waitUntilHolding(1))
         #expect(
@@ -140,7 +144,8 @@ import Testing
 
     @Test func aPromptCanBeDismissedBeforeItStarts() async throws {
         let (fixture, work, _) = try await Self.lockedWork()
-        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let prompt = try #require(
+            try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
         #expect(
             fixture.recorder.completions == [
@@ -151,7 +156,8 @@ import Testing
 
     @Test func onlyTheOwnerMayStartAPromptAndOnlyOnce() async throws {
         let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
-        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let prompt = try #require(
+            try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         #expect(
             await serviceError { () async throws(ServiceError) in
                 try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.bob)
@@ -173,14 +179,17 @@ import Testing
 
     @Test func aVanishedOwnerCancelsItsHeldPromptWithoutCompleted() async throws {
         let (fixture, work, _) = try await Self.lockedWork(script: [.hold])
-        let prompt = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
-        let idle = try #require(await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let prompt = try #require(
+            try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
+        let idle = try #require(
+            try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         #expect(await fixture.prompter.waitUntilHolding(1))
         await fixture.service.clientVanished(Fixture.alice)
         #expect(await fixture.prompter.waitForCancellations(1))
+        // The timer was cancelled with the prompt, so no sleeper is left that could fire.
+        #expect(await poll(limit: .seconds(5)) { fixture.clock.sleeperCount == 0 })
         fixture.clock.advance(by: Fixture.timeout * 2)
-        try await Task.sleep(for: .milliseconds(20))
         #expect(fixture.recorder.events.isEmpty)
         for id in [prompt, idle] {
             #expect(
@@ -208,13 +217,15 @@ extension LockingTests {
         }
         await fixture.backend.waitUntilHolding()
         let locking = Task { await fixture.service.lock([Fixture.reference(.login)], client: Fixture.alice) }
-        for _ in 0..<20 { await Task.yield() }
+        // Release only once the lock is queued behind the creation's write turn.
+        #expect(await poll(limit: .seconds(5)) { await fixture.service.writersWaiting == 1 })
+        #expect(try await fixture.service.collectionInfo(.login).isLocked == false)
         await fixture.backend.releaseHeldCommit()
         let item = try await creation.value
         _ = await locking.value
 
         let events = fixture.recorder.drain()
-        let created = try #require(events.firstIndex { if case .itemCreated(item, _) = $0 { true } else { false } })
+        let created = try #require(events.firstIndex { if case .itemCreated(item) = $0 { true } else { false } })
         let locked = try #require(events.firstIndex { $0 == .collectionChanged(.login, [.locked(true)]) })
         #expect(created < locked)
         #expect(try await fixture.service.collectionInfo(.login).isLocked)

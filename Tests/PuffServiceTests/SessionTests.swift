@@ -27,9 +27,9 @@ import Testing
         }
         #expect(serverKey.count == 128)
         let key = try client.key(serverPublicKey: serverKey)
-        let sealed = try DHTransport.encrypt(SecureBytes(Array("hunter2".utf8)), key: key)
+        let sealed = try DHTransport.encrypt(SecureBytes(unwipedCopyOf: Array("hunter2".utf8)), key: key)
         let sent = TransportSecret(
-            session: opened.session, parameters: sealed.iv, value: SecureBytes(sealed.ciphertext),
+            session: opened.session, parameters: sealed.iv, value: SecureBytes(unwipedCopyOf: sealed.ciphertext),
             contentType: "text/plain")
         let item = try await fixture.service.createItem(
             in: .login, label: "x", attributes: ["k": "v"], type: "", secret: sent, replace: false,
@@ -68,7 +68,8 @@ import Testing
         let opened = try await fixture.service.openSession(
             algorithm: SecretService.dhAlgorithm, input: .bytes(try client.publicKey), client: Fixture.alice)
         let garbage = TransportSecret(
-            session: opened.session, parameters: [UInt8](repeating: 1, count: 16), value: SecureBytes([1, 2, 3]),
+            session: opened.session, parameters: [UInt8](repeating: 1, count: 16),
+            value: SecureBytes(unwipedCopyOf: [1, 2, 3]),
             contentType: "")
         let error = await serviceError { () async throws(ServiceError) in
             try await fixture.service.createItem(
@@ -93,7 +94,8 @@ import Testing
     @Test func plainSessionsRejectParameters() async throws {
         let fixture = try await Fixture()
         let session = try await fixture.plainSession()
-        let secret = TransportSecret(session: session, parameters: [0], value: SecureBytes([1]), contentType: "")
+        let secret = TransportSecret(
+            session: session, parameters: [0], value: SecureBytes(unwipedCopyOf: [1]), contentType: "")
         let error = await serviceError { () async throws(ServiceError) in
             try await fixture.service.createItem(
                 in: .login, label: "", attributes: [:], type: "", secret: secret, replace: false, client: Fixture.alice)

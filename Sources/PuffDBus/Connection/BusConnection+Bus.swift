@@ -48,7 +48,7 @@ extension BusConnection {
         return uid
     }
 
-    private func callBus(_ member: MemberName, _ body: [DBusValue]) async throws -> IncomingMessage {
+    func callBus(_ member: MemberName, _ body: [DBusValue]) async throws -> IncomingMessage {
         try await call(
             .methodCall(
                 destination: Self.busName, path: Self.busPath, interface: "org.freedesktop.DBus", member: member, body)

@@ -55,6 +55,12 @@ public final class BusConnection: Sendable {
         }
     }
 
+    /// Sets how the bus thread decodes what arrives from now on (limits, secret fields, the
+    /// method signatures worth decoding).
+    public func setDecodePolicy(_ policy: DecodePolicy) {
+        loop.decodePolicy.withLock { $0 = policy }
+    }
+
     /// Queues `message` for sending; never blocks.
     public func send(_ message: OutgoingMessage) {
         loop.enqueue(.send(message))

@@ -36,6 +36,8 @@ final class BusLoop: @unchecked Sendable {
     var connectionPointer: OpaquePointer { connection }
     var wakeDescriptor: Int32 { wakeRead }
     private let jobs = Mutex<[Job]>([])
+    /// How incoming messages are decoded; set by the server before it serves.
+    let decodePolicy = Mutex<DecodePolicy>(.standard)
     private var delegate: Delegate?
     /// libdbus's watches, in the order it added them (loop thread only).
     private(set) var watchList: [OpaquePointer] = []
@@ -169,8 +171,9 @@ final class BusLoop: @unchecked Sendable {
     }
 
     private func drainIncoming() {
+        let policy = decodePolicy.withLock { $0 }
         while let message = dbus_connection_pop_message(connection) {
-            let incoming = IncomingMessage(message)
+            let incoming = IncomingMessage(message, policy: policy)
             dbus_message_unref(message)
             if incoming.kind == .methodReturn || incoming.kind == .error,
                 let id = pendingBySerial.removeValue(forKey: incoming.replySerial)

@@ -25,8 +25,8 @@ public struct IncomingMessage: Sendable {
     public var signature: Signature
     /// The decoded body.
     public var arguments: [DBusValue]
-    /// Whether the body held a type Puff does not decode (Unix file descriptors).
-    public var hasUnsupportedArguments: Bool
+    /// Why the body was not decoded, when it was not; ``arguments`` is then empty.
+    public var undecodedBody: UndecodedBody?
     /// Whether the caller wants an answer (`NO_REPLY_EXPECTED` not set).
     public var expectsReply: Bool
 
@@ -50,12 +50,12 @@ public struct IncomingMessage: Sendable {
         errorName = nil
         signature = DBusValue.signature(of: arguments)
         self.arguments = arguments
-        hasUnsupportedArguments = false
+        undecodedBody = nil
         expectsReply = true
     }
 
-    /// Decodes `message`; runs on the bus thread only.
-    init(_ message: OpaquePointer) {
+    /// Decodes `message` within `policy`; runs on the bus thread only.
+    init(_ message: OpaquePointer, policy: DecodePolicy) {
         switch dbus_message_get_type(message) {
         case 1: kind = .methodCall
         case 2: kind = .methodReturn
@@ -72,12 +72,18 @@ public struct IncomingMessage: Sendable {
         errorName = dbus_message_get_error_name(message).map { String(cString: $0) }
         signature = Signature(uncheckedStorage: dbus_message_get_signature(message).map { String(cString: $0) } ?? "")
         expectsReply = dbus_message_get_no_reply(message) == 0
+        // A call no served method takes is not decoded: its body could be anything.
+        if kind == .methodCall, !policy.accepts(member: member, signature: signature.rawValue) {
+            arguments = []
+            undecodedBody = .unexpectedSignature
+            return
+        }
         do {
-            arguments = try MessageReader.arguments(of: message)
-            hasUnsupportedArguments = false
+            arguments = try MessageReader.arguments(of: message, policy: policy)
+            undecodedBody = nil
         } catch {
             arguments = []
-            hasUnsupportedArguments = true
+            undecodedBody = error
         }
     }
 }

@@ -43,14 +43,34 @@ public struct Argument: Sendable {
     }
 }
 
-/// What a method handler receives.
+/// What a method or property handler receives: the call, who made it, and the object the tree
+/// resolved the path to, once per call.
 public struct MethodCall: Sendable {
     /// The object path the call was sent to, exactly as the caller wrote it.
     public let path: ObjectPath
-    /// The caller's unique bus name.
-    public let sender: String
-    /// The arguments, already checked against the method's input signature.
+    /// Who is calling.
+    public let context: CallContext
+    /// The arguments, already checked against the method's input signature; empty for properties.
     public let arguments: [DBusValue]
+    /// What ``ObjectTree/resolve(_:context:)`` found at `path`; nil on nodes without an object.
+    public let object: (any Sendable)?
+    /// The interfaces of that object (the standard Properties interface reads them).
+    let interfaces: [Interface]
+
+    /// Creates a call, for tests that invoke handlers directly.
+    public init(
+        path: ObjectPath, context: CallContext, arguments: [DBusValue] = [], object: (any Sendable)? = nil,
+        interfaces: [Interface] = []
+    ) {
+        self.path = path
+        self.context = context
+        self.arguments = arguments
+        self.object = object
+        self.interfaces = interfaces
+    }
+
+    /// The caller's unique bus name.
+    public var sender: String { context.sender }
 }
 
 /// One method: its signature and the code that answers it.
@@ -88,17 +108,17 @@ public struct Property: Sendable {
     public let name: String
     public let signature: Signature
     public let access: Access
-    /// Reads the current value for the object at the path.
-    public let get: @Sendable (ObjectPath) async throws -> DBusValue
+    /// Reads the current value of the resolved object.
+    public let get: @Sendable (MethodCall) async throws -> DBusValue
     /// Writes a value already checked against `signature`; `nil` for read-only properties.
-    public let set: (@Sendable (ObjectPath, DBusValue) async throws -> Void)?
+    public let set: (@Sendable (MethodCall, DBusValue) async throws -> Void)?
 
     /// Creates a property entry; giving `set` makes it read-write.
     public init(
         _ name: String,
         _ signature: Signature,
-        get: @escaping @Sendable (ObjectPath) async throws -> DBusValue,
-        set: (@Sendable (ObjectPath, DBusValue) async throws -> Void)? = nil
+        get: @escaping @Sendable (MethodCall) async throws -> DBusValue,
+        set: (@Sendable (MethodCall, DBusValue) async throws -> Void)? = nil
     ) {
         self.name = name
         self.signature = signature
@@ -119,13 +139,28 @@ public struct SignalDescription: Sendable {
     }
 }
 
+/// An object the tree found at a path: what it implements, and a value of the tree's own that
+/// every handler of the call receives (so a call resolves its path once).
+public struct ResolvedObject: Sendable {
+    /// The object's own interfaces (the router adds the standard ones).
+    public let interfaces: [Interface]
+    /// The tree's description of the object, handed to handlers as ``MethodCall/object``.
+    public let object: any Sendable
+
+    /// Creates a resolved object.
+    public init(interfaces: [Interface], object: any Sendable) {
+        self.interfaces = interfaces
+        self.object = object
+    }
+}
+
 /// Answers which objects exist and what they implement; the Secret Service binding implements it
 /// over its live collections, items, sessions and prompts.
 public protocol ObjectTree: Sendable {
-    /// The interfaces of the object at `path`, or `nil` when no object lives there.
-    func interfaces(at path: ObjectPath, caller: String) async -> [Interface]?
+    /// The object at `path`, or `nil` when no object lives there.
+    func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject?
     /// The names of the nodes directly below `path`, for introspection.
-    func children(of path: ObjectPath, caller: String) async -> [String]
+    func children(of path: ObjectPath, context: CallContext) async -> [String]
     /// The error for a call to a path where no object lives; `UnknownObject` unless the tree's
     /// clients expect another name.
     func missingObjectError(at path: ObjectPath) -> DBusError

@@ -1,36 +1,156 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 
-/// Serves a ``Router`` on a ``BusConnection``: answers method calls in arrival order and hands
-/// every signal to `onSignal`.
+/// Serves a ``Router`` on a ``BusConnection`` in per-client lanes (architecture.md Part A item 10).
 ///
-/// Calls are handled one after another, so a client's replies and the signals they cause leave in
-/// the order it sent its calls. A handler must therefore never wait for a person: prompts return a
-/// path at once and finish in tasks of their own.
+/// Calls from one connection run in the order they arrived, so a client's replies, and the
+/// signals its calls cause, leave in the order it sent them. Calls from different connections run
+/// concurrently, at most ``Limits/concurrentCalls`` at a time, so one client's slow call (an
+/// `fsync`, a key derivation) never stalls another. `Peer` calls are answered at once and
+/// `Introspect` runs beside the lanes, so neither ever waits behind one.
 public struct ObjectServer: Sendable {
+    /// How much work clients can queue and run.
+    public struct Limits: Sendable {
+        /// Calls of different connections that may run at the same time.
+        public var concurrentCalls: Int
+        /// Calls one connection may have waiting; more are refused with `LimitsExceeded`.
+        public var queuedCallsPerClient: Int
+        /// `Introspect` calls that may be running at once, across all clients.
+        public var concurrentIntrospections: Int
+
+        /// Creates limits; the defaults are puffd's.
+        public init(concurrentCalls: Int = 8, queuedCallsPerClient: Int = 256, concurrentIntrospections: Int = 64) {
+            self.concurrentCalls = concurrentCalls
+            self.queuedCallsPerClient = queuedCallsPerClient
+            self.concurrentIntrospections = concurrentIntrospections
+        }
+    }
+
     private let connection: BusConnection
     private let router: Router
+    private let callers: CallerDirectory
+    private let limits: Limits
+    private let onClientLeft: @Sendable (String) async -> Void
     private let onSignal: @Sendable (IncomingMessage) async -> Void
 
     /// Creates a server; nothing runs until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - callers: Where call contexts come from; dropped for clients that leave.
+    ///   - onClientLeft: Runs, in the client's lane after its last call, when a unique name
+    ///     leaves the bus (`NameOwnerChanged` with an empty new owner).
+    ///   - onSignal: Every signal received, in arrival order.
     public init(
-        connection: BusConnection, router: Router, onSignal: @escaping @Sendable (IncomingMessage) async -> Void
+        connection: BusConnection,
+        router: Router,
+        callers: CallerDirectory,
+        limits: Limits = Limits(),
+        onClientLeft: @escaping @Sendable (String) async -> Void = { _ in },
+        onSignal: @escaping @Sendable (IncomingMessage) async -> Void = { _ in }
     ) {
         self.connection = connection
         self.router = router
+        self.callers = callers
+        self.limits = limits
+        self.onClientLeft = onClientLeft
         self.onSignal = onSignal
     }
 
-    /// Serves until the connection closes.
+    /// Serves until the connection closes, then waits for the calls already running.
     public func run() async {
-        for await message in connection.messages {
-            switch message.kind {
-            case .methodCall:
-                if let reply = await router.handle(message) { connection.send(reply) }
-            case .signal:
-                await onSignal(message)
-            case .methodReturn, .error:
-                break  // replies to our own calls are routed by the connection
+        let lanes = Lanes(limit: limits.queuedCallsPerClient)
+        let gate = ConcurrencyGate(width: limits.concurrentCalls)
+        let introspections = RunningCount()
+        await withDiscardingTaskGroup { group in
+            for await message in connection.messages {
+                switch message.kind {
+                case .methodCall:
+                    guard let sender = message.sender else { continue }
+                    if let reply = router.peerReply(to: message) {
+                        connection.send(reply)
+                    } else if Router.isIntrospection(message) {
+                        introspect(message, sender: sender, count: introspections, group: &group)
+                    } else {
+                        submit(.call(message), from: sender, lanes: lanes, gate: gate, group: &group)
+                    }
+                case .signal:
+                    if let departed = Self.departedClient(message) {
+                        submit(.departure, from: departed, lanes: lanes, gate: gate, group: &group)
+                    }
+                    await onSignal(message)
+                case .methodReturn, .error:
+                    break  // replies to our own calls are routed by the connection
+                }
             }
         }
     }
+
+    private func submit(
+        _ work: Lanes.Work, from sender: String, lanes: Lanes, gate: ConcurrencyGate,
+        group: inout DiscardingTaskGroup
+    ) {
+        switch lanes.submit(work, from: sender) {
+        case .queued:
+            break
+        case .refused(let limit):
+            if case .call(let message) = work, message.expectsReply {
+                let error = DBusError(.limitsExceeded, "at most \(limit) calls may wait per connection")
+                connection.send(.error(to: message, error))
+            }
+        case .startRunner:
+            group.addTask { await drain(sender, lanes: lanes, gate: gate) }
+        }
+    }
+
+    /// Runs `sender`'s lane until it is empty.
+    private func drain(_ sender: String, lanes: Lanes, gate: ConcurrencyGate) async {
+        while let work = lanes.next(for: sender) {
+            switch work {
+            case .call(let message):
+                let context = await callers.context(for: sender)
+                await gate.enter()
+                let reply = await router.handle(message, context: context)
+                gate.leave()
+                if let reply { connection.send(reply) }
+            case .departure:
+                callers.forget(sender)
+                await onClientLeft(sender)
+            }
+        }
+    }
+
+    private func introspect(
+        _ message: IncomingMessage, sender: String, count: RunningCount, group: inout DiscardingTaskGroup
+    ) {
+        let running = count.value.add(1, ordering: .relaxed).newValue
+        guard running <= limits.concurrentIntrospections else {
+            count.value.subtract(1, ordering: .relaxed)
+            if message.expectsReply {
+                let error = DBusError(
+                    .limitsExceeded, "at most \(limits.concurrentIntrospections) introspections may run at once")
+                connection.send(.error(to: message, error))
+            }
+            return
+        }
+        group.addTask {
+            let context = await callers.context(for: sender)
+            if let reply = await router.handle(message, context: context) { connection.send(reply) }
+            count.value.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// The unique name that left the bus, when `message` is `NameOwnerChanged` saying so.
+    static func departedClient(_ message: IncomingMessage) -> String? {
+        guard message.sender == "org.freedesktop.DBus", message.interface == "org.freedesktop.DBus",
+            message.member == "NameOwnerChanged", message.arguments.count == 3,
+            case .string(let name) = message.arguments[0], name.hasPrefix(":"),
+            case .string("") = message.arguments[2]
+        else { return nil }
+        return name
+    }
+}
+
+/// A counter shared by the server loop and the tasks it starts.
+private final class RunningCount: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -2,7 +2,7 @@
 
 extension Router {
     /// `org.freedesktop.DBus.Properties` over the object's own interface tables.
-    static func propertiesInterface(_ tree: any ObjectTree) -> Interface {
+    static func propertiesInterface() -> Interface {
         Interface(
             "org.freedesktop.DBus.Properties",
             methods: [
@@ -11,16 +11,16 @@ extension Router {
                     out: [Argument("value", "v")]
                 ) {
                     call in
-                    let (interfaces, name) = try await Self.target(call, tree)
+                    let (interfaces, name) = try Self.target(call)
                     let property = try Self.property(name, in: interfaces)
-                    return [.variant(try await property.get(call.path))]
+                    return [.variant(try await property.get(call))]
                 },
                 Method("GetAll", in: [Argument("interface_name", "s")], out: [Argument("properties", "a{sv}")]) {
                     call in
                     guard case .string(let interfaceName)? = call.arguments.first else {
                         throw DBusError(.invalidArgs, "bad arguments")
                     }
-                    let all = await tree.interfaces(at: call.path, caller: call.sender) ?? []
+                    let all = call.interfaces
                     // An empty interface name asks for every interface's properties.
                     let chosen = interfaceName.isEmpty ? all : all.filter { $0.name.rawValue == interfaceName }
                     if chosen.isEmpty && !interfaceName.isEmpty && !Self.isStandard(interfaceName) {
@@ -29,7 +29,7 @@ extension Router {
                     var entries: [DBusValue.DictEntry] = []
                     for interface in chosen {
                         for property in interface.properties {
-                            entries.append(.init(.string(property.name), .variant(try await property.get(call.path))))
+                            entries.append(.init(.string(property.name), .variant(try await property.get(call))))
                         }
                     }
                     return [.dictionary(key: "s", value: "v", entries)]
@@ -38,7 +38,7 @@ extension Router {
                     "Set",
                     in: [Argument("interface_name", "s"), Argument("property_name", "s"), Argument("value", "v")]
                 ) { call in
-                    let (interfaces, name) = try await Self.target(call, tree)
+                    let (interfaces, name) = try Self.target(call)
                     let property = try Self.property(name, in: interfaces)
                     guard let setter = property.set else {
                         throw DBusError(.invalidArgs, "property \(name) is not writable")
@@ -48,7 +48,7 @@ extension Router {
                     else {
                         throw DBusError(.invalidArgs, "property \(name) has type \(property.signature)")
                     }
-                    try await setter(call.path, value)
+                    try await setter(call, value)
                     return []
                 },
             ],
@@ -65,11 +65,11 @@ extension Router {
     }
 
     /// Resolves the interface named in the call's first argument (empty means "any").
-    private static func target(_ call: MethodCall, _ tree: any ObjectTree) async throws -> ([Interface], String) {
+    private static func target(_ call: MethodCall) throws -> ([Interface], String) {
         guard case .string(let interfaceName)? = call.arguments.first,
             case .string(let name)? = call.arguments.dropFirst().first
         else { throw DBusError(.invalidArgs, "bad arguments") }
-        let all = await tree.interfaces(at: call.path, caller: call.sender) ?? []
+        let all = call.interfaces
         let chosen = interfaceName.isEmpty ? all : all.filter { $0.name.rawValue == interfaceName }
         guard !chosen.isEmpty else { throw DBusError(.invalidArgs, "no interface \(interfaceName) at \(call.path)") }
         return (chosen, name)

@@ -22,7 +22,7 @@ public struct Router: Sendable {
         self.mapError = mapError
         let introspectable = Self.introspectableInterface(tree)
         let peer = Self.peerInterface(machineID: Self.localMachineID)
-        standardOnObjects = [Self.propertiesInterface(tree), introspectable, peer]
+        standardOnObjects = [Self.propertiesInterface(), introspectable, peer]
         standardOnNodes = [introspectable, peer]
     }
 
@@ -36,13 +36,46 @@ public struct Router: Sendable {
         return String(cString: raw)
     }()
 
-    /// Answers one method call; returns `nil` when the caller asked for no reply or the message is
-    /// not a method call.
-    public func handle(_ message: IncomingMessage) async -> OutgoingMessage? {
+    /// The input signatures the served methods take, per member name, for the bus thread's
+    /// ``DecodePolicy`` (a call no method takes is not decoded).
+    public func methodSignatures(serving interfaces: [Interface]) -> [String: Set<String>] {
+        var table: [String: Set<String>] = [:]
+        for interface in interfaces + standardOnObjects {
+            for method in interface.methods { table[method.name.rawValue, default: []].insert(method.inputSignature) }
+        }
+        return table
+    }
+
+    /// The reply to a `Peer` call, which needs no object and never waits for one; nil for any
+    /// other call.
+    public func peerReply(to message: IncomingMessage) -> OutgoingMessage? {
+        guard message.kind == .methodCall, message.interface == Self.peer || message.interface == nil,
+            let member = message.member
+        else { return nil }
+        let reply: [DBusValue]
+        switch member {
+        case "Ping" where message.signature.rawValue.isEmpty: reply = []
+        case "GetMachineId" where message.signature.rawValue.isEmpty: reply = [.string(Self.localMachineID)]
+        default: return nil
+        }
+        return message.expectsReply ? .reply(to: message, reply) : nil
+    }
+
+    /// Whether `message` is an `Introspect` call, which the server runs beside the caller's lane.
+    public static func isIntrospection(_ message: IncomingMessage) -> Bool {
+        message.member == "Introspect"
+            && (message.interface == nil || message.interface == "org.freedesktop.DBus.Introspectable")
+    }
+
+    static let peer = "org.freedesktop.DBus.Peer"
+
+    /// Answers one method call made in `context`; returns `nil` when the caller asked for no reply
+    /// or the message is not a method call.
+    public func handle(_ message: IncomingMessage, context: CallContext) async -> OutgoingMessage? {
         guard message.kind == .methodCall else { return nil }
         let reply: OutgoingMessage
         do {
-            reply = .reply(to: message, try await dispatch(message))
+            reply = .reply(to: message, try await dispatch(message, context: context))
         } catch let error as DBusError {
             reply = .error(to: message, error)
         } catch {
@@ -51,13 +84,13 @@ public struct Router: Sendable {
         return message.expectsReply ? reply : nil
     }
 
-    private func dispatch(_ message: IncomingMessage) async throws -> [DBusValue] {
-        guard let path = message.path, let member = message.member, let sender = message.sender else {
-            throw DBusError(.invalidArgs, "method call without path, member or sender")
+    private func dispatch(_ message: IncomingMessage, context: CallContext) async throws -> [DBusValue] {
+        if case .limitExceeded(let why)? = message.undecodedBody { throw DBusError(.limitsExceeded, why) }
+        guard let path = message.path, let member = message.member else {
+            throw DBusError(.invalidArgs, "method call without path or member")
         }
-        let call = MethodCall(path: path, sender: sender, arguments: message.arguments)
-        let found = await tree.interfaces(at: path, caller: sender)
-        let all = found.map { $0 + standardOnObjects } ?? standardOnNodes
+        let found = await tree.resolve(path, context: context)
+        let all = found.map { $0.interfaces + standardOnObjects } ?? standardOnNodes
         let method: Method
         if let interfaceName = message.interface {
             guard let interface = all.first(where: { $0.name.rawValue == interfaceName }) else {
@@ -76,12 +109,15 @@ public struct Router: Sendable {
             }
             method = match
         }
-        guard !message.hasUnsupportedArguments, message.signature.rawValue == method.inputSignature else {
+        guard message.undecodedBody == nil, message.signature.rawValue == method.inputSignature else {
             throw DBusError(
                 .invalidArgs,
                 "\(member) takes signature '\(method.inputSignature)', got '\(message.signature.rawValue)'"
             )
         }
+        let call = MethodCall(
+            path: path, context: context, arguments: message.arguments, object: found?.object,
+            interfaces: found?.interfaces ?? [])
         return try await method.handler(call)
     }
 }
@@ -102,8 +138,8 @@ extension Router {
             "org.freedesktop.DBus.Introspectable",
             methods: [
                 Method("Introspect", out: [Argument("xml_data", "s")]) { call in
-                    let interfaces = await tree.interfaces(at: call.path, caller: call.sender)
-                    let children = await tree.children(of: call.path, caller: call.sender)
+                    let interfaces = call.object == nil ? nil : call.interfaces
+                    let children = await tree.children(of: call.path, context: call.context)
                     if interfaces == nil && children.isEmpty { throw tree.missingObjectError(at: call.path) }
                     let standard = interfaces == nil ? [] : Router.standardDescriptions
                     return [
@@ -116,12 +152,12 @@ extension Router {
 
     /// The standard interfaces as introspection shows them (no handlers needed there).
     static let standardDescriptions: [Interface] = [
-        propertiesInterface(EmptyTree()), introspectableInterface(EmptyTree()), peerInterface(machineID: ""),
+        propertiesInterface(), introspectableInterface(EmptyTree()), peerInterface(machineID: ""),
     ]
 }
 
 /// A tree with no objects, used only to describe the standard interfaces.
 private struct EmptyTree: ObjectTree {
-    func interfaces(at path: ObjectPath, caller: String) async -> [Interface]? { nil }
-    func children(of path: ObjectPath, caller: String) async -> [String] { [] }
+    func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject? { nil }
+    func children(of path: ObjectPath, context: CallContext) async -> [String] { [] }
 }

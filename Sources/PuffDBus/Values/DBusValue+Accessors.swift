@@ -20,9 +20,14 @@ extension DBusValue {
         if case .boolean(let value) = self { value } else { nil }
     }
 
-    /// The bytes of an `ay` value.
-    public var bytes: SecureBytes? {
+    /// The bytes of an ordinary `ay` value.
+    public var bytes: [UInt8]? {
         if case .bytes(let value) = self { value } else { nil }
+    }
+
+    /// The bytes of a secret `ay` value.
+    public var secret: SecureBytes? {
+        if case .secret(let value) = self { value } else { nil }
     }
 
     /// The contents of a `v` value.
@@ -89,8 +94,4 @@ extension DBusValue {
         )
     }
 
-    /// An `ay` value from bytes that are not secret (keys, IVs, ciphertext).
-    public static func publicBytes(_ bytes: [UInt8]) -> DBusValue {
-        .bytes(SecureBytes(bytes))
-    }
 }

@@ -4,8 +4,10 @@ public import PuffCrypto
 /// One D-Bus value of any type the wire format allows except Unix file descriptors, which Puff
 /// never negotiates.
 ///
-/// Byte arrays (`ay`) are held in ``SecureBytes``: the binding cannot tell a secret from a public
-/// key, so every byte array from the bus lands in wiped memory.
+/// Byte arrays (`ay`) come in two cases with the same wire type: ordinary ``bytes(_:)`` for IVs,
+/// public keys and anything else, and ``secret(_:)`` in locked, wiped memory for the byte arrays a
+/// ``DecodePolicy`` names as secret (the value of a Secret Service `(oayays)`). Only secrets spend
+/// locked memory: one `sodium_malloc` per `ay` would let one message exhaust the process's maps.
 public indirect enum DBusValue: Sendable {
     case byte(UInt8)
     case boolean(Bool)
@@ -19,8 +21,10 @@ public indirect enum DBusValue: Sendable {
     case string(String)
     case objectPath(ObjectPath)
     case signature(Signature)
-    /// `ay`.
-    case bytes(SecureBytes)
+    /// `ay` that is not secret.
+    case bytes([UInt8])
+    /// `ay` whose contents are secret; held in locked memory and wiped when released.
+    case secret(SecureBytes)
     /// Any other array; `element` is the signature of one element (needed for empty arrays).
     case array(element: Signature, [DBusValue])
     /// `a{kv}`; entries keep their wire order.
@@ -57,7 +61,7 @@ public indirect enum DBusValue: Sendable {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
-        case .bytes: "ay"
+        case .bytes, .secret: "ay"
         case .array(let element, _): "a" + element.rawValue
         case .dictionary(let key, let value, _): "a{" + key.rawValue + value.rawValue + "}"
         case .structure(let fields): "(" + fields.map(\.signatureText).joined() + ")"

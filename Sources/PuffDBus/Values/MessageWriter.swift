@@ -29,14 +29,9 @@ enum MessageWriter {
         case .objectPath(let v): try text(TypeCode.objectPath, v.rawValue, &iter)
         case .signature(let v): try text(TypeCode.signature, v.rawValue, &iter)
         case .bytes(let bytes):
-            try container(TypeCode.array, "y", &iter) { (sub: inout DBusMessageIter) throws(Failure) in
-                let ok = bytes.withUnsafeBytes { raw -> dbus_bool_t in
-                    // libdbus copies the bytes into its message buffer.
-                    var pointer = raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
-                    return dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, &pointer, Int32(raw.count))
-                }
-                guard ok != 0 else { throw Failure() }
-            }
+            guard bytes.withUnsafeBytes({ byteArray($0, &iter) }) else { throw Failure() }
+        case .secret(let bytes):
+            guard bytes.withUnsafeBytes({ byteArray($0, &iter) }) else { throw Failure() }
         case .array(let element, let items):
             try container(TypeCode.array, element.rawValue, &iter) { (sub: inout DBusMessageIter) throws(Failure) in
                 for item in items { try write(item, into: &sub) }
@@ -60,6 +55,21 @@ enum MessageWriter {
                 (sub: inout DBusMessageIter) throws(Failure) in
                 try write(inner, into: &sub)
             }
+        }
+    }
+
+    /// Appends an `ay`; false when libdbus ran out of memory.
+    private static func byteArray(_ raw: UnsafeRawBufferPointer, _ iter: inout DBusMessageIter) -> Bool {
+        do {
+            try container(TypeCode.array, "y", &iter) { (sub: inout DBusMessageIter) throws(Failure) in
+                // libdbus copies the bytes into its message buffer.
+                var pointer = raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+                let ok = dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, &pointer, Int32(raw.count))
+                guard ok != 0 else { throw Failure() }
+            }
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -23,8 +23,8 @@ public enum WireCodec {
         return Array(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
     }
 
-    /// Validates and decodes message bytes, returning the body.
-    public static func decode(_ bytes: [UInt8]) throws(DBusError) -> IncomingMessage {
+    /// Validates and decodes message bytes within `policy`, returning the message.
+    public static func decode(_ bytes: [UInt8], policy: DecodePolicy = .standard) throws(DBusError) -> IncomingMessage {
         var error = CDBus.DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
@@ -35,6 +35,6 @@ public enum WireCodec {
         }
         guard let message else { throw BusLoop.describe(error, fallback: "invalid message") }
         defer { dbus_message_unref(message) }
-        return IncomingMessage(message)
+        return IncomingMessage(message, policy: policy)
     }
 }

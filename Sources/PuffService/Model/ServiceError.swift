@@ -20,6 +20,8 @@ public enum ServiceError: Error, Equatable, Sendable {
     case invalidArgument(String)
     /// `Prompt` was called a second time on the same prompt.
     case alreadyExists
+    /// The request goes over one of the ``ServiceLimits``; the message names the limit.
+    case limitExceeded(String)
     /// Anything else, for example a failed write; details are logged.
     case failed(String)
 }
@@ -35,6 +37,7 @@ extension ServiceError: CustomStringConvertible {
         case .unsupportedAlgorithm: "unsupported transfer algorithm"
         case .invalidArgument(let why): "invalid argument: \(why)"
         case .alreadyExists: "the prompt was already started"
+        case .limitExceeded(let why): "limit exceeded: \(why)"
         case .failed(let why): "failed: \(why)"
         }
     }

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Something the bus must announce, carrying every value its signals need so it never has to call
-/// back into the service. Delivered synchronously, in secret-service.md §7 order, before the method
-/// that caused it returns.
+/// Something the bus must announce. Delivered synchronously, in secret-service.md §7 order, before
+/// the method that caused it returns.
+///
+/// No event carries a whole list: the service's `Collections` and a collection's `Items` change
+/// with every creation and deletion, and sending them along would make each write cost as much as
+/// the list is long. The bus reads them once per short window instead (architecture.md Part A item 9).
 public enum ServiceEvent: Sendable, Equatable {
-    /// A collection appeared; `all` is the new `Collections` property.
-    case collectionCreated(CollectionID, all: [CollectionID])
-    /// A collection went away; `all` is the new `Collections` property.
-    case collectionDeleted(CollectionID, all: [CollectionID])
+    /// A collection appeared; the `Collections` property changed.
+    case collectionCreated(CollectionID)
+    /// A collection went away; the `Collections` property changed.
+    case collectionDeleted(CollectionID)
     /// Collection properties changed; the values are the new ones.
     case collectionChanged(CollectionID, [CollectionProperty])
-    /// An item appeared; `collectionItems` is its collection's new `Items` property.
-    case itemCreated(ItemID, collectionItems: [ItemID])
-    /// An item went away; `collectionItems` is its collection's new `Items` property.
-    case itemDeleted(ItemID, collectionItems: [ItemID])
+    /// An item appeared; its collection's `Items` and `Modified` changed.
+    case itemCreated(ItemID)
+    /// An item went away; its collection's `Items` and `Modified` changed.
+    case itemDeleted(ItemID)
     /// Item properties changed; the values are the new ones.
     case itemChanged(ItemID, [ItemProperty])
     /// A prompt finished; send `Completed` to `owner` and forget the prompt path.
@@ -28,8 +31,6 @@ public enum CollectionProperty: Sendable, Equatable {
     case locked(Bool)
     /// `Modified`.
     case modified(UInt64)
-    /// `Items`.
-    case items([ItemID])
 }
 
 /// A changed item property with its new value.

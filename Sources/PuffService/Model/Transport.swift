@@ -71,16 +71,16 @@ public struct CollectionInfo: Sendable, Equatable {
     public var created: UInt64
     /// Last modification time, seconds since the epoch.
     public var modified: UInt64
-    /// The items, in creation order.
-    public var items: [ItemID]
+    /// How many items the collection holds (``SecretService/itemIDs(in:)`` lists them).
+    public var itemCount: Int
 
     /// Creates collection properties.
-    public init(label: String, isLocked: Bool, created: UInt64, modified: UInt64, items: [ItemID]) {
+    public init(label: String, isLocked: Bool, created: UInt64, modified: UInt64, itemCount: Int) {
         self.label = label
         self.isLocked = isLocked
         self.created = created
         self.modified = modified
-        self.items = items
+        self.itemCount = itemCount
     }
 }
 

@@ -15,7 +15,7 @@ extension SecretService {
         let state = try state(of: id)
         return CollectionInfo(
             label: state.record.label, isLocked: state.isLocked, created: state.record.created,
-            modified: state.record.modified, items: itemIDs(in: id))
+            modified: state.record.modified, itemCount: state.count)
     }
 
     /// Creates a collection, or returns the one `alias` already names (secret-service.md §6.2).
@@ -25,11 +25,12 @@ extension SecretService {
     ///
     /// - Parameters:
     ///   - alias: An alias to resolve or set; nil or `""` for none.
-    /// - Throws: ``ServiceError/invalidArgument(_:)`` for a malformed alias; ``ServiceError/failed(_:)``
-    ///   when the change cannot be saved.
+    /// - Throws: ``ServiceError/invalidArgument(_:)`` for a malformed alias;
+    ///   ``ServiceError/limitExceeded(_:)``; ``ServiceError/failed(_:)`` when the change cannot be saved.
     public func createCollection(label: String, alias: String?, client: ClientID) async throws(ServiceError)
         -> CollectionID
     {
+        try checkLabel(label)
         await beginWrite()
         defer { endWrite() }
         let alias = alias.flatMap { $0.isEmpty ? nil : $0 }
@@ -42,6 +43,9 @@ extension SecretService {
                 return existing
             }
         }
+        guard collectionStates.count < limits.collections else {
+            throw .limitExceeded("at most \(limits.collections) collections may exist")
+        }
         let id = CollectionID(CollectionIdentifier.make(fromLabel: label) { collectionStates[CollectionID($0)] != nil })
         let time = now()
         let record = StoredCollection(id: id.rawValue, label: label, created: time, modified: time)
@@ -53,7 +57,7 @@ extension SecretService {
         collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
         if let alias { aliases[alias] = id }
         logger.info("Collection created", metadata: ["collection.id": "\(id.rawValue)", "client.name": "\(client)"])
-        emit(.collectionCreated(id, all: collectionOrder))
+        emit(.collectionCreated(id))
         return id
     }
 
@@ -71,13 +75,15 @@ extension SecretService {
         try await persist([.deleteCollection(id: id.rawValue)], touching: id)
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
-        emit(.collectionDeleted(id, all: collectionOrder))
+        emit(.collectionDeleted(id))
     }
 
     /// Sets a collection's label.
     ///
-    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
+    ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
     public func setLabel(_ label: String, of id: CollectionID) async throws(ServiceError) {
+        try checkLabel(label)
         await beginWrite()
         defer { endWrite() }
         guard try !state(of: id).isLocked else { throw .isLocked }

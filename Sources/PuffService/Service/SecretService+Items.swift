@@ -1,26 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PuffCrypto
 import PuffStore
 
 extension SecretService {
     /// Stores a secret as a new item, or replaces the item with exactly the same attributes.
     ///
-    /// With `replace`, only an item whose attribute dictionary equals `attributes` (same keys and
-    /// values) is replaced: it keeps its id and `Created`, and only `itemChanged` is emitted. A
-    /// superset match is not replaced, unlike gnome-keyring (secret-service.md §6.3 REC). Otherwise
-    /// a new item is added and `itemCreated` then `collectionChanged(items, modified)` are emitted.
-    /// The change is saved before this returns.
+    /// With `replace`, only an item whose attribute set equals `attributes` byte for byte is
+    /// replaced (the oldest, should there be several): it keeps its id and `Created`, and only
+    /// `itemChanged` is emitted. A superset match is not replaced, unlike gnome-keyring
+    /// (secret-service.md §6.3 REC). Otherwise a new item is added and `itemCreated` is emitted.
+    /// The change is saved before this returns. The cost does not grow with the number of items.
     ///
     /// - Parameters:
     ///   - secret: Decoded with the session named inside it, which must belong to `client`.
     ///   - type: The gnome-keyring `Type` extension; `""` when not given.
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/noSession``,
-    ///   ``ServiceError/invalidArgument(_:)`` for a badly encoded secret, ``ServiceError/failed(_:)``
-    ///   when the change cannot be saved (nothing changes then).
+    ///   ``ServiceError/invalidArgument(_:)`` for a badly encoded secret,
+    ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)`` when the change cannot be
+    ///   saved (nothing changes then).
     public func createItem(
         in collection: CollectionID, label: String, attributes: Attributes, type: String,
         secret: TransportSecret, replace: Bool, client: ClientID
     ) async throws(ServiceError) -> ItemID {
+        try checkLabel(label)
+        try checkAttributes(attributes)
         await beginWrite()
         defer { endWrite() }
         let state = try state(of: collection)
@@ -28,38 +32,38 @@ extension SecretService {
         let plaintext = try decode(secret, client: client)
         let time = now()
 
-        if replace, let number = state.order.first(where: { state.items[$0]?.attributes == attributes }),
-            var record = state.items[number]
-        {
+        if replace, let number = state.exactMatch(attributes), var record = state.items[number] {
+            let id = ItemID(collection: collection, number: number)
             record.label = label
             record.type = type
             record.contentType = secret.contentType
-            record.secret = plaintext
+            record.sealedSecret = state.sealer.seal(plaintext, associatedData: Self.sealingContext(id))
             record.modified = time
             try await persist([.putItem(record)], touching: collection)
-            collectionStates[collection]?.items[number] = record
-            let id = ItemID(collection: collection, number: number)
+            state.update(record)
             emit(
                 .itemChanged(
                     id, [.label(label), .attributes(attributes), .type(reportedType(of: record)), .modified(time)]))
             return id
         }
 
+        guard state.count < limits.itemsPerCollection else {
+            throw .limitExceeded("a collection holds at most \(limits.itemsPerCollection) items")
+        }
         var collectionRecord = state.record
         let number = collectionRecord.nextItemNumber
+        let id = ItemID(collection: collection, number: number)
         collectionRecord.nextItemNumber += 1
         collectionRecord.modified = time
         let record = StoredItem(
             collection: collection.rawValue, number: number, label: label, attributes: attributes, type: type,
-            contentType: secret.contentType, secret: plaintext, created: time, modified: time)
+            contentType: secret.contentType,
+            sealedSecret: state.sealer.seal(plaintext, associatedData: Self.sealingContext(id)),
+            created: time, modified: time)
         try await persist([.putCollection(collectionRecord), .putItem(record)], touching: collection)
-        collectionStates[collection]?.record = collectionRecord
-        collectionStates[collection]?.items[number] = record
-        collectionStates[collection]?.order.append(number)
-        let id = ItemID(collection: collection, number: number)
-        let items = itemIDs(in: collection)
-        emit(.itemCreated(id, collectionItems: items))
-        emit(.collectionChanged(collection, [.items(items), .modified(time)]))
+        state.record = collectionRecord
+        state.insert(record)
+        emit(.itemCreated(id))
         return id
     }
 
@@ -76,8 +80,10 @@ extension SecretService {
 
     /// Sets an item's label. Emits `itemChanged(label, modified)`.
     ///
-    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
+    ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
     public func setLabel(_ label: String, of id: ItemID) async throws(ServiceError) {
+        try checkLabel(label)
         try await updateItem(id) { record in
             record.label = label
             return [.label(label)]
@@ -86,8 +92,10 @@ extension SecretService {
 
     /// Replaces an item's attributes. Emits `itemChanged(attributes, [type,] modified)`.
     ///
-    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
+    ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
     public func setAttributes(_ attributes: Attributes, of id: ItemID) async throws(ServiceError) {
+        try checkAttributes(attributes)
         try await updateItem(id) { record in
             let oldType = reportedType(of: record)
             record.attributes = attributes
@@ -99,8 +107,10 @@ extension SecretService {
 
     /// Sets the stored `Type`. Emits `itemChanged(type, modified)` with the type clients now see.
     ///
-    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
+    ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
     public func setType(_ type: String, of id: ItemID) async throws(ServiceError) {
+        try checkLabel(type)
         try await updateItem(id) { record in
             record.type = type
             return [.type(reportedType(of: record))]
@@ -114,46 +124,48 @@ extension SecretService {
         await beginWrite()
         defer { endWrite() }
         var record = try record(of: id)
-        guard collectionStates[id.collection]?.isLocked == false else { throw .isLocked }
+        let state = try state(of: id.collection)
+        guard !state.isLocked else { throw .isLocked }
         var properties = change(&record)
         record.modified = now()
         properties.append(.modified(record.modified))
         try await persist([.putItem(record)], touching: id.collection)
-        collectionStates[id.collection]?.items[id.number] = record
+        state.update(record)
         emit(.itemChanged(id, properties))
     }
 
-    /// Deletes an item. Emits `itemDeleted` then `collectionChanged(items, modified)`.
+    /// Deletes an item. Emits `itemDeleted`.
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
     public func deleteItem(_ id: ItemID) async throws(ServiceError) {
         await beginWrite()
         defer { endWrite() }
         _ = try record(of: id)
-        var collectionRecord = try state(of: id.collection).record
-        guard collectionStates[id.collection]?.isLocked == false else { throw .isLocked }
+        let state = try state(of: id.collection)
+        guard !state.isLocked else { throw .isLocked }
+        var collectionRecord = state.record
         collectionRecord.modified = now()
         try await persist(
             [.deleteItem(collection: id.collection.rawValue, number: id.number), .putCollection(collectionRecord)],
             touching: id.collection)
-        collectionStates[id.collection]?.items[id.number] = nil
-        collectionStates[id.collection]?.order.removeAll { $0 == id.number }
-        collectionStates[id.collection]?.record = collectionRecord
-        let items = itemIDs(in: id.collection)
-        emit(.itemDeleted(id, collectionItems: items))
-        emit(.collectionChanged(id.collection, [.items(items), .modified(collectionRecord.modified)]))
+        state.remove(id.number)
+        state.record = collectionRecord
+        emit(.itemDeleted(id))
     }
 
     /// Finds items whose attributes contain every pair of `query` byte for byte (§6.4).
     ///
     /// An empty query matches every item. Order: collections in ``collections`` order, items in
     /// creation order.
-    public func searchItems(_ query: Attributes) -> (unlocked: [ItemID], locked: [ItemID]) {
+    ///
+    /// - Throws: ``ServiceError/limitExceeded(_:)`` for a query with too many pairs.
+    public func searchItems(_ query: Attributes) throws(ServiceError) -> (unlocked: [ItemID], locked: [ItemID]) {
+        try checkQuery(query)
         var unlocked: [ItemID] = []
         var locked: [ItemID] = []
         for collection in collectionOrder {
             guard let state = collectionStates[collection] else { continue }
-            let hits = matches(query, in: collection, state: state)
+            let hits = state.search(query).map { ItemID(collection: collection, number: $0) }
             if state.isLocked { locked += hits } else { unlocked += hits }
         }
         return (unlocked, locked)
@@ -161,18 +173,10 @@ extension SecretService {
 
     /// Finds matching items in one collection, locked or not, in creation order.
     ///
-    /// - Throws: ``ServiceError/noSuchObject``.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/limitExceeded(_:)``.
     public func searchItems(_ query: Attributes, in collection: CollectionID) throws(ServiceError) -> [ItemID] {
-        matches(query, in: collection, state: try state(of: collection))
-    }
-
-    private func matches(_ query: Attributes, in collection: CollectionID, state: CollectionState) -> [ItemID] {
-        state.order.compactMap { number in
-            guard let attributes = state.items[number]?.attributes,
-                query.allSatisfy({ attributes[$0.key] == $0.value })
-            else { return nil }
-            return ItemID(collection: collection, number: number)
-        }
+        try checkQuery(query)
+        return try state(of: collection).search(query).map { ItemID(collection: collection, number: $0) }
     }
 
     /// A typed view of the item's attributes, for `puffctl list`.
@@ -180,5 +184,11 @@ extension SecretService {
     /// - Throws: ``ServiceError/noSuchObject``.
     public func kind(of id: ItemID) throws(ServiceError) -> PuffItem {
         schemaMapper.item(from: try record(of: id).attributes)
+    }
+
+    /// What a sealed secret is bound to: its item, so a sealed value moved to another item fails
+    /// to open.
+    static func sealingContext(_ id: ItemID) -> [UInt8] {
+        Array("puff.item.v1\u{0}\(id.collection.rawValue)\u{0}\(id.number)".utf8)
     }
 }

@@ -10,7 +10,11 @@ extension SecretService {
     /// completes with `.paths` of the spellings it unlocked.
     ///
     /// - Returns: The spellings already unlocked, and a prompt when something is still locked.
-    public func unlock(_ objects: [ObjectReference], client: ClientID) -> (unlocked: [String], prompt: PromptID?) {
+    /// - Throws: ``ServiceError/limitExceeded(_:)`` when a prompt is needed but the client or the
+    ///   service already has too many waiting.
+    public func unlock(
+        _ objects: [ObjectReference], client: ClientID
+    ) throws(ServiceError) -> (unlocked: [String], prompt: PromptID?) {
         var unlocked: [String] = []
         var pending: [PendingPrompt.Target] = []
         for object in objects {
@@ -24,9 +28,16 @@ extension SecretService {
             }
         }
         guard !pending.isEmpty else { return (unlocked, nil) }
+        guard promptCounts[client, default: 0] < limits.promptsPerClient else {
+            throw .limitExceeded("a connection may have at most \(limits.promptsPerClient) prompts waiting")
+        }
+        guard prompts.count < limits.prompts else {
+            throw .limitExceeded("at most \(limits.prompts) prompts may wait at once")
+        }
         let id = PromptID("p\(nextPromptNumber)")
         nextPromptNumber += 1
         prompts[id] = PendingPrompt(owner: client, targets: pending)
+        promptCounts[client, default: 0] += 1
         return (unlocked, id)
     }
 
@@ -57,8 +68,8 @@ extension SecretService {
 
     /// Changes the lock state and emits `itemChanged(locked)` per item, then `collectionChanged(locked)` (§7).
     func setLocked(_ isLocked: Bool, _ collection: CollectionID) {
-        guard collection != .session, collectionStates[collection] != nil else { return }
-        collectionStates[collection]?.isLocked = isLocked
+        guard collection != .session, let state = collectionStates[collection] else { return }
+        state.isLocked = isLocked
         for item in itemIDs(in: collection) {
             emit(.itemChanged(item, [.locked(isLocked)]))
         }

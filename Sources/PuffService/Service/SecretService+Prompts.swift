@@ -57,6 +57,7 @@ extension SecretService {
         guard let prompt = prompts[id] else { throw .noSuchObject }
         guard prompt.owner == client else { throw .accessDenied }
         prompts[id] = nil
+        Self.decrement(&promptCounts, prompt.owner)
         prompt.work?.cancel()
         prompt.timer?.cancel()
         emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: .paths([])))
@@ -66,6 +67,7 @@ extension SecretService {
     /// prompter finishing after `Dismiss`) find it gone and do nothing.
     func finishPrompt(_ id: PromptID, outcome: PromptOutcome) {
         guard let prompt = prompts.removeValue(forKey: id) else { return }
+        Self.decrement(&promptCounts, prompt.owner)
         prompt.work?.cancel()
         prompt.timer?.cancel()
         guard case .approved = outcome else {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PuffCrypto
 import PuffStore
 
 extension SecretService {
@@ -12,8 +13,9 @@ extension SecretService {
     {
         let session = try session(sessionID, client: client)
         let record = try record(of: id)
-        guard collectionStates[id.collection]?.isLocked == false else { throw .isLocked }
-        return try encode(record, session: session, id: sessionID)
+        let state = try state(of: id.collection)
+        guard !state.isLocked else { throw .isLocked }
+        return try encode(record, of: id, in: state, session: session, sessionID: sessionID)
     }
 
     /// The secrets of several items, in the order asked (secret-service.md §6.7).
@@ -27,10 +29,9 @@ extension SecretService {
         let session = try session(sessionID, client: client)
         var result: [(ItemID, TransportSecret)] = []
         for id in ids {
-            guard collectionStates[id.collection]?.isLocked == false,
-                let record = collectionStates[id.collection]?.items[id.number]
+            guard let state = collectionStates[id.collection], !state.isLocked, let record = state.items[id.number]
             else { continue }
-            result.append((id, try encode(record, session: session, id: sessionID)))
+            result.append((id, try encode(record, of: id, in: state, session: session, sessionID: sessionID)))
         }
         return result
     }
@@ -38,15 +39,27 @@ extension SecretService {
     /// Replaces an item's secret and content type. Emits `itemChanged(modified)` (§6.8 REC).
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/noSession``,
-    ///   ``ServiceError/invalidArgument(_:)``, ``ServiceError/failed(_:)``.
+    ///   ``ServiceError/invalidArgument(_:)``, ``ServiceError/limitExceeded(_:)``,
+    ///   ``ServiceError/failed(_:)``.
     public func setSecret(_ secret: TransportSecret, of id: ItemID, client: ClientID) async throws(ServiceError) {
         _ = try record(of: id)
-        guard collectionStates[id.collection]?.isLocked == false else { throw .isLocked }
-        let plaintext = try decode(secret, client: client)
+        let state = try state(of: id.collection)
+        guard !state.isLocked else { throw .isLocked }
+        let sealed = state.sealer.seal(try decode(secret, client: client), associatedData: Self.sealingContext(id))
         try await updateItem(id) { record in
-            record.secret = plaintext
+            record.sealedSecret = sealed
             record.contentType = secret.contentType
             return []
+        }
+    }
+
+    /// Opens an item's sealed secret into locked memory for the call that needs it.
+    func plaintext(of record: StoredItem, _ id: ItemID, in state: CollectionState) throws(ServiceError) -> SecureBytes {
+        do {
+            return try state.sealer.open(record.sealedSecret, associatedData: Self.sealingContext(id))
+        } catch {
+            logger.error("A stored secret did not open", metadata: ["item.id": "\(id)"])
+            throw .failed("the secret could not be read")
         }
     }
 }

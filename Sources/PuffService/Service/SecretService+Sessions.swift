@@ -13,10 +13,18 @@ extension SecretService {
     ///
     /// - Returns: `.string("")` for `plain`; the service's 128-byte DH public key for the DH algorithm.
     /// - Throws: ``ServiceError/unsupportedAlgorithm`` for other algorithms;
-    ///   ``ServiceError/invalidArgument(_:)`` when the DH input is not bytes or not a valid key.
+    ///   ``ServiceError/invalidArgument(_:)`` when the DH input is not bytes or not a valid key;
+    ///   ``ServiceError/limitExceeded(_:)`` when the client or the service holds too many sessions
+    ///   (checked before any key agreement is computed).
     public func openSession(
         algorithm: String, input: SessionInput, client: ClientID
     ) throws(ServiceError) -> (output: SessionOutput, session: SessionID) {
+        guard sessionCounts[client, default: 0] < limits.sessionsPerClient else {
+            throw .limitExceeded("a connection may hold at most \(limits.sessionsPerClient) open sessions")
+        }
+        guard sessions.count < limits.sessions else {
+            throw .limitExceeded("at most \(limits.sessions) sessions may be open at once")
+        }
         let transport: Session.Transport
         let output: SessionOutput
         switch algorithm {
@@ -41,6 +49,7 @@ extension SecretService {
         let id = SessionID("s\(nextSessionNumber)")
         nextSessionNumber += 1
         sessions[id] = Session(owner: client, transport: transport)
+        sessionCounts[client, default: 0] += 1
         return (output, id)
     }
 
@@ -52,18 +61,29 @@ extension SecretService {
         guard let session = sessions[id] else { throw .noSession }
         guard session.owner == client else { throw .accessDenied }
         sessions[id] = nil
+        Self.decrement(&sessionCounts, client)
     }
 
     /// Forgets everything `client` owned after it left the bus: its sessions and its prompts.
     ///
     /// Running prompters are cancelled; the prompts emit no `Completed` (nobody is left to hear it).
     public func clientVanished(_ client: ClientID) {
-        sessions = sessions.filter { $0.value.owner != client }
-        for (id, prompt) in prompts where prompt.owner == client {
-            prompts[id] = nil
-            prompt.work?.cancel()
-            prompt.timer?.cancel()
+        if sessionCounts.removeValue(forKey: client) != nil {
+            sessions = sessions.filter { $0.value.owner != client }
         }
+        if promptCounts.removeValue(forKey: client) != nil {
+            for (id, prompt) in prompts where prompt.owner == client {
+                prompts[id] = nil
+                prompt.work?.cancel()
+                prompt.timer?.cancel()
+            }
+        }
+    }
+
+    /// Counts one fewer for `client`, dropping the entry at zero so departed clients leave nothing.
+    static func decrement(_ counts: inout [ClientID: Int], _ client: ClientID) {
+        guard let count = counts[client] else { return }
+        counts[client] = count > 1 ? count - 1 : nil
     }
 
     /// The session `id` if `client` owns it; a session of another client is as good as absent.
@@ -75,33 +95,43 @@ extension SecretService {
     /// Turns a secret from the bus into plaintext using the session named inside it (§6.3).
     func decode(_ secret: TransportSecret, client: ClientID) throws(ServiceError) -> SecureBytes {
         let session = try session(secret.session, client: client)
+        // Ciphertext is at most one padding block longer than its plaintext.
+        try checkSecretSize(max(0, secret.value.count - DHTransport.blockSize))
         switch session.transport {
         case .plain:
             guard secret.parameters.isEmpty else {
                 throw .invalidArgument("a plain session takes no parameters")
             }
+            try checkSecretSize(secret.value.count)
             return secret.value
         case .dh(let key):
+            let plaintext: SecureBytes
             do {
-                return try DHTransport.decrypt(
+                plaintext = try DHTransport.decrypt(
                     ciphertext: secret.value.unprotectedArray(), iv: secret.parameters, key: key)
             } catch {
                 throw .invalidArgument("the secret is not validly encrypted for its session")
             }
+            try checkSecretSize(plaintext.count)
+            return plaintext
         }
     }
 
-    /// Encodes a stored secret for `session` with a fresh IV.
-    func encode(_ record: StoredItem, session: Session, id: SessionID) throws(ServiceError) -> TransportSecret {
+    /// Opens a stored secret and encodes it for `session` with a fresh IV.
+    func encode(
+        _ record: StoredItem, of item: ItemID, in state: CollectionState, session: Session, sessionID id: SessionID
+    ) throws(ServiceError) -> TransportSecret {
         let contentType = Self.outgoingContentType(record.contentType)
+        let secret = try plaintext(of: record, item, in: state)
         switch session.transport {
         case .plain:
-            return TransportSecret(session: id, parameters: [], value: record.secret, contentType: contentType)
+            return TransportSecret(session: id, parameters: [], value: secret, contentType: contentType)
         case .dh(let key):
             do {
-                let sealed = try DHTransport.encrypt(record.secret, key: key)
+                let sealed = try DHTransport.encrypt(secret, key: key)
                 return TransportSecret(
-                    session: id, parameters: sealed.iv, value: SecureBytes(sealed.ciphertext), contentType: contentType)
+                    session: id, parameters: sealed.iv, value: SecureBytes(unwipedCopyOf: sealed.ciphertext),
+                    contentType: contentType)
             } catch {
                 logger.error("Encrypting a secret for transfer failed", metadata: ["error": "\(error)"])
                 throw .failed("the secret could not be encrypted")

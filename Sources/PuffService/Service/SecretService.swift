@@ -14,6 +14,7 @@ public actor SecretService {
     let prompter: any Prompter
     let schemaMapper: any SchemaMapper
     let promptTimeout: Duration
+    let limits: ServiceLimits
     let clock: any Clock<Duration>
     let now: @Sendable () -> UInt64
     let logger: Logger
@@ -27,6 +28,9 @@ public actor SecretService {
     var aliases: [String: CollectionID]
     var sessions: [SessionID: Session] = [:]
     var prompts: [PromptID: PendingPrompt] = [:]
+    /// Open sessions and waiting prompts per client, for ``ServiceLimits``.
+    var sessionCounts: [ClientID: Int] = [:]
+    var promptCounts: [ClientID: Int] = [:]
     var nextSessionNumber: UInt64 = 1
     var nextPromptNumber: UInt64 = 1
     /// Serialises mutations that await the backend; see ``beginWrite()``.
@@ -44,6 +48,7 @@ public actor SecretService {
     ///   - prompter: Who answers unlock prompts.
     ///   - schemaMapper: Classifies items for ``kind(of:)``.
     ///   - promptTimeout: How long a started prompt may run before it is dismissed.
+    ///   - limits: What one client may make the service hold.
     ///   - clock: Measures `promptTimeout`; tests pass a manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
     ///   - logger: Receives diagnostics; never secrets or attribute values.
@@ -54,6 +59,7 @@ public actor SecretService {
         prompter: any Prompter,
         schemaMapper: any SchemaMapper = StandardSchemaMapper(),
         promptTimeout: Duration,
+        limits: ServiceLimits = ServiceLimits(),
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -87,6 +93,7 @@ public actor SecretService {
         self.prompter = prompter
         self.schemaMapper = schemaMapper
         self.promptTimeout = promptTimeout
+        self.limits = limits
         self.clock = clock
         self.now = now
         self.logger = logger
@@ -118,8 +125,8 @@ public actor SecretService {
         return record
     }
 
-    /// The item ids of a collection in creation order.
-    func itemIDs(in collection: CollectionID) -> [ItemID] {
+    /// The item ids of a collection in creation order; empty for an unknown collection.
+    public func itemIDs(in collection: CollectionID) -> [ItemID] {
         collectionStates[collection]?.order.map { ItemID(collection: collection, number: $0) } ?? []
     }
 
@@ -167,6 +174,9 @@ public actor SecretService {
             isWriting = true
         }
     }
+
+    /// How many mutations wait for the write turn (tests use it as an explicit hold point).
+    package var writersWaiting: Int { writeWaiters.count }
 
     /// Hands the write turn to the next waiter, if any.
     func endWrite() {

@@ -2,21 +2,84 @@
 import PuffCrypto
 import PuffStore
 
-/// A collection as the service holds it: the persisted records plus the lock state.
-struct CollectionState: Sendable {
+/// A collection as the service holds it: its record, lock state, items and their attribute index.
+///
+/// A class, so that the service updates it in place: as a struct in a dictionary, any copy taken
+/// while reading would make the next write copy every item (architecture.md Part A item 9).
+/// Owned and touched only by the ``SecretService`` actor.
+final class CollectionState {
     var record: StoredCollection
-    var items: [UInt64: StoredItem]
-    /// Item numbers in creation order (numbers only grow, so this is also ascending).
-    var order: [UInt64]
     var isLocked = false
+    /// Seals and opens this collection's secrets.
+    let sealer: SecretSealer
+    private(set) var items: [UInt64: StoredItem]
+    /// Item numbers in creation order (numbers only grow, so this is also ascending).
+    private(set) var order: [UInt64]
+    private var index: AttributeIndex
 
-    init(record: StoredCollection, items: [UInt64: StoredItem]) {
+    init(record: StoredCollection, items: [UInt64: StoredItem], sealer: SecretSealer = SecretSealer()) {
         self.items = items
-        self.order = items.keys.sorted()
+        self.sealer = sealer
+        order = items.keys.sorted()
+        index = AttributeIndex()
         var record = record
         // Never hand out a number a stored item already has, even if the counter was not saved.
         record.nextItemNumber = max(record.nextItemNumber, (order.last ?? 0) + 1, 1)
         self.record = record
+        for number in order { index.insert(number, attributes: items[number]!.attributes) }
+    }
+
+    /// How many items the collection holds.
+    var count: Int { items.count }
+
+    /// Adds a new item, whose number is higher than every other's.
+    func insert(_ item: StoredItem) {
+        items[item.number] = item
+        order.append(item.number)
+        index.insert(item.number, attributes: item.attributes)
+    }
+
+    /// Overwrites an existing item, re-indexing it when its attributes changed.
+    func update(_ item: StoredItem) {
+        guard let old = items.updateValue(item, forKey: item.number) else { return }
+        if !Self.sameBytes(old.attributes, item.attributes) {
+            index.remove(item.number, attributes: old.attributes)
+            index.insert(item.number, attributes: item.attributes)
+        }
+    }
+
+    /// Removes an item.
+    func remove(_ number: UInt64) {
+        guard let old = items.removeValue(forKey: number) else { return }
+        let at = AttributeIndex.insertionPoint(of: number, in: order)
+        if at < order.count, order[at] == number { order.remove(at: at) }
+        index.remove(number, attributes: old.attributes)
+    }
+
+    /// Numbers of the items whose attributes include every pair of `query`, in creation order.
+    func search(_ query: Attributes) -> [UInt64] {
+        guard let candidates = index.candidates(for: query) else { return order }
+        return candidates.filter { number in
+            guard let attributes = items[number]?.attributes else { return false }
+            return query.allSatisfy { pair in attributes[pair.key].map { Self.sameBytes($0, pair.value) } ?? false }
+        }
+    }
+
+    /// The oldest item whose attribute set is exactly `attributes`, byte for byte.
+    func exactMatch(_ attributes: Attributes) -> UInt64? {
+        index.candidates(exactly: attributes).first { number in
+            items[number].map { Self.sameBytes($0.attributes, attributes) } ?? false
+        }
+    }
+
+    /// Whether two attribute sets hold the same names and values, byte for byte.
+    static func sameBytes(_ a: Attributes, _ b: Attributes) -> Bool {
+        a.count == b.count && a.allSatisfy { pair in b[pair.key].map { sameBytes($0, pair.value) } ?? false }
+    }
+
+    /// Attributes are compared as bytes (secret-service.md §6.4), not by Unicode equivalence.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
     }
 }
 

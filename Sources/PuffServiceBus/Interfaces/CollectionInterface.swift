@@ -10,13 +10,13 @@ extension SecretInterfaces {
             SecretServiceNames.collection,
             methods: [
                 Method("Delete", out: [.init("prompt", "o")]) { call in
-                    try await service.deleteCollection(try await context.collection(at: call.path))
+                    try await service.deleteCollection(try call.collection().0)
                     return [.objectPath(.root)]
                 },
                 Method("SearchItems", in: [.init("attributes", "a{ss}")], out: [.init("results", "ao")]) { call in
-                    let id = try await context.collection(at: call.path)
+                    let id = try call.collection().0
                     let items = try await service.searchItems(try call.argument(0, \.stringDictionary), in: id)
-                    return [.objectPaths(items.map(ObjectPaths.path(of:)))]
+                    return [.objectPaths(ObjectPaths.paths(of: items))]
                 },
                 Method(
                     "CreateItem",
@@ -26,7 +26,7 @@ extension SecretInterfaces {
                     ],
                     out: [.init("item", "o"), .init("prompt", "o")]
                 ) { call in
-                    let id = try await context.collection(at: call.path)
+                    let id = try call.collection().0
                     let properties = try call.argument(0, \.variantDictionary)
                     let secret = try context.secret(from: call.arguments[1])
                     let replace = try call.argument(2, \.bool)
@@ -61,34 +61,16 @@ extension SecretInterfaces {
             properties: [
                 Property(
                     "Items", "ao",
-                    get: { path in
-                        let info = try await service.collectionInfo(try await context.collection(at: path))
-                        return .objectPaths(info.items.map(ObjectPaths.path(of:)))
+                    get: { call in
+                        .objectPaths(ObjectPaths.paths(of: await service.itemIDs(in: try call.collection().0)))
                     }),
                 Property(
-                    "Label", "s",
-                    get: { path in
-                        .string(try await service.collectionInfo(try await context.collection(at: path)).label)
-                    },
-                    set: { path, value in
-                        try await service.setLabel(value.string ?? "", of: try await context.collection(at: path))
-                    }
+                    "Label", "s", get: { call in .string(try call.collection().1.label) },
+                    set: { call, value in try await service.setLabel(value.string ?? "", of: try call.collection().0) }
                 ),
-                Property(
-                    "Locked", "b",
-                    get: { path in
-                        .boolean(try await service.collectionInfo(try await context.collection(at: path)).isLocked)
-                    }),
-                Property(
-                    "Created", "t",
-                    get: { path in
-                        .uint64(try await service.collectionInfo(try await context.collection(at: path)).created)
-                    }),
-                Property(
-                    "Modified", "t",
-                    get: { path in
-                        .uint64(try await service.collectionInfo(try await context.collection(at: path)).modified)
-                    }),
+                Property("Locked", "b", get: { call in .boolean(try call.collection().1.isLocked) }),
+                Property("Created", "t", get: { call in .uint64(try call.collection().1.created) }),
+                Property("Modified", "t", get: { call in .uint64(try call.collection().1.modified) }),
             ],
             signals: [
                 SignalDescription("ItemCreated", [.init("item", "o")]),

@@ -10,55 +10,43 @@ extension SecretInterfaces {
             SecretServiceNames.item,
             methods: [
                 Method("Delete", out: [.init("Prompt", "o")]) { call in
-                    try await service.deleteItem(try await context.item(at: call.path))
+                    try await service.deleteItem(try call.item().0)
                     return [.objectPath(.root)]
                 },
                 Method(
                     "GetSecret", in: [.init("session", "o")], out: [.init("secret", SecretServiceNames.secretSignature)]
                 ) { call in
-                    let id = try await context.item(at: call.path)
+                    let id = try call.item().0
                     let session = context.session(at: try call.argument(0, \.objectPath))
                     return [context.value(of: try await service.secret(of: id, session: session, client: call.client))]
                 },
                 Method("SetSecret", in: [.init("secret", SecretServiceNames.secretSignature)]) { call in
-                    let id = try await context.item(at: call.path)
+                    let id = try call.item().0
                     try await service.setSecret(
                         try context.secret(from: call.arguments.first), of: id, client: call.client)
                     return []
                 },
             ],
             properties: [
-                Property("Locked", "b", get: { path in .boolean(try await info(path, context).isLocked) }),
+                Property("Locked", "b", get: { call in .boolean(try call.item().1.isLocked) }),
                 Property(
-                    "Attributes", "a{ss}",
-                    get: { path in .stringDictionary(try await info(path, context).attributes) },
-                    set: { path, value in
-                        try await service.setAttributes(
-                            value.stringDictionary ?? [:], of: try await context.item(at: path))
+                    "Attributes", "a{ss}", get: { call in .stringDictionary(try call.item().1.attributes) },
+                    set: { call, value in
+                        try await service.setAttributes(value.stringDictionary ?? [:], of: try call.item().0)
                     }
                 ),
                 Property(
-                    "Label", "s",
-                    get: { path in .string(try await info(path, context).label) },
-                    set: { path, value in
-                        try await service.setLabel(value.string ?? "", of: try await context.item(at: path))
-                    }
+                    "Label", "s", get: { call in .string(try call.item().1.label) },
+                    set: { call, value in try await service.setLabel(value.string ?? "", of: try call.item().0) }
                 ),
                 Property(
-                    "Type", "s",
-                    get: { path in .string(try await info(path, context).type) },
-                    set: { path, value in
-                        try await service.setType(value.string ?? "", of: try await context.item(at: path))
-                    }
+                    "Type", "s", get: { call in .string(try call.item().1.type) },
+                    set: { call, value in try await service.setType(value.string ?? "", of: try call.item().0) }
                 ),
-                Property("Created", "t", get: { path in .uint64(try await info(path, context).created) }),
-                Property("Modified", "t", get: { path in .uint64(try await info(path, context).modified) }),
+                Property("Created", "t", get: { call in .uint64(try call.item().1.created) }),
+                Property("Modified", "t", get: { call in .uint64(try call.item().1.modified) }),
             ]
         )
-    }
-
-    private static func info(_ path: ObjectPath, _ context: BusContext) async throws -> ItemInfo {
-        try await context.service.itemInfo(try await context.item(at: path))
     }
 
     /// `org.freedesktop.Secret.Session` (secret-service.md §3.4).

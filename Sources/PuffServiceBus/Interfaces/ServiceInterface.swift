@@ -18,7 +18,7 @@ extension SecretInterfaces {
                     let input: SessionInput =
                         switch try call.argument(1, \.variantContents) {
                         case .string(let text): .string(text)
-                        case .bytes(let bytes): .bytes(bytes.unprotectedArray())  // a public key
+                        case .bytes(let bytes): .bytes(bytes)  // a public key
                         case let other: .other(signature: other.signature.rawValue)
                         }
                     let (output, session) = try await service.openSession(
@@ -26,7 +26,7 @@ extension SecretInterfaces {
                     let outputValue: DBusValue =
                         switch output {
                         case .string(let text): .string(text)
-                        case .bytes(let bytes): .publicBytes(bytes)
+                        case .bytes(let bytes): .bytes(bytes)
                         }
                     return [.variant(outputValue), .objectPath(ObjectPaths.path(of: session))]
                 },
@@ -52,15 +52,12 @@ extension SecretInterfaces {
                     out: [.init("unlocked", "ao"), .init("locked", "ao")]
                 ) { call in
                     let query = try call.argument(0, \.stringDictionary)
-                    let (unlocked, locked) = await service.searchItems(query)
-                    return [
-                        .objectPaths(unlocked.map(ObjectPaths.path(of:))),
-                        .objectPaths(locked.map(ObjectPaths.path(of:))),
-                    ]
+                    let (unlocked, locked) = try await service.searchItems(query)
+                    return [.objectPaths(ObjectPaths.paths(of: unlocked)), .objectPaths(ObjectPaths.paths(of: locked))]
                 },
                 Method("Unlock", in: [.init("objects", "ao")], out: [.init("unlocked", "ao"), .init("prompt", "o")]) {
                     call in
-                    let (unlocked, prompt) = await service.unlock(
+                    let (unlocked, prompt) = try await service.unlock(
                         try await references(call, context), client: call.client)
                     return reply(unlocked, prompt)
                 },

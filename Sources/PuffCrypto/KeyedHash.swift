@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+import CSodium
+
+/// A 128-bit keyed BLAKE2b digest (wraps `crypto_generichash` with a key), used as the key of an
+/// attribute index: with a secret key the index tells whoever holds it only whether a guessed value
+/// is present, never the value (architecture.md Part A item 3, the blind index).
+public struct Digest128: Hashable, Sendable {
+    /// The first and last eight bytes of the digest.
+    public let high: UInt64
+    public let low: UInt64
+}
+
+/// Computes ``Digest128`` values under one secret key.
+public struct KeyedHash: Sendable {
+    static let keyBytes = Int(crypto_generichash_KEYBYTES)
+    private let key: SecureBytes
+
+    /// A hasher with a fresh random key.
+    public init() {
+        key = SecureRandom.secureBytes(Self.keyBytes)
+    }
+
+    /// A hasher over an existing key of `crypto_generichash_KEYBYTES` (32) bytes.
+    ///
+    /// - Throws: ``CryptoError/invalidParameters`` when the key has another size.
+    public init(key: SecureBytes) throws(CryptoError) {
+        guard key.count == Self.keyBytes else { throw .invalidParameters }
+        self.key = key
+    }
+
+    /// The digest of `bytes`.
+    public func digest(_ bytes: UnsafeRawBufferPointer) -> Digest128 {
+        var out = (UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &out) { digest in
+            key.withUnsafeBytes { keyBytes in
+                // crypto_generichash cannot fail for a 16-byte output and a 32-byte key.
+                _ = crypto_generichash(
+                    digest.baseAddress!.assumingMemoryBound(to: UInt8.self), 16,
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count),
+                    keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
+            }
+        }
+        return Digest128(high: out.0, low: out.1)
+    }
+
+    /// The digest of `bytes`.
+    public func digest(_ bytes: [UInt8]) -> Digest128 {
+        bytes.withUnsafeBytes { digest($0) }
+    }
+}

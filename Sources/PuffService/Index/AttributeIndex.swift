@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+
+/// One collection's attribute index: each `name=value` pair, and each whole attribute set, to the
+/// numbers of the items that have it, in creation order (architecture.md Part A item 9).
+///
+/// Keys are keyed BLAKE2b digests (``KeyedHash``) of the exact UTF-8 bytes, so the same index can
+/// serve a locked collection as a blind index: it answers "which items have this pair" for a query
+/// without holding any value. Digests are candidates only; callers check the real attributes, so a
+/// (2^-128) collision can never return a wrong item.
+struct AttributeIndex {
+    /// Item numbers under one key; most keys name a single item, which then costs no allocation.
+    private enum Posting {
+        case one(UInt64)
+        case many([UInt64])
+
+        var numbers: [UInt64] {
+            switch self {
+            case .one(let number): [number]
+            case .many(let numbers): numbers
+            }
+        }
+
+        var count: Int {
+            switch self {
+            case .one: 1
+            case .many(let numbers): numbers.count
+            }
+        }
+    }
+
+    private let hasher: KeyedHash
+    private var postings: [Digest128: Posting] = [:]
+
+    /// An empty index whose keys are digests under `hasher`.
+    init(hasher: KeyedHash = KeyedHash()) {
+        self.hasher = hasher
+    }
+
+    /// Adds item `number` under each pair of `attributes` and under the whole set.
+    mutating func insert(_ number: UInt64, attributes: Attributes) {
+        for key in keys(of: attributes) { add(number, under: key) }
+    }
+
+    /// Removes item `number` from the keys of `attributes` (the attributes it was inserted with).
+    mutating func remove(_ number: UInt64, attributes: Attributes) {
+        for key in keys(of: attributes) { drop(number, from: key) }
+    }
+
+    /// Items that may have every pair of `query`, in creation order: the shortest posting list
+    /// among the query's pairs. Nil for an empty query, which matches every item.
+    func candidates(for query: Attributes) -> [UInt64]? {
+        guard !query.isEmpty else { return nil }
+        var shortest: Posting?
+        for (name, value) in query {
+            guard let posting = postings[pairKey(name, value)] else { return [] }
+            if shortest == nil || posting.count < shortest!.count { shortest = posting }
+        }
+        return shortest?.numbers ?? []
+    }
+
+    /// Items that may have exactly `attributes` as their whole set, in creation order.
+    func candidates(exactly attributes: Attributes) -> [UInt64] {
+        postings[setKey(attributes)]?.numbers ?? []
+    }
+
+    /// How many distinct keys the index holds (tests and diagnostics).
+    var keyCount: Int { postings.count }
+
+    // MARK: - Keys
+
+    private func keys(of attributes: Attributes) -> [Digest128] {
+        attributes.map { pairKey($0.key, $0.value) } + [setKey(attributes)]
+    }
+
+    private func pairKey(_ name: String, _ value: String) -> Digest128 {
+        var encoded: [UInt8] = [0x70]  // "p": a single pair
+        Self.append(name, to: &encoded)
+        Self.append(value, to: &encoded)
+        return hasher.digest(encoded)
+    }
+
+    private func setKey(_ attributes: Attributes) -> Digest128 {
+        var encoded: [UInt8] = [0x73]  // "s": a whole set, pairs in byte order of their names
+        for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            Self.append(name, to: &encoded)
+            Self.append(value, to: &encoded)
+        }
+        return hasher.digest(encoded)
+    }
+
+    /// Appends a length-prefixed string, so `("ab","c")` and `("a","bc")` encode differently.
+    private static func append(_ text: String, to encoded: inout [UInt8]) {
+        let count = UInt32(truncatingIfNeeded: text.utf8.count)
+        withUnsafeBytes(of: count.littleEndian) { encoded.append(contentsOf: $0) }
+        encoded.append(contentsOf: text.utf8)
+    }
+
+    // MARK: - Postings
+
+    private mutating func add(_ number: UInt64, under key: Digest128) {
+        guard let existing = postings.removeValue(forKey: key) else {
+            postings[key] = .one(number)
+            return
+        }
+        var numbers = existing.numbers
+        // New items have the highest number, so this is almost always an append.
+        if let last = numbers.last, last < number {
+            numbers.append(number)
+        } else {
+            let at = Self.insertionPoint(of: number, in: numbers)
+            guard at == numbers.count || numbers[at] != number else {
+                postings[key] = existing
+                return
+            }
+            numbers.insert(number, at: at)
+        }
+        postings[key] = .many(numbers)
+    }
+
+    private mutating func drop(_ number: UInt64, from key: Digest128) {
+        guard let existing = postings.removeValue(forKey: key) else { return }
+        switch existing {
+        case .one(let only):
+            if only != number { postings[key] = existing }
+        case .many(var numbers):
+            let at = Self.insertionPoint(of: number, in: numbers)
+            if at < numbers.count, numbers[at] == number { numbers.remove(at: at) }
+            switch numbers.count {
+            case 0: break
+            case 1: postings[key] = .one(numbers[0])
+            default: postings[key] = .many(numbers)
+            }
+        }
+    }
+
+    /// The first index whose number is not below `number` (binary search).
+    static func insertionPoint(of number: UInt64, in numbers: [UInt64]) -> Int {
+        var low = 0
+        var high = numbers.count
+        while low < high {
+            let middle = (low + high) / 2
+            if numbers[middle] < number { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

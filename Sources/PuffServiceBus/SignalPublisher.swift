@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffDBus
+public import PuffService
+import Synchronization
+
+/// Turns ``ServiceEvent``s into signals on a connection: the per-event signals at once, in the
+/// order the service emits them (so they leave before the reply of the call that caused them), and
+/// the list properties through a ``ListSignalCoalescer``.
+///
+/// Created before the service (whose event sink it is) and attached to it afterwards, since the
+/// coalesced lists are read from the service when they go out.
+public final class SignalPublisher: Sendable {
+    private let connection: BusConnection
+    private let service = ServiceSlot()
+    private let coalescer: ListSignalCoalescer
+
+    /// A publisher on `connection`; `clock` times the coalescing window.
+    public init(connection: BusConnection, clock: any Clock<Duration> = ContinuousClock()) {
+        self.connection = connection
+        let service = self.service
+        coalescer = ListSignalCoalescer(
+            clock: clock,
+            render: { key in
+                guard let source = service.value.withLock({ $0 }) else { return nil }
+                return await Self.render(key, from: source)
+            },
+            send: { connection.send($0) })
+    }
+
+    /// The sink to hand to ``SecretService``.
+    public var sink: @Sendable (ServiceEvent) -> Void {
+        { [self] event in publish(event) }
+    }
+
+    /// Reads coalesced lists from `service` from now on.
+    public func attach(_ service: SecretService) {
+        self.service.value.withLock { $0 = service }
+    }
+
+    private func publish(_ event: ServiceEvent) {
+        for message in SignalEmitter.messages(for: event) { connection.send(message) }
+        switch event {
+        case .collectionCreated, .collectionDeleted: coalescer.touch(.collections)
+        case .itemCreated(let id), .itemDeleted(let id): coalescer.touch(.items(id.collection))
+        case .collectionChanged, .itemChanged, .promptCompleted: break
+        }
+    }
+
+    static func render(_ key: ListSignalCoalescer.Key, from service: SecretService) async -> OutgoingMessage? {
+        switch key {
+        case .collections:
+            return SignalEmitter.collectionsChanged(await service.collections)
+        case .items(let collection):
+            guard let info = try? await service.collectionInfo(collection) else { return nil }
+            let items = await service.itemIDs(in: collection)
+            return SignalEmitter.itemsChanged(in: collection, items: items, modified: info.modified)
+        }
+    }
+}
+
+/// The service a publisher reads lists from, set once it exists.
+private final class ServiceSlot: Sendable {
+    let value = Mutex<SecretService?>(nil)
+}
