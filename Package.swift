@@ -66,12 +66,14 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "PuffServiceBusTests", dependencies: ["PuffServiceBus", "PuffService", "PuffDBus", "PuffTesting"]),
+            name: "PuffServiceBusTests",
+            dependencies: ["PuffServiceBus", "PuffService", "PuffDBus", "PuffTesting", "PuffStore", "PuffCrypto"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto"],
             exclude: ["Clients"]
         ),
+
     ]
 )
 

@@ -84,9 +84,10 @@ struct BusBehaviourTests {
         let prompt = try #require(unlock.last?.objectPath)
         #expect(prompt != .root)
 
-        await #expect(throws: DBusError.self) {
+        let refused = await #expect(throws: DBusError.self) {
             _ = try await call(other, prompt, "org.freedesktop.Secret.Prompt", "Prompt", [.string("")])
         }
+        #expect(refused?.name == .accessDenied, "another connection's prompt")
         _ = try await call(client, prompt, "org.freedesktop.Secret.Prompt", "Prompt", [.string("")])
         let completed = await signals(client, count: 1).first
         #expect(completed?.member == "Completed")
