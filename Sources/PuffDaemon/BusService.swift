@@ -7,7 +7,7 @@ import Synchronization
 
 /// The daemon's one long-running service: serves the Secret Service until a signal asks for a
 /// graceful shutdown, the bus goes away or another provider takes the name.
-struct BusService: Service {
+struct BusService: Service, CustomStringConvertible {
     /// Another provider owns the name and `--replace` was not given.
     struct NameTaken: Error {}
 
@@ -16,6 +16,9 @@ struct BusService: Service {
     let name: BusName
     let replace: Bool
     let logger: Logger
+
+    /// What the service group logs about this service: its name, not its whole object graph.
+    var description: String { "BusService(\(name))" }
 
     func run() async throws {
         let connection = self.connection

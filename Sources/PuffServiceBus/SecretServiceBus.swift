@@ -55,7 +55,7 @@ public struct SecretServiceBus: Sendable {
         let service = self.service
         let logger = self.logger
         let server = ObjectServer(
-            connection: connection, router: router, callers: callers, limits: limits,
+            connection: connection, router: router, callers: callers, limits: limits, logger: logger,
             onClientLeft: { name in await service.clientVanished(ClientID(name)) },
             onSignal: { signal in
                 guard signal.interface == "org.freedesktop.DBus", signal.sender == "org.freedesktop.DBus",

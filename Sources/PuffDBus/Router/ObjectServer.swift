@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+public import Logging
 import Synchronization
 
 /// Serves a ``Router`` on a ``BusConnection`` in per-client lanes (architecture.md Part A item 10).
@@ -19,7 +20,7 @@ public struct ObjectServer: Sendable {
         public var concurrentIntrospections: Int
 
         /// Creates limits; the defaults are puffd's.
-        public init(concurrentCalls: Int = 8, queuedCallsPerClient: Int = 256, concurrentIntrospections: Int = 64) {
+        public init(concurrentCalls: Int = 8, queuedCallsPerClient: Int = 16_384, concurrentIntrospections: Int = 64) {
             self.concurrentCalls = concurrentCalls
             self.queuedCallsPerClient = queuedCallsPerClient
             self.concurrentIntrospections = concurrentIntrospections
@@ -32,6 +33,7 @@ public struct ObjectServer: Sendable {
     private let limits: Limits
     private let onClientLeft: @Sendable (String) async -> Void
     private let onSignal: @Sendable (IncomingMessage) async -> Void
+    private let refusals: RefusalLog
 
     /// Creates a server; nothing runs until ``run()``.
     ///
@@ -40,11 +42,13 @@ public struct ObjectServer: Sendable {
     ///   - onClientLeft: Runs, in the client's lane after its last call, when a unique name
     ///     leaves the bus (`NameOwnerChanged` with an empty new owner).
     ///   - onSignal: Every signal received, in arrival order.
+    ///   - logger: Where refusals for a limit are noted (the first per connection, then a count).
     public init(
         connection: BusConnection,
         router: Router,
         callers: CallerDirectory,
         limits: Limits = Limits(),
+        logger: Logger = Logger(label: "puff.dbus", factory: { _ in SwiftLogNoOpLogHandler() }),
         onClientLeft: @escaping @Sendable (String) async -> Void = { _ in },
         onSignal: @escaping @Sendable (IncomingMessage) async -> Void = { _ in }
     ) {
@@ -54,6 +58,7 @@ public struct ObjectServer: Sendable {
         self.limits = limits
         self.onClientLeft = onClientLeft
         self.onSignal = onSignal
+        refusals = RefusalLog(logger: logger)
     }
 
     /// Serves until the connection closes, then waits for the calls already running.
@@ -95,7 +100,9 @@ public struct ObjectServer: Sendable {
         case .refused(let limit):
             if case .call(let message) = work, message.expectsReply {
                 let error = DBusError(.limitsExceeded, "at most \(limit) calls may wait per connection")
-                connection.send(.error(to: message, error))
+                let reply = OutgoingMessage.error(to: message, error)
+                refusals.note(reply, from: sender)
+                connection.send(reply)
             }
         case .startRunner:
             group.addTask { await drain(sender, lanes: lanes, gate: gate) }
@@ -111,9 +118,13 @@ public struct ObjectServer: Sendable {
                 await gate.enter()
                 let reply = await router.handle(message, context: context)
                 gate.leave()
-                if let reply { connection.send(reply) }
+                if let reply {
+                    refusals.note(reply, from: sender)
+                    connection.send(reply)
+                }
             case .departure:
                 callers.forget(sender)
+                refusals.departed(sender)
                 await onClientLeft(sender)
             }
         }
