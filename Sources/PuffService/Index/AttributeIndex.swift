@@ -12,21 +12,28 @@ struct AttributeIndex {
     /// Item numbers under one key; most keys name a single item, which then costs no allocation.
     private enum Posting {
         case one(UInt64)
-        case many([UInt64])
+        /// A list grown in place: a class, so adding to a key shared by 100,000 items never copies
+        /// the list (an array inside an enum payload would be copied on every change).
+        case many(PostingList)
 
         var numbers: [UInt64] {
             switch self {
             case .one(let number): [number]
-            case .many(let numbers): numbers
+            case .many(let list): list.numbers
             }
         }
 
         var count: Int {
             switch self {
             case .one: 1
-            case .many(let numbers): numbers.count
+            case .many(let list): list.numbers.count
             }
         }
+    }
+
+    private final class PostingList {
+        var numbers: [UInt64]
+        init(_ numbers: [UInt64]) { self.numbers = numbers }
     }
 
     private let hasher: KeyedHash
@@ -99,38 +106,33 @@ struct AttributeIndex {
     // MARK: - Postings
 
     private mutating func add(_ number: UInt64, under key: Digest128) {
-        guard let existing = postings.removeValue(forKey: key) else {
+        switch postings[key] {
+        case nil:
             postings[key] = .one(number)
-            return
-        }
-        var numbers = existing.numbers
-        // New items have the highest number, so this is almost always an append.
-        if let last = numbers.last, last < number {
-            numbers.append(number)
-        } else {
-            let at = Self.insertionPoint(of: number, in: numbers)
-            guard at == numbers.count || numbers[at] != number else {
-                postings[key] = existing
-                return
+        case .one(let only)?:
+            guard only != number else { return }
+            postings[key] = .many(PostingList(only < number ? [only, number] : [number, only]))
+        case .many(let list)?:
+            // New items have the highest number, so this is almost always an append.
+            if let last = list.numbers.last, last < number {
+                list.numbers.append(number)
+            } else {
+                let at = Self.insertionPoint(of: number, in: list.numbers)
+                if at == list.numbers.count || list.numbers[at] != number { list.numbers.insert(number, at: at) }
             }
-            numbers.insert(number, at: at)
         }
-        postings[key] = .many(numbers)
     }
 
     private mutating func drop(_ number: UInt64, from key: Digest128) {
-        guard let existing = postings.removeValue(forKey: key) else { return }
-        switch existing {
-        case .one(let only):
-            if only != number { postings[key] = existing }
-        case .many(var numbers):
-            let at = Self.insertionPoint(of: number, in: numbers)
-            if at < numbers.count, numbers[at] == number { numbers.remove(at: at) }
-            switch numbers.count {
-            case 0: break
-            case 1: postings[key] = .one(numbers[0])
-            default: postings[key] = .many(numbers)
-            }
+        switch postings[key] {
+        case nil:
+            return
+        case .one(let only)?:
+            if only == number { postings[key] = nil }
+        case .many(let list)?:
+            let at = Self.insertionPoint(of: number, in: list.numbers)
+            if at < list.numbers.count, list.numbers[at] == number { list.numbers.remove(at: at) }
+            if list.numbers.count == 1 { postings[key] = .one(list.numbers[0]) }
         }
     }
 
