@@ -81,6 +81,9 @@ public final class ListSignalCoalescer: Sendable {
         }
         let cost = ContinuousClock.now - started
         state.withLock { $0.window = min(max(minimumWindow, cost * 10), maximumWindow) }
+        // A long list leaves megabytes of freed buffers behind; hand them back to the system
+        // rather than let them raise the daemon's resident size until the next flush reuses them.
+        if cost > .milliseconds(5) { _ = glibcMallocTrim(0) }
     }
 
     /// The window the next flush waits for (tests and diagnostics).
@@ -90,3 +93,7 @@ public final class ListSignalCoalescer: Sendable {
         try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
 }
+
+/// glibc's `malloc_trim` (malloc.h), which Swift's Glibc module does not export.
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32

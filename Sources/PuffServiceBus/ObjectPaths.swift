@@ -64,7 +64,8 @@ public enum ObjectPaths {
                 collection = item.collection
                 prefix = path(of: item.collection).rawValue + "/"
             }
-            paths.append(ObjectPath(unchecked: prefix + String(item.number)))
+            // The prefix is a valid collection path and a number is a valid element.
+            paths.append(ObjectPath(trusted: prefix + String(item.number)))
         }
         return paths
     }

@@ -107,8 +107,13 @@ final class BusLoop: @unchecked Sendable {
 
     /// Queues `job` and wakes the loop thread. Safe from any thread.
     func enqueue(_ job: Job) {
-        jobs.withLock { $0.append(job) }
-        wake()
+        // Only the job that finds the queue empty wakes the loop: the loop takes the whole queue at
+        // once, so later jobs ride on that wake-up (a reply and its signals cost one write, not three).
+        let wasEmpty = jobs.withLock { jobs -> Bool in
+            defer { jobs.append(job) }
+            return jobs.isEmpty
+        }
+        if wasEmpty { wake() }
     }
 
     private func wake() {

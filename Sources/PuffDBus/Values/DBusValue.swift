@@ -8,7 +8,7 @@ public import PuffCrypto
 /// public keys and anything else, and ``secret(_:)`` in locked, wiped memory for the byte arrays a
 /// ``DecodePolicy`` names as secret (the value of a Secret Service `(oayays)`). Only secrets spend
 /// locked memory: one `sodium_malloc` per `ay` would let one message exhaust the process's maps.
-public indirect enum DBusValue: Sendable {
+public enum DBusValue: Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -30,7 +30,9 @@ public indirect enum DBusValue: Sendable {
     /// `a{kv}`; entries keep their wire order.
     case dictionary(key: Signature, value: Signature, [DictEntry])
     case structure([DBusValue])
-    case variant(DBusValue)
+    /// The only case that holds a value inline needs a box; boxing every case would cost an
+    /// allocation per value (100,000 per `Items` list).
+    indirect case variant(DBusValue)
 
     /// One entry of a ``DBusValue/dictionary(key:value:_:)``.
     public struct DictEntry: Sendable {
