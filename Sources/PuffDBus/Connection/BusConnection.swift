@@ -16,12 +16,16 @@ public final class BusConnection: Sendable {
     /// when the connection closes.
     public let messages: AsyncStream<IncomingMessage>
     private let calls: PendingCalls
+    private let callHandler: CallHandlerSlot
 
-    private init(loop: BusLoop, messages: AsyncStream<IncomingMessage>, calls: PendingCalls) {
+    private init(
+        loop: BusLoop, messages: AsyncStream<IncomingMessage>, calls: PendingCalls, callHandler: CallHandlerSlot
+    ) {
         self.loop = loop
         uniqueName = loop.uniqueName
         self.messages = messages
         self.calls = calls
+        self.callHandler = callHandler
     }
 
     /// Connects to the bus at `address`, or to the session bus when `address` is `nil`, and
@@ -29,6 +33,7 @@ public final class BusConnection: Sendable {
     public static func connect(address: String? = nil) async throws -> BusConnection {
         let (stream, sink) = AsyncStream<IncomingMessage>.makeStream(bufferingPolicy: .unbounded)
         let calls = PendingCalls()
+        let callHandler = CallHandlerSlot()
         return try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<BusConnection, any Error>) in
             startThread {
@@ -40,10 +45,17 @@ public final class BusConnection: Sendable {
                     continuation.resume(throwing: error)
                     return
                 }
-                continuation.resume(returning: BusConnection(loop: loop, messages: stream, calls: calls))
+                continuation.resume(
+                    returning: BusConnection(loop: loop, messages: stream, calls: calls, callHandler: callHandler))
                 loop.run(
                     delegate: .init(
-                        received: { sink.yield($0) },
+                        received: { message in
+                            if message.kind == .methodCall, let handler = callHandler.current {
+                                handler(message)
+                            } else {
+                                sink.yield(message)
+                            }
+                        },
                         replied: { id, result in calls.complete(id, result) },
                         closed: {
                             calls.failAll()
@@ -59,6 +71,14 @@ public final class BusConnection: Sendable {
     /// method signatures worth decoding).
     public func setDecodePolicy(_ policy: DecodePolicy) {
         loop.decodePolicy.withLock { $0 = policy }
+    }
+
+    /// Hands every method call to `handler` on the bus thread as it arrives, instead of to
+    /// ``messages``; `nil` goes back to the stream. The handler must never block: it runs on the
+    /// thread that serves the connection (a server uses it to answer `Peer` calls and queue the
+    /// rest without a thread hop in between).
+    public func setMethodCallHandler(_ handler: (@Sendable (IncomingMessage) -> Void)?) {
+        callHandler.set(handler)
     }
 
     /// Queues `message` for sending; never blocks.
@@ -143,5 +163,26 @@ private final class PendingCalls: Sendable {
             return Array(state.waiting.values)
         }
         for continuation in all { continuation.resume(throwing: DBusError(.disconnected, "connection closed")) }
+    }
+}
+
+/// The method-call handler a server installed, read on the bus thread for every call.
+///
+/// The closure sits in a class box: a function value kept directly in a `Mutex` is re-abstracted
+/// on every `inout` access, so each read wrapped it in two more thunks, and after some 10,000
+/// calls the nested thunks overflowed the bus thread's stack.
+private final class CallHandlerSlot: Sendable {
+    private final class Box: Sendable {
+        let handler: @Sendable (IncomingMessage) -> Void
+        init(_ handler: @escaping @Sendable (IncomingMessage) -> Void) { self.handler = handler }
+    }
+
+    private let box = Mutex<Box?>(nil)
+
+    var current: (@Sendable (IncomingMessage) -> Void)? { box.withLock { $0 }?.handler }
+
+    func set(_ new: (@Sendable (IncomingMessage) -> Void)?) {
+        let replacement = new.map(Box.init)
+        box.withLock { $0 = replacement }
     }
 }

@@ -61,39 +61,43 @@ public struct ObjectServer: Sendable {
         refusals = RefusalLog(logger: logger)
     }
 
-    /// Serves until the connection closes, then waits for the calls already running.
+    /// Serves until the connection closes.
+    ///
+    /// Method calls are taken on the bus thread as they arrive (``BusConnection/setMethodCallHandler(_:)``):
+    /// `Peer` calls are answered there and then, `Introspect` starts a task of its own, everything
+    /// else joins its client's lane, whose runner is a task. Signals arrive here, in order.
     public func run() async {
         let lanes = Lanes(limit: limits.queuedCallsPerClient)
         let gate = ConcurrencyGate(width: limits.concurrentCalls)
         let introspections = RunningCount()
-        await withDiscardingTaskGroup { group in
-            for await message in connection.messages {
-                switch message.kind {
-                case .methodCall:
-                    guard let sender = message.sender else { continue }
-                    if let reply = router.peerReply(to: message) {
-                        connection.send(reply)
-                    } else if Router.isIntrospection(message) {
-                        introspect(message, sender: sender, count: introspections, group: &group)
-                    } else {
-                        submit(.call(message), from: sender, lanes: lanes, gate: gate, group: &group)
-                    }
-                case .signal:
-                    if let departed = Self.departedClient(message) {
-                        submit(.departure, from: departed, lanes: lanes, gate: gate, group: &group)
-                    }
-                    await onSignal(message)
-                case .methodReturn, .error:
-                    break  // replies to our own calls are routed by the connection
-                }
+        let accept: @Sendable (IncomingMessage) -> Void = { message in
+            guard let sender = message.sender else { return }
+            if let reply = router.peerReply(to: message) {
+                connection.send(reply)
+            } else if Router.isIntrospection(message) {
+                introspect(message, sender: sender, count: introspections)
+            } else {
+                submit(.call(message), from: sender, lanes: lanes, gate: gate)
             }
         }
+        connection.setMethodCallHandler(accept)
+        for await message in connection.messages {
+            switch message.kind {
+            case .methodCall:
+                accept(message)  // arrived before the handler was installed
+            case .signal:
+                if let departed = Self.departedClient(message) {
+                    submit(.departure, from: departed, lanes: lanes, gate: gate)
+                }
+                await onSignal(message)
+            case .methodReturn, .error:
+                break  // replies to our own calls are routed by the connection
+            }
+        }
+        connection.setMethodCallHandler(nil)
     }
 
-    private func submit(
-        _ work: Lanes.Work, from sender: String, lanes: Lanes, gate: ConcurrencyGate,
-        group: inout DiscardingTaskGroup
-    ) {
+    private func submit(_ work: Lanes.Work, from sender: String, lanes: Lanes, gate: ConcurrencyGate) {
         switch lanes.submit(work, from: sender) {
         case .queued:
             break
@@ -105,7 +109,7 @@ public struct ObjectServer: Sendable {
                 connection.send(reply)
             }
         case .startRunner:
-            group.addTask { await drain(sender, lanes: lanes, gate: gate) }
+            Task { await drain(sender, lanes: lanes, gate: gate) }
         }
     }
 
@@ -130,9 +134,7 @@ public struct ObjectServer: Sendable {
         }
     }
 
-    private func introspect(
-        _ message: IncomingMessage, sender: String, count: RunningCount, group: inout DiscardingTaskGroup
-    ) {
+    private func introspect(_ message: IncomingMessage, sender: String, count: RunningCount) {
         let running = count.value.add(1, ordering: .relaxed).newValue
         guard running <= limits.concurrentIntrospections else {
             count.value.subtract(1, ordering: .relaxed)
@@ -143,7 +145,7 @@ public struct ObjectServer: Sendable {
             }
             return
         }
-        group.addTask {
+        Task {
             let context = await callers.context(for: sender)
             if let reply = await router.handle(message, context: context) { connection.send(reply) }
             count.value.subtract(1, ordering: .relaxed)
