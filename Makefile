@@ -14,7 +14,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps build lint format test run clean
+.PHONY: help deps build lint format test run clean fuzz
 
 help:
 	@echo "make run   - install what is missing, build, and start puffd on the session bus"
@@ -55,3 +55,9 @@ run: build
 
 clean:
 	rm -rf .build
+
+# libFuzzer on puffd's message decoder (WireCodec.decode) for FUZZ_SECONDS (default 600), built in
+# .build-fuzz; exits non-zero on a crash and leaves it in .build-fuzz/artifacts/ (docs/fuzzing.md).
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) fuzz/run.sh

@@ -74,6 +74,8 @@ let package = Package(
             exclude: ["Clients"]
         ),
 
+        // libFuzzer target for WireCodec.decode (`make fuzz`, docs/fuzzing.md); a replay tool in a normal build.
+        .executableTarget(name: "PuffFuzzDecode", dependencies: ["PuffDBus"]),
     ]
 )
 

@@ -95,6 +95,15 @@ import Testing
         #expect(plain.arguments.first?.fields?[2].bytes == [7, 8], "without the policy nothing is secret")
     }
 
+    /// Found by `make fuzz` (fuzz/crashes/unknown-message-type-as-signal): libdbus accepts message
+    /// types the specification does not define, which must then be ignored, not taken for signals.
+    @Test func aMessageOfAnUnknownTypeIsNotTakenForASignal() throws {
+        let bytes: [UInt8] = [0x6c, 0x3a, 0x01, 0x01, 0, 0, 0, 0, 0, 0x3a, 0x23, 0x74, 0, 0, 0, 0]
+        let message = try WireCodec.decode(bytes)
+        #expect(message.kind == .unknown)
+        #expect(message.arguments.isEmpty)
+    }
+
     @Test func decodingStopsAtTheValueAndByteLimitsAndSaysWhich() throws {
         let many = DBusValue.array(element: "ay", Array(repeating: .bytes([1]), count: 1000))
         let tight = DecodePolicy(maxValues: 500)

@@ -180,6 +180,7 @@ final class BusLoop: @unchecked Sendable {
         while let message = dbus_connection_pop_message(connection) {
             let incoming = IncomingMessage(message, policy: policy)
             dbus_message_unref(message)
+            guard incoming.kind != .unknown else { continue }  // D-Bus says: ignore unknown types
             if incoming.kind == .methodReturn || incoming.kind == .error,
                 let id = pendingBySerial.removeValue(forKey: incoming.replySerial)
             {

@@ -6,6 +6,9 @@ public struct IncomingMessage: Sendable {
     /// The four D-Bus message types.
     public enum Kind: Sendable, Equatable {
         case methodCall, methodReturn, error, signal
+        /// A type the D-Bus specification does not define; libdbus accepts it (the specification
+        /// says to ignore such messages, not refuse them) and the bus thread drops it.
+        case unknown
     }
 
     public var kind: Kind
@@ -60,7 +63,8 @@ public struct IncomingMessage: Sendable {
         case 1: kind = .methodCall
         case 2: kind = .methodReturn
         case 3: kind = .error
-        default: kind = .signal
+        case 4: kind = .signal
+        default: kind = .unknown
         }
         serial = dbus_message_get_serial(message)
         replySerial = dbus_message_get_reply_serial(message)
@@ -72,7 +76,13 @@ public struct IncomingMessage: Sendable {
         errorName = dbus_message_get_error_name(message).map { String(cString: $0) }
         signature = Signature(uncheckedStorage: dbus_message_get_signature(message).map { String(cString: $0) } ?? "")
         expectsReply = dbus_message_get_no_reply(message) == 0
-        // A call no served method takes is not decoded: its body could be anything.
+        // A call no served method takes is not decoded: its body could be anything; nor is a
+        // message of an unknown type, which is dropped.
+        if kind == .unknown {
+            arguments = []
+            undecodedBody = .unexpectedSignature
+            return
+        }
         if kind == .methodCall, !policy.accepts(member: member, signature: signature.rawValue) {
             arguments = []
             undecodedBody = .unexpectedSignature

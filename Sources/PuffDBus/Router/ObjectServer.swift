@@ -90,8 +90,8 @@ public struct ObjectServer: Sendable {
                     submit(.departure, from: departed, lanes: lanes, gate: gate)
                 }
                 await onSignal(message)
-            case .methodReturn, .error:
-                break  // replies to our own calls are routed by the connection
+            case .methodReturn, .error, .unknown:
+                break  // replies to our own calls are routed by the connection; unknown types ignored
             }
         }
         connection.setMethodCallHandler(nil)
