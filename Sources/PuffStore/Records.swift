@@ -81,14 +81,14 @@ public struct VaultSnapshot: Sendable {
     /// Collection records keyed by identifier.
     public var collections: [String: StoredCollection]
     /// Item records keyed by collection identifier, then by item number.
-    public var items: [String: [UInt64: StoredItem]]
+    public var items: [String: ItemTable]
     /// Alias name → collection identifier.
     public var aliases: [String: String]
 
     /// Creates a snapshot; the default is an empty vault.
     public init(
         collections: [String: StoredCollection] = [:],
-        items: [String: [UInt64: StoredItem]] = [:],
+        items: [String: ItemTable] = [:],
         aliases: [String: String] = [:]
     ) {
         self.collections = collections
@@ -130,7 +130,7 @@ public struct VaultSnapshot: Sendable {
                 collections[id] = nil
                 items[id] = nil
             case .putItem(let item):
-                items[item.collection, default: [:]][item.number] = item
+                items[item.collection, default: ItemTable()][item.number] = item
             case .deleteItem(let collection, let number):
                 items[collection]?[number] = nil
             case .setAlias(let name, let collection):

@@ -52,7 +52,7 @@ extension SecretService {
         var changes: [RecordChange] = [.putCollection(record)]
         if let alias { changes.append(.setAlias(name: alias, collection: id.rawValue)) }
         try await persist(changes, touching: id)
-        collectionStates[id] = CollectionState(record: record, items: [:])
+        collectionStates[id] = CollectionState(record: record, items: ItemTable())
         // Keep `session` last so the order reads "persistent collections, then the scratch one".
         collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
         if let alias { aliases[alias] = id }

@@ -79,13 +79,14 @@ public actor SecretService {
         }
         var states: [CollectionID: CollectionState] = [:]
         for record in snapshot.collections.values where record.id != CollectionID.session.rawValue {
-            states[CollectionID(record.id)] = CollectionState(record: record, items: snapshot.items[record.id] ?? [:])
+            states[CollectionID(record.id)] = CollectionState(
+                record: record, items: snapshot.items[record.id] ?? ItemTable())
         }
         let loadedOrder = states.values.map(\.record)
             .sorted { ($0.created, $0.id) < ($1.created, $1.id) }
             .map { CollectionID($0.id) }
         let session = StoredCollection(id: CollectionID.session.rawValue, label: "", created: 0, modified: 0)
-        states[.session] = CollectionState(record: session, items: [:])
+        states[.session] = CollectionState(record: session, items: ItemTable())
         var aliases = Dictionary(uniqueKeysWithValues: snapshot.aliases.map { ($0.key, CollectionID($0.value)) })
         aliases["session"] = .session
 

@@ -12,22 +12,23 @@ final class CollectionState {
     var isLocked = false
     /// Seals and opens this collection's secrets.
     let sealer: SecretSealer
-    private(set) var items: [UInt64: StoredItem]
-    /// Item numbers in creation order (numbers only grow, so this is also ascending).
-    private(set) var order: [UInt64]
+    /// The items by number; numbers only grow, so number order is creation order.
+    private(set) var items: ItemTable
     private var index: AttributeIndex
 
-    init(record: StoredCollection, items: [UInt64: StoredItem], sealer: SecretSealer = SecretSealer()) {
+    init(record: StoredCollection, items: ItemTable, sealer: SecretSealer = SecretSealer()) {
         self.items = items
         self.sealer = sealer
-        order = items.keys.sorted()
         index = AttributeIndex()
         var record = record
         // Never hand out a number a stored item already has, even if the counter was not saved.
-        record.nextItemNumber = max(record.nextItemNumber, (order.last ?? 0) + 1, 1)
+        record.nextItemNumber = max(record.nextItemNumber, (items.lastNumber ?? 0) + 1, 1)
         self.record = record
-        for number in order { index.insert(number, attributes: items[number]!.attributes) }
+        for number in items.numbers { index.insert(number, attributes: items[number]!.attributes) }
     }
+
+    /// Item numbers in creation order.
+    var order: [UInt64] { items.numbers }
 
     /// How many items the collection holds.
     var count: Int { items.count }
@@ -35,13 +36,13 @@ final class CollectionState {
     /// Adds a new item, whose number is higher than every other's.
     func insert(_ item: StoredItem) {
         items[item.number] = item
-        order.append(item.number)
         index.insert(item.number, attributes: item.attributes)
     }
 
     /// Overwrites an existing item, re-indexing it when its attributes changed.
     func update(_ item: StoredItem) {
-        guard let old = items.updateValue(item, forKey: item.number) else { return }
+        guard let old = items[item.number] else { return }
+        items[item.number] = item
         if !Self.sameBytes(old.attributes, item.attributes) {
             index.remove(item.number, attributes: old.attributes)
             index.insert(item.number, attributes: item.attributes)
@@ -50,9 +51,8 @@ final class CollectionState {
 
     /// Removes an item.
     func remove(_ number: UInt64) {
-        guard let old = items.removeValue(forKey: number) else { return }
-        let at = AttributeIndex.insertionPoint(of: number, in: order)
-        if at < order.count, order[at] == number { order.remove(at: at) }
+        guard let old = items[number] else { return }
+        items[number] = nil
         index.remove(number, attributes: old.attributes)
     }
 
