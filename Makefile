@@ -10,18 +10,22 @@ APT_PACKAGES := \
 	libsecret-tools libsecret-1-dev libglib2.0-dev gcc git \
 	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney
 
+# Debian packages only `make bench` needs: the provider it compares against and the plotter.
+BENCH_APT_PACKAGES := gnome-keyring gnuplot-nox
+
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps build lint format test run clean fuzz
+.PHONY: help deps build lint format test run clean fuzz bench bench-smoke
 
 help:
 	@echo "make run   - install what is missing, build, and start puffd on the session bus"
 	@echo "make test  - install what is missing, build, and run every test (real dbus-daemon and clients)"
 
-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do \
+# Installs the Debian packages in $(1) that are missing when run as root; otherwise names them and fails.
+define apt_install
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'install ok installed' || echo "$$p"; \
 	done); \
 	if [ -n "$$missing" ]; then \
@@ -34,6 +38,10 @@ deps:
 			echo "Install them with: sudo apt-get install $$missing"; exit 1; \
 		fi; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(APT_PACKAGES))
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH (Swift 6.1 or later is needed)"; exit 1; }
 
 build: deps
@@ -46,9 +54,11 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
+# Every test, then a smoke run of the benchmark client (N = 200) against the debug build.
 test: deps lint
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+	SWIFT=$(SWIFT) bench/run.sh --smoke
 
 run: build
 	@scripts/run.sh "$(BUILD_DIR)/puffd"
@@ -61,3 +71,12 @@ clean:
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) fuzz/run.sh
+
+# Benchmark (docs/benchmarks.md): puffd against gnome-keyring, 0 -> 100,000 items, plot in docs/.
+bench: deps
+	$(call apt_install,$(BENCH_APT_PACKAGES))
+	SWIFT=$(SWIFT) bench/run.sh --compare --max 100000 --fill-budget-s 300 --png docs/benchmarks.png
+
+# The same code path with 200 items and checks; ends with "N passed, M failed".
+bench-smoke: deps
+	SWIFT=$(SWIFT) bench/run.sh --smoke
