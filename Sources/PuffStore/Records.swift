@@ -31,8 +31,13 @@ public struct StoredItem: Sendable {
     public var number: UInt64
     /// The user-visible label.
     public var label: String
-    /// The lookup attributes, verbatim as the client sent them.
-    public var attributes: [String: String]
+    /// The lookup attributes, verbatim as the client sent them, kept compactly.
+    public var attributeList: AttributeList
+    /// The lookup attributes as a dictionary (built on each read).
+    public var attributes: [String: String] {
+        get { attributeList.dictionary }
+        set { attributeList = AttributeList(newValue) }
+    }
     /// The gnome-keyring `Type` extension; `""` when never set.
     public var type: String
     /// The content type exactly as the client sent it.
@@ -53,7 +58,7 @@ public struct StoredItem: Sendable {
         self.collection = collection
         self.number = number
         self.label = label
-        self.attributes = attributes
+        attributeList = AttributeList(attributes)
         self.type = type
         self.contentType = contentType
         self.sealedSecret = sealedSecret

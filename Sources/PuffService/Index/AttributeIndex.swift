@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
+import PuffStore
 
 /// One collection's attribute index: each `name=value` pair, and each whole attribute set, to the
 /// numbers of the items that have it, in creation order (architecture.md Part A item 9).
@@ -45,12 +46,12 @@ struct AttributeIndex {
     }
 
     /// Adds item `number` under each pair of `attributes` and under the whole set.
-    mutating func insert(_ number: UInt64, attributes: Attributes) {
+    mutating func insert(_ number: UInt64, attributes: AttributeList) {
         for key in keys(of: attributes) { add(number, under: key) }
     }
 
     /// Removes item `number` from the keys of `attributes` (the attributes it was inserted with).
-    mutating func remove(_ number: UInt64, attributes: Attributes) {
+    mutating func remove(_ number: UInt64, attributes: AttributeList) {
         for key in keys(of: attributes) { drop(number, from: key) }
     }
 
@@ -67,7 +68,7 @@ struct AttributeIndex {
     }
 
     /// Items that may have exactly `attributes` as their whole set, in creation order.
-    func candidates(exactly attributes: Attributes) -> [UInt64] {
+    func candidates(exactly attributes: AttributeList) -> [UInt64] {
         postings[setKey(attributes)]?.numbers ?? []
     }
 
@@ -76,8 +77,8 @@ struct AttributeIndex {
 
     // MARK: - Keys
 
-    private func keys(of attributes: Attributes) -> [Digest128] {
-        attributes.map { pairKey($0.key, $0.value) } + [setKey(attributes)]
+    private func keys(of attributes: AttributeList) -> [Digest128] {
+        attributes.pairs.map { pairKey($0.name, $0.value) } + [setKey(attributes)]
     }
 
     private func pairKey(_ name: String, _ value: String) -> Digest128 {
@@ -87,11 +88,11 @@ struct AttributeIndex {
         return hasher.digest(encoded)
     }
 
-    private func setKey(_ attributes: Attributes) -> Digest128 {
+    private func setKey(_ attributes: AttributeList) -> Digest128 {
         var encoded: [UInt8] = [0x73]  // "s": a whole set, pairs in byte order of their names
-        for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            Self.append(name, to: &encoded)
-            Self.append(value, to: &encoded)
+        for pair in attributes.pairs {
+            Self.append(pair.name, to: &encoded)
+            Self.append(pair.value, to: &encoded)
         }
         return hasher.digest(encoded)
     }

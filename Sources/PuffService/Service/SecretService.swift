@@ -142,7 +142,7 @@ public actor SecretService {
 
     /// The `Type` a client sees: `xdg:schema` when present, else the stored type (secret-service.md §9.2).
     func reportedType(of record: StoredItem) -> String {
-        record.attributes["xdg:schema"] ?? record.type
+        record.attributeList.value(named: "xdg:schema") ?? record.type
     }
 
     /// Writes `changes` before anything in memory changes, so a failed write leaves no trace.

@@ -24,7 +24,7 @@ final class CollectionState {
         // Never hand out a number a stored item already has, even if the counter was not saved.
         record.nextItemNumber = max(record.nextItemNumber, (items.lastNumber ?? 0) + 1, 1)
         self.record = record
-        for number in items.numbers { index.insert(number, attributes: items[number]!.attributes) }
+        for number in items.numbers { index.insert(number, attributes: items[number]!.attributeList) }
     }
 
     /// Item numbers in creation order.
@@ -36,16 +36,16 @@ final class CollectionState {
     /// Adds a new item, whose number is higher than every other's.
     func insert(_ item: StoredItem) {
         items[item.number] = item
-        index.insert(item.number, attributes: item.attributes)
+        index.insert(item.number, attributes: item.attributeList)
     }
 
     /// Overwrites an existing item, re-indexing it when its attributes changed.
     func update(_ item: StoredItem) {
         guard let old = items[item.number] else { return }
         items[item.number] = item
-        if !Self.sameBytes(old.attributes, item.attributes) {
-            index.remove(item.number, attributes: old.attributes)
-            index.insert(item.number, attributes: item.attributes)
+        if !old.attributeList.hasSameBytes(as: item.attributeList) {
+            index.remove(item.number, attributes: old.attributeList)
+            index.insert(item.number, attributes: item.attributeList)
         }
     }
 
@@ -53,33 +53,19 @@ final class CollectionState {
     func remove(_ number: UInt64) {
         guard let old = items[number] else { return }
         items[number] = nil
-        index.remove(number, attributes: old.attributes)
+        index.remove(number, attributes: old.attributeList)
     }
 
     /// Numbers of the items whose attributes include every pair of `query`, in creation order.
     func search(_ query: Attributes) -> [UInt64] {
         guard let candidates = index.candidates(for: query) else { return order }
-        return candidates.filter { number in
-            guard let attributes = items[number]?.attributes else { return false }
-            return query.allSatisfy { pair in attributes[pair.key].map { Self.sameBytes($0, pair.value) } ?? false }
-        }
+        return candidates.filter { items[$0]?.attributeList.contains(query) ?? false }
     }
 
     /// The oldest item whose attribute set is exactly `attributes`, byte for byte.
     func exactMatch(_ attributes: Attributes) -> UInt64? {
-        index.candidates(exactly: attributes).first { number in
-            items[number].map { Self.sameBytes($0.attributes, attributes) } ?? false
-        }
-    }
-
-    /// Whether two attribute sets hold the same names and values, byte for byte.
-    static func sameBytes(_ a: Attributes, _ b: Attributes) -> Bool {
-        a.count == b.count && a.allSatisfy { pair in b[pair.key].map { sameBytes($0, pair.value) } ?? false }
-    }
-
-    /// Attributes are compared as bytes (secret-service.md §6.4), not by Unicode equivalence.
-    private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8)
+        let wanted = AttributeList(attributes)
+        return index.candidates(exactly: wanted).first { items[$0]?.attributeList.hasSameBytes(as: wanted) ?? false }
     }
 }
 
