@@ -13,6 +13,8 @@ public enum CryptoError: Error, Equatable, Sendable {
     case invalidCiphertext
     /// The random number generator could not deliver bytes.
     case randomFailure
+    /// A sealed value did not open: wrong key or passcode, other associated data, or altered bytes.
+    case wrongKey
     /// An unexpected libcrypto or libsodium failure, described without secret data.
     case library(String)
 }
@@ -25,6 +27,7 @@ extension CryptoError: CustomStringConvertible {
         case .invalidParameters: "invalid transfer parameters (IV must be 16 bytes)"
         case .invalidCiphertext: "invalid ciphertext"
         case .randomFailure: "random number generator failure"
+        case .wrongKey: "the key does not open this value"
         case .library(let what): "crypto library failure: \(what)"
         }
     }
