@@ -502,20 +502,14 @@ static bool read_secret(DBusMessageIter *it, unsigned char *out, size_t cap, siz
 // ---------------------------------------------------------------------------------------------
 // The Secret Service calls
 
-static bool open_session(Provider *p) {
-    DBusMessage *m = new_call(bus_name, SERVICE_PATH, IFACE_SERVICE, "OpenSession");
-    DBusMessageIter it, v;
-    const char *alg = "plain", *empty = "";
-    dbus_message_iter_init_append(m, &it);
-    dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &alg);
-    dbus_message_iter_open_container(&it, DBUS_TYPE_VARIANT, "s", &v);
-    dbus_message_iter_append_basic(&v, DBUS_TYPE_STRING, &empty);
-    dbus_message_iter_close_container(&it, &v);
+// Sends `m` (consumed) and copies the reply's second argument, an object path, into `out`.
+// False, with the error on stderr, when the call fails or the reply has another shape.
+static bool second_path(Provider *p, DBusMessage *m, const char *what, char *out, size_t size) {
     DBusError err;
     dbus_error_init(&err);
     DBusMessage *r = call_msg(p, m, &err);
     if (!r) {
-        fprintf(stderr, "%s: OpenSession: %s: %s\n", p->name, err.name, err.message);
+        fprintf(stderr, "%s: %s: %s: %s\n", p->name, what, err.name, err.message);
         dbus_error_free(&err);
         return false;
     }
@@ -525,11 +519,23 @@ static bool open_session(Provider *p) {
         dbus_message_iter_get_arg_type(&ri) == DBUS_TYPE_OBJECT_PATH) {
         const char *path;
         dbus_message_iter_get_basic(&ri, &path);
-        snprintf(p->session, sizeof p->session, "%s", path);
+        snprintf(out, size, "%s", path);
         ok = true;
     }
     dbus_message_unref(r);
     return ok;
+}
+
+static bool open_session(Provider *p) {
+    DBusMessage *m = new_call(bus_name, SERVICE_PATH, IFACE_SERVICE, "OpenSession");
+    DBusMessageIter it, v;
+    const char *alg = "plain", *empty = "";
+    dbus_message_iter_init_append(m, &it);
+    dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &alg);
+    dbus_message_iter_open_container(&it, DBUS_TYPE_VARIANT, "s", &v);
+    dbus_message_iter_append_basic(&v, DBUS_TYPE_STRING, &empty);
+    dbus_message_iter_close_container(&it, &v);
+    return second_path(p, m, "OpenSession", p->session, sizeof p->session);
 }
 
 static pid_t provider_pid(Provider *p) {
@@ -559,32 +565,17 @@ static bool ensure_unlocked(Provider *p) {
     dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "o", &arr);
     dbus_message_iter_append_basic(&arr, DBUS_TYPE_OBJECT_PATH, &alias);
     dbus_message_iter_close_container(&it, &arr);
+    char prompt[256];
+    if (!second_path(p, m, "Unlock", prompt, sizeof prompt)) return false;
+    if (!strcmp(prompt, "/")) return true;
+    fprintf(stderr, "%s: the default collection is locked and unlocking it needs a prompt (%s); "
+                    "unlock it before benchmarking\n", p->name, prompt);
     DBusError err;
     dbus_error_init(&err);
-    DBusMessage *r = call_msg(p, m, &err);
-    if (!r) {
-        fprintf(stderr, "%s: Unlock: %s: %s\n", p->name, err.name, err.message);
-        dbus_error_free(&err);
-        return false;
-    }
-    DBusMessageIter ri;
-    bool ok = false;
-    if (dbus_message_iter_init(r, &ri) && dbus_message_iter_next(&ri) &&
-        dbus_message_iter_get_arg_type(&ri) == DBUS_TYPE_OBJECT_PATH) {
-        const char *prompt;
-        dbus_message_iter_get_basic(&ri, &prompt);
-        ok = !strcmp(prompt, "/");
-        if (!ok) {
-            fprintf(stderr, "%s: the default collection is locked and unlocking it needs a prompt (%s); "
-                            "unlock it before benchmarking\n", p->name, prompt);
-            DBusMessage *d = new_call(bus_name, prompt, "org.freedesktop.Secret.Prompt", "Dismiss");
-            DBusMessage *dr = call_msg(p, d, &err);
-            if (dr) dbus_message_unref(dr);
-            dbus_error_free(&err);
-        }
-    }
-    dbus_message_unref(r);
-    return ok;
+    DBusMessage *dr = call_msg(p, new_call(bus_name, prompt, "org.freedesktop.Secret.Prompt", "Dismiss"), &err);
+    if (dr) dbus_message_unref(dr);
+    dbus_error_free(&err);
+    return false;
 }
 
 // CreateItem of item k into the default alias; stores the returned path. Returns latency in µs or -1.

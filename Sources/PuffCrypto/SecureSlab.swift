@@ -21,7 +21,6 @@ final class SecureSlab: Sendable {
     private struct State: ~Copyable {
         /// Addresses of free slots (as integers: raw pointers are not Sendable).
         var free: [UInt] = []
-        var pages = 0
     }
 
     private let state = Mutex(State())
@@ -35,7 +34,6 @@ final class SecureSlab: Sendable {
             // sodium_malloc only returns nil when the process is out of memory or address space.
             guard let page = sodium_malloc(pageSize) else { fatalError("sodium_malloc(\(pageSize)) failed") }
             sodium_memzero(page, pageSize)
-            state.pages += 1
             // Slot 0 goes to the caller; the rest wait in the free list, lowest address last.
             let base = UInt(bitPattern: page)
             for index in stride(from: Self.slotsPerPage - 1, through: 1, by: -1) {
@@ -53,6 +51,4 @@ final class SecureSlab: Sendable {
         state.withLock { $0.free.append(address) }
     }
 
-    /// How many pages the slab has mapped so far (tests and diagnostics).
-    var pageCount: Int { state.withLock { $0.pages } }
 }

@@ -86,9 +86,6 @@ public final class ListSignalCoalescer: Sendable {
         if cost > .milliseconds(5) { _ = glibcMallocTrim(0) }
     }
 
-    /// The window the next flush waits for (tests and diagnostics).
-    public var currentWindow: Duration { state.withLock { $0.window } }
-
     private static func sleep<C: Clock<Duration>>(on clock: C, for duration: Duration) async throws {
         try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }

@@ -57,9 +57,6 @@ public final class CallerDirectory: Sendable {
         cache.withLock { $0[sender] = nil }
     }
 
-    /// How many callers are cached (tests and diagnostics).
-    public var count: Int { cache.withLock { $0.count } }
-
     private static func credentials(of sender: String, on connection: BusConnection) async -> CallContext {
         guard let reply = try? await connection.callBus("GetConnectionCredentials", [.string(sender)]),
             let entries = reply.arguments.first?.variantDictionary

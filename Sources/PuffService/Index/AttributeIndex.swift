@@ -72,9 +72,6 @@ struct AttributeIndex {
         postings[setKey(attributes)]?.numbers ?? []
     }
 
-    /// How many distinct keys the index holds (tests and diagnostics).
-    var keyCount: Int { postings.count }
-
     // MARK: - Keys
 
     private func keys(of attributes: AttributeList) -> [Digest128] {
