@@ -13,7 +13,8 @@ let package = Package(
     name: "Puff",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "puffd", targets: ["puffd"])
+        .executable(name: "puffd", targets: ["puffd"]),
+        .executable(name: "puffctl", targets: ["puffctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -41,7 +42,7 @@ let package = Package(
         .target(
             name: "PuffDaemon",
             dependencies: [
-                "PuffDBus", "PuffService", "PuffServiceBus", "PuffStore",
+                "PuffCrypto", "PuffDBus", "PuffService", "PuffServiceBus", "PuffStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -50,6 +51,13 @@ let package = Package(
         ),
         .executableTarget(name: "puffd", dependencies: ["PuffDaemon"]),
         .target(
+            name: "PuffClient",
+            dependencies: [
+                "PuffDBus", "PuffCrypto", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "puffctl", dependencies: ["PuffClient"]),
+        .target(
             name: "PuffTesting",
             dependencies: [
                 "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", .product(name: "Logging", package: "swift-log"),
@@ -57,6 +65,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
+        .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(
             name: "PuffServiceTests",
@@ -68,6 +77,13 @@ let package = Package(
         .testTarget(
             name: "PuffServiceBusTests",
             dependencies: ["PuffServiceBus", "PuffService", "PuffDBus", "PuffTesting", "PuffStore", "PuffCrypto"]),
+        .testTarget(
+            name: "PuffClientTests",
+            dependencies: [
+                "PuffClient", "PuffDBus", "PuffCrypto", "PuffTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto"],

@@ -131,7 +131,7 @@ wait_owned() {
 start_puffd() {  # sets puff_pid and puff_ms
     local t0
     t0=$(now_us)
-    setsid "$puffd" --address "$puff_addr" --log-level warning >>"$out/puffd.log" 2>&1 </dev/null &
+    setsid "$puffd" --address "$puff_addr" --log-level warning --ephemeral >>"$out/puffd.log" 2>&1 </dev/null &
     puff_pid=$!
     pgroups+=("$puff_pid")
     puff_ms=$(wait_owned "$puff_addr" "$puff_pid" "$t0") || { echo "run.sh: puffd did not start; see $out/puffd.log" >&2; exit 1; }

@@ -22,6 +22,23 @@ Try it from another shell (export the address above first if this bus is private
 or from python:
   /usr/bin/python3 -c 'import keyring; keyring.set_password("svc", "alice", "pw"); print(keyring.get_password("svc", "alice"))'
 
-Items live in memory in this version: they are gone when puffd stops. Ctrl-C stops puffd.
+Items are kept sealed in ${XDG_DATA_HOME:-$HOME/.local/share}/puff. A new vault needs its passcode
+first: \`puffctl init\` (it is asked for here when this is a terminal). Lock, unlock and change it with
+\`puffctl lock\`, \`puffctl unlock\`, \`puffctl passwd\` (puffctl is $(dirname "$puffd")/puffctl).
+Ctrl-C stops puffd.
 EOF_HINT
-exec "$puffd"
+"$puffd" &
+pid=$!
+trap 'kill "$pid" 2>/dev/null' INT TERM
+puffctl="$(dirname "$puffd")/puffctl"
+catalog="${XDG_DATA_HOME:-$HOME/.local/share}/puff/catalog"
+if [ ! -e "$catalog" ]; then
+    if [ -t 0 ] && [ -x "$puffctl" ]; then
+        # Wait for the bus name, then ask for the login passcode twice, like ssh-keygen.
+        for _ in $(seq 100); do "$puffctl" status >/dev/null 2>&1 && break; sleep 0.1; done
+        "$puffctl" init || echo "puffd keeps serving; run: $puffctl init"
+    else
+        echo "No passcode set yet: run  $puffctl init  (or: printf 'passcode\\n' | $puffctl init --stdin)"
+    fi
+fi
+wait "$pid"

@@ -8,6 +8,24 @@ public struct Digest128: Hashable, Sendable {
     /// The first and last eight bytes of the digest.
     public let high: UInt64
     public let low: UInt64
+
+    /// The 16 digest bytes as BLAKE2b produced them.
+    public var bytes: [UInt8] {
+        withUnsafeBytes(of: (high, low)) { Array($0) }
+    }
+
+    /// The digest whose 16 bytes are `bytes` (as ``bytes`` gives them).
+    public init(bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count == 16, "a Digest128 has 16 bytes")
+        var value = (UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: bytes) }
+        (high, low) = value
+    }
+
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
 }
 
 /// Computes ``Digest128`` values under one secret key.
@@ -45,6 +63,26 @@ public struct KeyedHash: Sendable {
 
     /// The digest of `bytes`.
     public func digest(_ bytes: [UInt8]) -> Digest128 {
+        bytes.withUnsafeBytes { digest($0) }
+    }
+}
+
+/// An unkeyed 128-bit BLAKE2b checksum (wraps `crypto_generichash` without a key): detects torn
+/// and corrupted bytes in vault files before any key is at hand. Not an authenticator; records
+/// are authenticated by their AEAD.
+public enum Checksum {
+    /// The checksum of `bytes`, 16 bytes.
+    public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        _ = Sodium.ready
+        var out = [UInt8](repeating: 0, count: 16)
+        // crypto_generichash cannot fail for a 16-byte output and no key.
+        _ = crypto_generichash(
+            &out, 16, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count), nil, 0)
+        return out
+    }
+
+    /// The checksum of `bytes`, 16 bytes.
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
         bytes.withUnsafeBytes { digest($0) }
     }
 }

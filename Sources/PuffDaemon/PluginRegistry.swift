@@ -7,17 +7,9 @@ public import PuffStore
 /// compiled in: Swift on Linux has no stable ABI for loading them at run time.
 public enum PluginRegistry {
     /// Names accepted by `--vault`.
-    public static let vaultBackends = [InMemoryVaultBackend.kind]
+    public static let recordStores = [FileRecordStore.kind, MemoryRecordStore.kind]
     /// Names accepted by `--prompter`.
     public static let prompters = [DismissingPrompter.kind]
-
-    /// The storage backend called `name`, or `nil` if there is none by that name.
-    public static func vaultBackend(named name: String) -> (any VaultBackend)? {
-        switch name {
-        case InMemoryVaultBackend.kind: InMemoryVaultBackend()
-        default: nil
-        }
-    }
 
     /// The prompter called `name`, or `nil` if there is none by that name.
     public static func prompter(named name: String, logger: Logger) -> (any Prompter)? {

@@ -2,6 +2,7 @@
 public import ArgumentParser
 import Glibc
 import Logging
+import PuffCrypto
 import PuffDBus
 import PuffService
 import PuffServiceBus
@@ -25,8 +26,17 @@ public struct PuffDaemon: AsyncParsableCommand {
     @Flag(help: "Take the name over from a provider that is already running.")
     var replace = false
 
-    @Option(help: "Storage backend: \(PluginRegistry.vaultBackends.joined(separator: ", ")).")
-    var vault: String = "memory"
+    @Option(help: "Record store: \(PluginRegistry.recordStores.joined(separator: ", ")).")
+    var vault: String = FileRecordStore.kind
+
+    @Option(help: "Vault folder for the file store (default: $XDG_DATA_HOME/puff).")
+    var dataDir: String?
+
+    @Flag(help: "Keep everything in memory under random keys, with an unlocked login collection and no passcode.")
+    var ephemeral = false
+
+    @Option(help: ArgumentHelp("Argon2id strength of new passcodes: moderate or interactive.", visibility: .hidden))
+    var kdf: String = "moderate"
 
     @Option(help: "How a person is asked to unlock: \(PluginRegistry.prompters.joined(separator: ", ")).")
     var prompter: String = "none"
@@ -44,10 +54,11 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     public mutating func validate() throws {
         guard BusName(busName) != nil else { throw ValidationError("'\(busName)' is not a valid bus name") }
-        guard PluginRegistry.vaultBackends.contains(vault) else {
+        guard PluginRegistry.recordStores.contains(vault) else {
             throw ValidationError(
-                "unknown vault '\(vault)'; choose one of: \(PluginRegistry.vaultBackends.joined(separator: ", "))")
+                "unknown vault '\(vault)'; choose one of: \(PluginRegistry.recordStores.joined(separator: ", "))")
         }
+        guard ["moderate", "interactive"].contains(kdf) else { throw ValidationError("unknown --kdf '\(kdf)'") }
         guard PluginRegistry.prompters.contains(prompter) else {
             throw ValidationError(
                 "unknown prompter '\(prompter)'; choose one of: \(PluginRegistry.prompters.joined(separator: ", "))")
@@ -72,6 +83,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "puffd")
+        ProcessHardening.apply(logger: logger)
         if printIntrospection {
             // Nothing but the XML may reach the output: it is compared byte for byte.
             let quiet = Logger(label: "puffd", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -120,16 +132,44 @@ public struct PuffDaemon: AsyncParsableCommand {
     private func makeService(logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void) async throws
         -> SecretService
     {
-        // validate() has checked both names, so these lookups cannot fail.
-        let backend = PluginRegistry.vaultBackend(named: vault)!
+        // validate() has checked every name, so these lookups cannot fail.
         let prompter = PluginRegistry.prompter(named: self.prompter, logger: logger)!
-        return try await SecretService(
-            backend: backend,
+        let store: any RecordStore
+        let mode: VaultMode
+        if ephemeral || vault == MemoryRecordStore.kind || printIntrospection {
+            store = MemoryRecordStore()
+            mode = .ephemeral
+        } else {
+            let folder = dataDir ?? Self.defaultDataDir()
+            do {
+                store = try FileRecordStore(folder: folder)
+            } catch {
+                logger.critical("cannot open the vault: \(error)")
+                throw ExitCode(2)
+            }
+            mode = .persistent(kdf: kdf == "interactive" ? .interactive : .moderate)
+        }
+        let service = try await SecretService(
+            store: store,
+            mode: mode,
             prompter: prompter,
             promptTimeout: .seconds(promptTimeout),
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events
         )
+        if await !service.isInitialized {
+            logger.notice("No passcode set yet: run `puffctl init` to create the login collection")
+        }
+        return service
+    }
+
+    /// `$XDG_DATA_HOME/puff`, or `~/.local/share/puff`.
+    static func defaultDataDir() -> String {
+        if let data = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), data.hasPrefix("/") {
+            return data + "/puff"
+        }
+        let home = getenv("HOME").map { String(cString: $0) } ?? "/tmp"
+        return home + "/.local/share/puff"
     }
 }

@@ -8,6 +8,8 @@ import PuffDBus
 /// - the header fields pass Puff's own name validators and have the fields each message type
 ///   must have;
 /// - the decoded arguments' signature is the body signature;
+/// - no Unix file descriptor is ever decoded: bytes carry none, so libdbus refuses a message that
+///   declares some and an `h` in any other must leave the body undecoded (`missingUnixFD`);
 /// - re-encoding the arguments (`WireCodec.encode`) succeeds, decodes again to the same signature,
 ///   and re-encodes to the same bytes; for a little-endian input the body bytes are the input's
 ///   own body bytes (libdbus only accepts the canonical encoding, so decoding must be lossless);
@@ -21,7 +23,8 @@ enum DecodeCheck {
     enum Outcome {
         /// libdbus refused the bytes.
         case rejected
-        /// Decoded, but the body was not (unsupported type or a limit), so nothing was re-encoded.
+        /// Decoded, but the body was not (a limit, or an `h` without its descriptor), so nothing was
+        /// re-encoded.
         case undecoded(UndecodedBody)
         /// Decoded and round-tripped through the writer.
         case roundTripped
@@ -221,6 +224,9 @@ private struct Walk {
         maxDepth = max(maxDepth, depth)
         if value.secret != nil, !(secretsExpected && secretAllowed) {
             throw DecodeCheck.Failure("a byte array outside a secret field was decoded as secret")
+        }
+        if let fd = value.unixFD {
+            throw DecodeCheck.Failure("bytes alone decoded to a Unix file descriptor (\(fd.rawValue))")
         }
         // The accessors the interface handlers call; each must answer without trapping.
         _ = value.stringDictionary?.count

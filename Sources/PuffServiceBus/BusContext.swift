@@ -13,6 +13,8 @@ enum SecretObject: Sendable {
     case item(ItemID, ItemInfo)
     case session(SessionID)
     case prompt(PromptID)
+    /// `/io/puff/Control`.
+    case control
 }
 
 /// What every interface handler needs: the service and the path ↔ id translations that involve

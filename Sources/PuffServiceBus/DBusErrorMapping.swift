@@ -23,6 +23,8 @@ public final class DBusErrorMapping: Sendable {
             return error
         case let error as ServiceError:
             return Self.map(error)
+        case is ControlDenied:
+            return DBusError(.accessDenied, "only puffd's own user may use io.puff.Control1")
         default:
             let reference = references.add(1, ordering: .relaxed).newValue
             logger.error(
@@ -42,6 +44,10 @@ public final class DBusErrorMapping: Sendable {
         case .invalidArgument(let why): DBusError(.invalidArgs, why)
         case .alreadyExists: DBusError(.alreadyExists, "the prompt was already started")
         case .limitExceeded(let why): DBusError(.limitsExceeded, why)
+        case .wrongPasscode: DBusError(.wrongPasscode, "wrong passcode")
+        case .notInitialized: DBusError(.notInitialized, "no passcode set: run puffctl init")
+        case .alreadyInitialized: DBusError(.alreadyInitialized, "the vault already has a passcode")
+        case .damaged(let why): DBusError(.damaged, why)
         case .failed(let why): DBusError(.failed, why)
         }
     }

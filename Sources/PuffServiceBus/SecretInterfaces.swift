@@ -9,6 +9,8 @@ public struct SecretInterfaces: Sendable {
     let item: Interface
     let session: Interface
     let prompt: Interface
+    /// `io.puff.Control1`, puffd's own interface (not part of the reference document).
+    let control: Interface
 
     init(context: BusContext) {
         service = Self.service(context)
@@ -16,6 +18,7 @@ public struct SecretInterfaces: Sendable {
         item = Self.item(context)
         session = Self.session(context)
         prompt = Self.prompt(context)
+        control = Self.control(context)
     }
 
     /// All five, in the order of `dbus/org.freedesktop.Secrets.xml`.

@@ -33,7 +33,10 @@ public final class TestDaemon: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: logURL)
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executablePath)
-        process.arguments = ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + arguments
+        // Without a vault of their own, tests get today's behaviour: an ephemeral, unlocked vault.
+        let vault = arguments.contains { $0.hasPrefix("--vault") || $0.hasPrefix("--data-dir") } ? [] : ["--ephemeral"]
+        process.arguments =
+            ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + arguments
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
         process.standardOutput = log
         process.standardError = log

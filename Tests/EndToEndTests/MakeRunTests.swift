@@ -53,6 +53,13 @@ struct MakeRunTests {
         defer { kill(pid_t(puffd), SIGKILL) }
 
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus, "HOME": home.path, "PATH": "/usr/bin:/bin"]
+        #expect(text.contains("puffctl init"), "a new vault says how to set its passcode")
+        let puffctl = URL(fileURLWithPath: TestDaemon.executablePath).deletingLastPathComponent()
+            .appendingPathComponent("puffctl").path
+        let initialized = try await ChildProcess.run(
+            puffctl, ["init", "--stdin"], environment: environment, input: Data("run pass\n".utf8),
+            timeout: .seconds(20))
+        #expect(initialized.status == 0, "\(initialized.output)")
         let store = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["store", "--label=make run", "service", "make-run.example", "user", "alice"],
             environment: environment, input: Data("run-secret".utf8), timeout: .seconds(20))

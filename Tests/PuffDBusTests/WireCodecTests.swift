@@ -127,7 +127,7 @@ import Testing
         #expect(ObjectPath(text) == nil)
     }
 
-    @Test(arguments: [("a{sv}(oayays)b", true), ("a{vs}", false), ("(", false), ("", true)])
+    @Test(arguments: [("a{sv}(oayays)b", true), ("a{vs}", false), ("(", false), ("", true), ("sa{hh}(h)", true)])
     func signaturesAreValidated(_ text: String, _ valid: Bool) {
         #expect((Signature(text) != nil) == valid)
     }

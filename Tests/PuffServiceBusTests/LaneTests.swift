@@ -20,17 +20,18 @@ struct LaneTests {
     struct Served {
         let bus: TestBus
         let server: BusConnection
-        let backend: InMemoryVaultBackend
+        let storage: MemoryRecordStore
         let serving: Task<Void, Never>
 
         init() async throws {
             bus = try TestBus()
             server = try await BusConnection.connect(address: bus.address)
-            backend = InMemoryVaultBackend()
+            storage = MemoryRecordStore()
             let logger = Logger(label: "lanes", factory: { _ in SwiftLogNoOpLogHandler() })
             let publisher = SignalPublisher(connection: server)
             let service = try await SecretService(
-                backend: backend, prompter: DismissingPrompter(logger: logger), promptTimeout: .seconds(30),
+                store: storage, mode: .ephemeral, prompter: DismissingPrompter(logger: logger),
+                promptTimeout: .seconds(30),
                 now: { 1 }, logger: logger, events: publisher.sink)
             let bus = SecretServiceBus(connection: server, service: service, publisher: publisher, logger: logger)
             try await bus.subscribe()
@@ -85,10 +86,10 @@ struct LaneTests {
         let writerSession = try await Self.plainSession(writer)
         let earlier = try await Self.createItem(writer, session: writerSession, secret: "earlier")
 
-        let commitsBefore = await served.backend.commitCount
-        await served.backend.holdNextCommit()
+        let commitsBefore = await served.storage.appendCount
+        await served.storage.holdNextWrite()
         let held = Task { try await Self.createItem(writer, session: writerSession, secret: "held") }
-        await served.backend.waitUntilHolding()
+        await served.storage.waitUntilHolding()
 
         // The writer's call is parked inside its commit; the reader must still be served.
         let readerSession = try await Self.plainSession(reader)
@@ -96,12 +97,12 @@ struct LaneTests {
             reader, earlier, "org.freedesktop.Secret.Item", "GetSecret", [.objectPath(readerSession)])
         #expect(secret.first?.fields?[2].bytes == Array("earlier".utf8))
         _ = try await Self.call(reader, Self.root, "org.freedesktop.DBus.Peer", "Ping")
-        let commitsWhileHeld = await served.backend.commitCount
+        let commitsWhileHeld = await served.storage.appendCount
 
-        await served.backend.releaseHeldCommit()
+        await served.storage.releaseHeldWrite()
         let created = try await held.value
         #expect(created.rawValue.hasPrefix("/org/freedesktop/secrets/collection/login/"))
         #expect(commitsWhileHeld == commitsBefore, "the held commit had not finished while the reader was served")
-        #expect(await served.backend.commitCount == commitsBefore + 1)
+        #expect(await served.storage.appendCount == commitsBefore + 1)
     }
 }

@@ -25,22 +25,27 @@ import Testing
     @Test func theLoginCollectionIsPersistedButTheSessionCollectionIsNot() async throws {
         let fixture = try await Fixture()
         try await fixture.store(["k": "v"], in: .session)
-        let snapshot = await fixture.backend.snapshot
-        #expect(Set(snapshot.collections.keys) == ["login"])
-        #expect(snapshot.aliases == ["default": "login", "login": "login"])
-        #expect(snapshot.items.isEmpty)
+        let spaces = await fixture.storage.spaces()
+        #expect(spaces.count == 1, "only login has files")
+        let catalog = try Catalog(decoding: try #require(await fixture.storage.catalog()))
+        #expect(catalog.collections.map(\.id) == ["login"])
+        #expect(catalog.aliases == ["default": "login", "login": "login"])
+        #expect(await fixture.storage.records(of: spaces[0]).count == 1, "its collection record, no item")
     }
 
     @Test func anExistingLoginCollectionIsLoadedNotRecreated() async throws {
-        let record = StoredCollection(id: "login", label: "Mine", created: 5, modified: 6, nextItemNumber: 4)
-        let backend = InMemoryVaultBackend(
-            snapshot: VaultSnapshot(collections: ["login": record], aliases: ["default": "login"]))
-        let fixture = try await Fixture(backend: backend)
+        let first = try await Fixture.persistent()
+        try await first.service.setLabel("Mine", of: .login)
+        for _ in 0..<3 { try await first.store(["k": "v"], replace: false) }
+        try await first.service.deleteItem(ItemID(collection: .login, number: 3))
+        let appends = await first.storage.appendCount
+        let fixture = try await first.restarted()
+        #expect(await fixture.storage.appendCount == appends, "opening writes nothing")
+        #expect(try await fixture.service.collectionInfo(.login).isLocked)
+        try await fixture.service.unlock(.login, passcode: Fixture.passcode("correct horse"))
         #expect(try await fixture.service.collectionInfo(.login).label == "Mine")
-        #expect(await fixture.service.readAlias("login") == nil)
-        #expect(await backend.commitCount == 0)
-        let item = try await fixture.store(["k": "v"])
-        #expect(item.number == 4)
+        let item = try await fixture.store(["k": "v"], replace: false)
+        #expect(item.number == 4, "a deleted number is never handed out again")
     }
 
     @Test(arguments: [
@@ -78,7 +83,8 @@ import Testing
         let fixture = try await Fixture()
         let id = try await fixture.service.createCollection(label: "Work", alias: "work", client: Fixture.alice)
         #expect(await fixture.service.readAlias("work") == id)
-        #expect(await fixture.backend.snapshot.aliases["work"] == "Work")
+        let catalog = try Catalog(decoding: try #require(await fixture.storage.catalog()))
+        #expect(catalog.aliases["work"] == "Work")
     }
 
     @Test func deletingACollectionMakesItsAliasesReadAsNil() async throws {

@@ -12,7 +12,7 @@ struct Fixture {
     static let timeout = Duration.seconds(30)
 
     let service: SecretService
-    let backend: InMemoryVaultBackend
+    let storage: MemoryRecordStore
     let prompter: ScriptedPrompter
     let clock: ManualClock
     let recorder: EventRecorder
@@ -21,19 +21,41 @@ struct Fixture {
 
     init(
         script: [ScriptedPrompter.Step] = [],
-        backend: InMemoryVaultBackend = InMemoryVaultBackend(),
+        storage: MemoryRecordStore = MemoryRecordStore(),
+        mode: VaultMode = .ephemeral,
         limits: ServiceLimits = ServiceLimits()
     ) async throws {
-        self.backend = backend
+        self.storage = storage
         prompter = ScriptedPrompter(script)
         clock = ManualClock()
         recorder = EventRecorder()
         time = SettableTime()
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
-            backend: backend, prompter: prompter, promptTimeout: Self.timeout, limits: limits, clock: clock,
+            store: storage, mode: mode, prompter: prompter, promptTimeout: Self.timeout, limits: limits, clock: clock,
             now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)
+    }
+
+    /// A persistent vault (Argon2id at libsodium's interactive limits) initialized with `passcode`.
+    static func persistent(passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore())
+        async throws -> Fixture
+    {
+        let fixture = try await Fixture(storage: storage, mode: .persistent(kdf: .interactive))
+        if await !fixture.service.isInitialized {
+            try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
+        }
+        return fixture
+    }
+
+    /// A passcode in locked memory.
+    static func passcode(_ text: String) -> SecureBytes {
+        SecureBytes(unwipedCopyOf: Array(text.utf8))
+    }
+
+    /// A new service over the same storage, as after a restart (persistent mode).
+    func restarted() async throws -> Fixture {
+        try await Fixture(storage: storage, mode: .persistent(kdf: .interactive))
     }
 
     /// Opens a plain session for `client`.

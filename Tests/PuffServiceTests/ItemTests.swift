@@ -128,7 +128,9 @@ import Testing
             replace: false, client: Fixture.alice)
         #expect(
             try await fixture.service.secret(of: item, session: session, client: Fixture.alice).contentType == returned)
-        #expect(await fixture.backend.snapshot.items["login"]?[item.number]?.contentType == sent, "stored as sent")
+        #expect(
+            try await fixture.service.secret(of: item, session: session, client: Fixture.alice).contentType == returned,
+            "read twice, the stored type is unchanged")
     }
 
     @Test func typeComesFromXdgSchemaWithoutInjectingAttributes() async throws {
@@ -152,7 +154,7 @@ import Testing
         let item = try await fixture.store(["k": "v"], secret: "old", label: "old")
         let before = try await fixture.service.collectionInfo(.login)
         _ = fixture.recorder.drain()
-        await fixture.backend.failAllCommits(with: .writeFailed("disk full"))
+        await fixture.storage.failAllWrites(with: .writeFailed("disk full"))
         let session = try await fixture.plainSession()
         var errors: [ServiceError?] = []
         errors.append(await serviceError { () async throws(ServiceError) in try await fixture.store(["k": "w"]) })
@@ -183,7 +185,7 @@ import Testing
         #expect(await fixture.service.collections == [.login, .session])
         #expect(await fixture.service.readAlias("default") == .login)
         #expect(fixture.recorder.events.isEmpty)
-        #expect(fixture.logs.entries.contains { $0.contains("Vault commit failed") })
+        #expect(fixture.logs.entries.contains { $0.contains("Vault write failed") })
     }
 
     @Test func anItemWithTheMostAttributesAllowedWorks() async throws {
@@ -236,7 +238,7 @@ import Testing
         let fixture = try await Fixture()
         let marker = "ZQX-distinctive-7731"
         let item = try await fixture.store(["user": marker], secret: marker, label: marker)
-        await fixture.backend.failAllCommits(with: .writeFailed("disk full"))
+        await fixture.storage.failAllWrites(with: .writeFailed("disk full"))
         let session = try await fixture.plainSession()
         var errors: [ServiceError?] = []
         errors.append(

@@ -209,18 +209,18 @@ extension LockingTests {
         let fixture = try await Fixture()
         let session = try await fixture.plainSession()
         _ = fixture.recorder.drain()
-        await fixture.backend.holdNextCommit()
+        await fixture.storage.holdNextWrite()
         let creation = Task {
             try await fixture.service.createItem(
                 in: .login, label: "slow", attributes: ["slow": "1"], type: "",
                 secret: Fixture.plain([1], session: session), replace: false, client: Fixture.alice)
         }
-        await fixture.backend.waitUntilHolding()
+        await fixture.storage.waitUntilHolding()
         let locking = Task { await fixture.service.lock([Fixture.reference(.login)], client: Fixture.alice) }
         // Release only once the lock is queued behind the creation's write turn.
         #expect(await poll(limit: .seconds(5)) { await fixture.service.writersWaiting == 1 })
         #expect(try await fixture.service.collectionInfo(.login).isLocked == false)
-        await fixture.backend.releaseHeldCommit()
+        await fixture.storage.releaseHeldWrite()
         let item = try await creation.value
         _ = await locking.value
 

@@ -88,8 +88,9 @@ public final class BusConnection: Sendable {
 
     /// Sends a method call and waits for its reply without blocking any thread.
     ///
-    /// - Throws: ``DBusError`` carrying the peer's error, `NoReply` after `timeout`, or
-    ///   `Disconnected` if the connection closes first.
+    /// - Throws: ``DBusError`` carrying the peer's error, `NoReply` after `timeout`,
+    ///   `Disconnected` if the connection closes first, or `NotSupported` at once when the body
+    ///   holds a ``DBusValue/unixFD(_:)`` and the connection cannot pass descriptors.
     public func call(_ message: OutgoingMessage, timeout: Duration = .seconds(25)) async throws -> IncomingMessage {
         let id = calls.nextID()
         let loop = self.loop

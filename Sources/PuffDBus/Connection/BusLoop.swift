@@ -147,9 +147,13 @@ final class BusLoop: @unchecked Sendable {
         for job in batch {
             switch job {
             case .send(let message):
-                send(message)
+                _ = send(message)
             case .call(let message, let id):
-                if let serial = send(message) { pendingBySerial[serial] = id }
+                // A call that never left must fail now, not wait out its timeout.
+                switch send(message) {
+                case .success(let serial): pendingBySerial[serial] = id
+                case .failure(let error): delegate?.replied(id, .failure(error))
+                }
             case .expire(let id):
                 if let entry = pendingBySerial.first(where: { $0.value == id }) {
                     pendingBySerial[entry.key] = nil
@@ -161,18 +165,26 @@ final class BusLoop: @unchecked Sendable {
         }
     }
 
-    @discardableResult
-    private func send(_ outgoing: OutgoingMessage) -> UInt32? {
+    private func send(_ outgoing: OutgoingMessage) -> Result<UInt32, DBusError> {
         let message: OpaquePointer
         do {
             message = try outgoing.build()
         } catch {
-            return nil
+            return .failure(error)
         }
         defer { dbus_message_unref(message) }
+        // libdbus silently refuses descriptors on a transport that cannot carry them (TCP, or a
+        // Unix socket where the peer did not negotiate them); say why instead.
+        if dbus_message_contains_unix_fds(message) != 0,
+            dbus_connection_can_send_type(connection, TypeCode.unixFD) == 0
+        {
+            return .failure(DBusError(.notSupported, "this connection cannot pass Unix file descriptors"))
+        }
         var serial: UInt32 = 0
-        guard dbus_connection_send(connection, message, &serial) != 0 else { return nil }
-        return serial
+        guard dbus_connection_send(connection, message, &serial) != 0 else {
+            return .failure(DBusError(.noMemory, "could not queue the message"))
+        }
+        return .success(serial)
     }
 
     private func drainIncoming() {

@@ -109,6 +109,9 @@ public struct Router: Sendable {
             }
             method = match
         }
+        if message.undecodedBody == .missingUnixFD, message.signature.rawValue == method.inputSignature {
+            throw DBusError(.invalidArgs, "a Unix file descriptor argument of \(member) did not arrive")
+        }
         guard message.undecodedBody == nil, message.signature.rawValue == method.inputSignature else {
             throw DBusError(
                 .invalidArgs,

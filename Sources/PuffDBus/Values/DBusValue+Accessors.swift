@@ -20,6 +20,11 @@ extension DBusValue {
         if case .boolean(let value) = self { value } else { nil }
     }
 
+    /// The descriptor of an `h` value.
+    public var unixFD: UnixFD? {
+        if case .unixFD(let value) = self { value } else { nil }
+    }
+
     /// The bytes of an ordinary `ay` value.
     public var bytes: [UInt8]? {
         if case .bytes(let value) = self { value } else { nil }

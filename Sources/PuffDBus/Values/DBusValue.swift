@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffCrypto
 
-/// One D-Bus value of any type the wire format allows except Unix file descriptors, which Puff
-/// never negotiates.
+/// One D-Bus value of any type the wire format allows.
 ///
 /// Byte arrays (`ay`) come in two cases with the same wire type: ordinary ``bytes(_:)`` for IVs,
 /// public keys and anything else, and ``secret(_:)`` in locked, wiped memory for the byte arrays a
@@ -21,6 +20,10 @@ public enum DBusValue: Sendable {
     case string(String)
     case objectPath(ObjectPath)
     case signature(Signature)
+    /// `h`: a Unix file descriptor, owned by the value. A decoded one is a new descriptor of this
+    /// process (libdbus duplicates what arrived); sending one duplicates it again, so the value
+    /// keeps its own.
+    case unixFD(UnixFD)
     /// `ay` that is not secret.
     case bytes([UInt8])
     /// `ay` whose contents are secret; held in locked memory and wiped when released.
@@ -63,6 +66,7 @@ public enum DBusValue: Sendable {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
+        case .unixFD: "h"
         case .bytes, .secret: "ay"
         case .array(let element, _): "a" + element.rawValue
         case .dictionary(let key, let value, _): "a{" + key.rawValue + value.rawValue + "}"

@@ -9,7 +9,7 @@
 /// ``maxValues`` values or ``maxBytes`` bytes of string and array contents (the router then answers
 /// `LimitsExceeded`).
 public struct DecodePolicy: Sendable {
-    /// The most values one message may decode to, containers included.
+    /// The most values one message may decode to, containers and Unix file descriptors included.
     public var maxValues: Int
     /// The most bytes of string, path, signature and byte-array contents one message may carry.
     public var maxBytes: Int
@@ -46,8 +46,11 @@ public struct DecodePolicy: Sendable {
 
 /// Why a message's body was not decoded; the router turns each into a D-Bus error.
 public enum UndecodedBody: Error, Sendable, Equatable {
-    /// The body holds a type Puff does not decode (Unix file descriptors).
+    /// The body holds a type Puff does not decode (none today: libdbus refuses unknown type codes).
     case unsupportedType
+    /// An `h` argument's descriptor is not in the message: it was demarshalled from bytes, which
+    /// carry none, or duplicating it failed (the process is out of descriptors).
+    case missingUnixFD
     /// No served method takes this member with this signature, so the body was skipped.
     case unexpectedSignature
     /// Decoding stopped at a ``DecodePolicy`` limit; the text names it.

@@ -7,8 +7,8 @@ import PuffCrypto
 /// a ``DecodePolicy``.
 ///
 /// libdbus has already validated the message against the wire rules (UTF-8, nesting depth, path
-/// syntax), so decoding can only fail on types Puff refuses, such as Unix file descriptors, or on
-/// the policy's limits.
+/// syntax), so decoding can only fail on the policy's limits or on a Unix file descriptor that did
+/// not arrive with the message.
 struct MessageReader {
     private let policy: DecodePolicy
     private var values = 0
@@ -64,6 +64,12 @@ struct MessageReader {
         case TypeCode.string: return .string(try string(&iter))
         case TypeCode.objectPath: return .objectPath(ObjectPath(uncheckedStorage: try string(&iter)))
         case TypeCode.signature: return .signature(Signature(uncheckedStorage: try string(&iter)))
+        case TypeCode.unixFD:
+            // libdbus hands out a duplicate the caller owns, or -1 when the message holds no
+            // descriptor at that index (bytes demarshalled without any) or the dup failed.
+            let fd = Self.basic(&iter, Int32(-1))
+            guard fd >= 0 else { throw .missingUnixFD }
+            return .unixFD(UnixFD(taking: fd))
         case TypeCode.variant:
             var inner = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &inner)

@@ -28,6 +28,8 @@ enum MessageWriter {
         case .string(let v): try text(TypeCode.string, v, &iter)
         case .objectPath(let v): try text(TypeCode.objectPath, v.rawValue, &iter)
         case .signature(let v): try text(TypeCode.signature, v.rawValue, &iter)
+        // libdbus duplicates the descriptor into the message; `v` stays open and owned by the value.
+        case .unixFD(let v): try basic(TypeCode.unixFD, v.rawValue, &iter)
         case .bytes(let bytes):
             guard bytes.withUnsafeBytes({ byteArray($0, &iter) }) else { throw Failure() }
         case .secret(let bytes):

@@ -6,6 +6,9 @@ import CDBus
 /// against libdbus's own validator.
 public enum WireCodec {
     /// Marshals `values` as the body of a signal and returns the message bytes.
+    ///
+    /// A ``DBusValue/unixFD(_:)`` is written as an index into descriptors the bytes cannot carry,
+    /// so ``decode(_:policy:)`` refuses the result; descriptors travel only over a connection.
     public static func encode(_ values: [DBusValue]) throws(DBusError) -> [UInt8] {
         let message = try OutgoingMessage.signal(
             path: ObjectPath(unchecked: "/t"), interface: "org.puff.T", member: "T", values

@@ -9,7 +9,7 @@ import PuffStore
 /// serve a locked collection as a blind index: it answers "which items have this pair" for a query
 /// without holding any value. Digests are candidates only; callers check the real attributes, so a
 /// (2^-128) collision can never return a wrong item.
-struct AttributeIndex {
+struct AttributeIndex: Sendable {
     /// Item numbers under one key; most keys name a single item, which then costs no allocation.
     private enum Posting {
         case one(UInt64)
@@ -32,7 +32,9 @@ struct AttributeIndex {
         }
     }
 
-    private final class PostingList {
+    // @unchecked: a list belongs to one index, which one actor (or, while it is built off the
+    // actor, one task) owns at a time.
+    private final class PostingList: @unchecked Sendable {
         var numbers: [UInt64]
         init(_ numbers: [UInt64]) { self.numbers = numbers }
     }
@@ -50,6 +52,25 @@ struct AttributeIndex {
         for key in keys(of: attributes) { add(number, under: key) }
     }
 
+    /// Adds item `number` under the keys in `tags` (16 bytes each, as ``tags(of:)`` made them).
+    mutating func insert(_ number: UInt64, tags: UnsafeRawBufferPointer) {
+        for start in stride(from: 0, to: tags.count - 15, by: 16) {
+            add(number, under: Digest128(bytes: UnsafeRawBufferPointer(rebasing: tags[start..<start + 16])))
+        }
+    }
+
+    /// Removes item `number` from the keys in `tags`.
+    mutating func remove(_ number: UInt64, tags: UnsafeRawBufferPointer) {
+        for start in stride(from: 0, to: tags.count - 15, by: 16) {
+            drop(number, from: Digest128(bytes: UnsafeRawBufferPointer(rebasing: tags[start..<start + 16])))
+        }
+    }
+
+    /// The keys of `attributes` as record tags: 16 bytes per pair, then 16 for the whole set.
+    func tags(of attributes: AttributeList) -> [UInt8] {
+        keys(of: attributes).flatMap(\.bytes)
+    }
+
     /// Removes item `number` from the keys of `attributes` (the attributes it was inserted with).
     mutating func remove(_ number: UInt64, attributes: AttributeList) {
         for key in keys(of: attributes) { drop(number, from: key) }
@@ -65,6 +86,25 @@ struct AttributeIndex {
             if shortest == nil || posting.count < shortest!.count { shortest = posting }
         }
         return shortest?.numbers ?? []
+    }
+
+    /// Items whose keys include every pair of `query`, in creation order, from the index alone:
+    /// how a locked collection whose attributes are not in memory is searched (a false match needs
+    /// a 128-bit keyed-hash collision). Nil for an empty query.
+    func intersection(for query: Attributes) -> [UInt64]? {
+        guard !query.isEmpty else { return nil }
+        var lists: [[UInt64]] = []
+        for (name, value) in query {
+            guard let posting = postings[pairKey(name, value)] else { return [] }
+            lists.append(posting.numbers)
+        }
+        lists.sort { $0.count < $1.count }
+        var result = lists[0]
+        for list in lists.dropFirst() {
+            let members = Set(list)
+            result = result.filter(members.contains)
+        }
+        return result
     }
 
     /// Items that may have exactly `attributes` as their whole set, in creation order.

@@ -22,6 +22,14 @@ public enum ServiceError: Error, Equatable, Sendable {
     case alreadyExists
     /// The request goes over one of the ``ServiceLimits``; the message names the limit.
     case limitExceeded(String)
+    /// The passcode does not open the collection.
+    case wrongPasscode
+    /// The vault has no passcode yet: `puffctl init` sets one.
+    case notInitialized
+    /// `init` on a vault that already has its login collection.
+    case alreadyInitialized
+    /// The collection's files failed to open; the message names file and offset.
+    case damaged(String)
     /// Anything else, for example a failed write; details are logged.
     case failed(String)
 }
@@ -38,6 +46,10 @@ extension ServiceError: CustomStringConvertible {
         case .invalidArgument(let why): "invalid argument: \(why)"
         case .alreadyExists: "the prompt was already started"
         case .limitExceeded(let why): "limit exceeded: \(why)"
+        case .wrongPasscode: "wrong passcode"
+        case .notInitialized: "no passcode set: run puffctl init"
+        case .alreadyInitialized: "the vault already has a passcode"
+        case .damaged(let why): "damaged: \(why)"
         case .failed(let why): "failed: \(why)"
         }
     }

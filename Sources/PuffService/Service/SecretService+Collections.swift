@@ -14,8 +14,8 @@ extension SecretService {
     public func collectionInfo(_ id: CollectionID) throws(ServiceError) -> CollectionInfo {
         let state = try state(of: id)
         return CollectionInfo(
-            label: state.record.label, isLocked: state.isLocked, created: state.record.created,
-            modified: state.record.modified, itemCount: state.count)
+            label: state.fields.label, isLocked: state.isLocked, created: state.fields.created,
+            modified: state.fields.modified, itemCount: state.count)
     }
 
     /// Creates a collection, or returns the one `alias` already names (secret-service.md §6.2).
@@ -43,21 +43,17 @@ extension SecretService {
                 return existing
             }
         }
+        // A new collection needs a new passcode, which only a person can give: `puffctl collection
+        // create` until prompts can ask for one. An ephemeral vault has no passcodes.
+        guard case .ephemeral = mode else {
+            throw .failed("create collections with `puffctl collection create`")
+        }
+        guard catalog != nil else { throw .notInitialized }
         guard collectionStates.count < limits.collections else {
             throw .limitExceeded("at most \(limits.collections) collections may exist")
         }
         let id = CollectionID(CollectionIdentifier.make(fromLabel: label) { collectionStates[CollectionID($0)] != nil })
-        let time = now()
-        let record = StoredCollection(id: id.rawValue, label: label, created: time, modified: time)
-        var changes: [RecordChange] = [.putCollection(record)]
-        if let alias { changes.append(.setAlias(name: alias, collection: id.rawValue)) }
-        try await persist(changes, touching: id)
-        collectionStates[id] = CollectionState(record: record, items: ItemTable())
-        // Keep `session` last so the order reads "persistent collections, then the scratch one".
-        collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
-        if let alias { aliases[alias] = id }
-        logger.info("Collection created", metadata: ["collection.id": "\(id.rawValue)", "client.name": "\(client)"])
-        emit(.collectionCreated(id))
+        _ = try await makeCollection(id: id, label: label, passcode: nil, flags: [], aliases: alias.map { [$0] } ?? [])
         return id
     }
 
@@ -70,9 +66,23 @@ extension SecretService {
     public func deleteCollection(_ id: CollectionID) async throws(ServiceError) {
         await beginWrite()
         defer { endWrite() }
-        _ = try state(of: id)
-        guard id != .session else { throw .invalidArgument("the session collection cannot be deleted") }
-        try await persist([.deleteCollection(id: id.rawValue)], touching: id)
+        let vault = try state(of: id)
+        guard id != .session, let space = vault.space else {
+            throw .invalidArgument("the session collection cannot be deleted")
+        }
+        if var catalog, !vault.isHidden {
+            catalog.collections.removeAll { $0.space == space }
+            catalog.aliases = catalog.aliases.filter { $0.value != id.rawValue }
+            try await saveCatalog(catalog)
+        }
+        do {
+            try await store.remove(space)
+        } catch {
+            logger.error(
+                "Removing a collection's files failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
+            throw .failed("the collection could not be deleted")
+        }
+        vault.lock()
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
         emit(.collectionDeleted(id))
@@ -90,15 +100,28 @@ extension SecretService {
         try await applyLabel(label, to: id)
     }
 
-    /// Persists and announces a new label; callers hold the write turn and have checked the lock.
+    /// Persists and announces a new label; callers hold the write turn. A locked collection
+    /// keeps its label (its collection record cannot be sealed without its key).
     private func applyLabel(_ label: String, to id: CollectionID) async throws(ServiceError) {
-        var record = try state(of: id).record
-        guard record.label != label else { return }
-        record.label = label
-        if id != .session { record.modified = now() }
-        try await persist([.putCollection(record)], touching: id)
-        collectionStates[id]?.record = record
-        emit(.collectionChanged(id, [.label(label), .modified(record.modified)]))
+        let vault = try state(of: id)
+        guard vault.fields.label != label, !vault.isLocked else { return }
+        var fields = vault.fields
+        fields.label = label
+        if id != .session { fields.modified = now() }
+        if vault.space != nil { try await persist(collectionRecord(fields, in: vault), in: vault, replacing: true) }
+        vault.fields = fields
+        emit(.collectionChanged(id, [.label(label), .modified(fields.modified)]))
+    }
+
+    /// Writes `catalog` and makes it the current one.
+    func saveCatalog(_ new: Catalog) async throws(ServiceError) {
+        do {
+            try await store.replaceCatalog(new.encoded())
+        } catch {
+            logger.error("Writing the catalog failed", metadata: ["error": "\(error)"])
+            throw .failed("the change could not be saved")
+        }
+        catalog = new
     }
 
     /// The collection an alias names, or nil when unset or when the collection no longer exists (§6.9).
@@ -118,7 +141,11 @@ extension SecretService {
         defer { endWrite() }
         guard CollectionIdentifier.isValidAlias(name) else { throw .invalidArgument("alias must match [A-Za-z0-9_]+") }
         if let collection { _ = try state(of: collection) }
-        try await persist([.setAlias(name: name, collection: collection?.rawValue)], touching: nil)
+        let hidden = collection.flatMap { collectionStates[$0]?.isHidden } ?? false
+        if var catalog, !hidden, name != "session" {
+            catalog.aliases[name] = collection?.rawValue
+            try await saveCatalog(catalog)
+        }
         aliases[name] = collection
     }
 }

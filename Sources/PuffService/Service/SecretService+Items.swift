@@ -28,7 +28,7 @@ extension SecretService {
         await beginWrite()
         defer { endWrite() }
         let state = try state(of: collection)
-        guard !state.isLocked else { throw .isLocked }
+        guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
         let plaintext = try decode(secret, client: client)
         let time = now()
 
@@ -37,9 +37,9 @@ extension SecretService {
             record.label = label
             record.type = type
             record.contentType = secret.contentType
-            record.sealedSecret = state.sealer.seal(plaintext, associatedData: Self.sealingContext(id))
+            record.sealedSecret = sealer.seal(plaintext, associatedData: Self.sealingContext(id))
             record.modified = time
-            try await persist([.putItem(record)], touching: collection)
+            try await persistItem(record, secret: plaintext, in: state, replacing: true)
             state.update(record)
             emit(
                 .itemChanged(
@@ -50,18 +50,18 @@ extension SecretService {
         guard state.count < limits.itemsPerCollection else {
             throw .limitExceeded("a collection holds at most \(limits.itemsPerCollection) items")
         }
-        var collectionRecord = state.record
-        let number = collectionRecord.nextItemNumber
+        let number = state.fields.nextItemNumber
         let id = ItemID(collection: collection, number: number)
-        collectionRecord.nextItemNumber += 1
-        collectionRecord.modified = time
         let record = StoredItem(
             collection: collection.rawValue, number: number, label: label, attributes: attributes, type: type,
             contentType: secret.contentType,
-            sealedSecret: state.sealer.seal(plaintext, associatedData: Self.sealingContext(id)),
+            sealedSecret: sealer.seal(plaintext, associatedData: Self.sealingContext(id)),
             created: time, modified: time)
-        try await persist([.putCollection(collectionRecord), .putItem(record)], touching: collection)
-        state.record = collectionRecord
+        // The collection record is not rewritten: its item counter and `Modified` follow from the
+        // item records when the journal is read (docs/vault-format.md).
+        try await persistItem(record, secret: plaintext, in: state, replacing: false)
+        state.fields.nextItemNumber = number + 1
+        state.fields.modified = time
         state.insert(record)
         emit(.itemCreated(id))
         return id
@@ -129,9 +129,23 @@ extension SecretService {
         var properties = change(&record)
         record.modified = now()
         properties.append(.modified(record.modified))
-        try await persist([.putItem(record)], touching: id.collection)
+        try await persistItem(record, secret: try plaintext(of: record, id, in: state), in: state, replacing: true)
         state.update(record)
         emit(.itemChanged(id, properties))
+    }
+
+    /// Appends `item`'s record (fields and `secret`, sealed) to its collection's journal.
+    func persistItem(
+        _ item: StoredItem, secret: SecureBytes, in vault: CollectionVault, replacing: Bool
+    ) async throws(ServiceError) {
+        guard let space = vault.space, let sealer = vault.sealer else { return }
+        let fields = ItemFields(
+            label: item.label, attributes: item.attributeList, type: item.type, contentType: item.contentType,
+            created: item.created, modified: item.modified)
+        let record = VaultRecord(
+            kind: .item, number: item.number, tags: vault.tags(of: item.attributeList),
+            plaintext: fields.plaintext(secret: secret), space: space, sealer: sealer)
+        try await persist(record, in: vault, replacing: replacing)
     }
 
     /// Deletes an item. Emits `itemDeleted`.
@@ -143,13 +157,16 @@ extension SecretService {
         _ = try record(of: id)
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
-        var collectionRecord = state.record
-        collectionRecord.modified = now()
-        try await persist(
-            [.deleteItem(collection: id.collection.rawValue, number: id.number), .putCollection(collectionRecord)],
-            touching: id.collection)
+        let time = now()
+        if let space = state.space, let sealer = state.sealer {
+            let record = VaultRecord(
+                kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time),
+                space: space, sealer: sealer)
+            try await persist(record, in: state, replacing: true)
+            state.deadRecords += 1  // the deletion record itself describes nothing live
+        }
         state.remove(id.number)
-        state.record = collectionRecord
+        state.fields.modified = time
         emit(.itemDeleted(id))
     }
 

@@ -61,15 +61,20 @@ extension SecretService {
             if !targets.contains(collection) { targets.append(collection) }
         }
         for collection in targets {
-            setLocked(true, collection)
+            lockNow(collection)
         }
         return (spellings, nil)
     }
 
-    /// Changes the lock state and emits `itemChanged(locked)` per item, then `collectionChanged(locked)` (§7).
+    /// Locks a collection (wiping its keys) and announces it.
     func setLocked(_ isLocked: Bool, _ collection: CollectionID) {
         guard collection != .session, let state = collectionStates[collection] else { return }
-        state.isLocked = isLocked
+        if isLocked { state.lock() }
+        announceLock(isLocked, collection)
+    }
+
+    /// Emits `itemChanged(locked)` per item, then `collectionChanged(locked)` (§7).
+    func announceLock(_ isLocked: Bool, _ collection: CollectionID) {
         for item in itemIDs(in: collection) {
             emit(.itemChanged(item, [.locked(isLocked)]))
         }

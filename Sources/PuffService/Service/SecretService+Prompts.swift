@@ -30,12 +30,12 @@ extension SecretService {
             guard let state = collectionStates[target.collection] else { continue }
             requests.append(
                 PromptRequest(
-                    purpose: .unlock(collection: target.collection, label: state.record.label),
+                    purpose: .unlock(collection: target.collection, label: state.fields.label),
                     caller: client, windowID: windowID))
         }
         let prompter = self.prompter
         prompt.work = Task {
-            let outcome = await Self.ask(prompter, requests)
+            let outcome = await self.ask(prompter, requests)
             self.finishPrompt(id, outcome: outcome)
         }
         let clock = self.clock
@@ -75,36 +75,46 @@ extension SecretService {
             emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: .paths([])))
             return
         }
-        var unlocked: [CollectionID] = []
-        for target in prompt.targets where !unlocked.contains(target.collection) {
-            // The collection may have been deleted while the person was deciding.
-            guard collectionStates[target.collection] != nil else { continue }
-            setLocked(false, target.collection)
-            unlocked.append(target.collection)
-        }
-        let spellings = prompt.targets.filter { unlocked.contains($0.collection) }.map(\.spelling)
+        // A collection may have been deleted, or locked again, while the person was deciding.
+        let spellings = prompt.targets.filter { collectionStates[$0.collection]?.isLocked == false }.map(\.spelling)
         emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .paths(spellings)))
     }
 
-    /// Asks about each collection in turn; any refusal or error dismisses the whole prompt.
-    private static func ask(_ prompter: any Prompter, _ requests: [PromptRequest]) async -> PromptOutcome {
+    /// Asks about each collection in turn and unlocks it with the answer; any refusal, wrong
+    /// passcode or error dismisses the whole prompt.
+    private func ask(_ prompter: any Prompter, _ requests: [PromptRequest]) async -> PromptOutcome {
         for request in requests {
+            guard case .unlock(let collection, _) = request.purpose else { continue }
+            let reply: PromptReply
             do {
-                switch try await prompter.prompt(request) {
-                // No passcodes exist yet: the file vault will check this passcode; until then
-                // approval is enough, and the passcode is dropped (and wiped) here.
-                case .confirmed, .passcode: continue
-                case .dismissed: return .dismissedByPrompter
-                }
+                reply = try await prompter.prompt(request)
             } catch {
                 return .prompterFailed
+            }
+            guard !Task.isCancelled else { return .dismissedByPrompter }
+            if let vault = collectionStates[collection], let escrow = vault.escrow {
+                // No passcode exists (ephemeral vault): any approval opens it.
+                if case .dismissed = reply { return .dismissedByPrompter }
+                guard (try? await open(vault, master: escrow)) != nil else { return .dismissedByPrompter }
+                continue
+            }
+            switch reply {
+            case .passcode(let passcode):
+                do {
+                    try await unlock(collection, passcode: passcode)
+                } catch {
+                    return .dismissedByPrompter
+                }
+            case .confirmed, .dismissed:
+                // A confirmation is not a passcode: it opens only a collection without one (above).
+                return .dismissedByPrompter
             }
         }
         return .approved
     }
 
     /// Sleeps on an existential clock (opens it so the generic `sleep(until:)` can be called).
-    private static func sleep<C: Clock<Duration>>(on clock: C, for duration: Duration) async throws {
+    static func sleep<C: Clock<Duration>>(on clock: C, for duration: Duration) async throws {
         try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
 }

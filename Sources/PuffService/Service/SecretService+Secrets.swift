@@ -44,8 +44,8 @@ extension SecretService {
     public func setSecret(_ secret: TransportSecret, of id: ItemID, client: ClientID) async throws(ServiceError) {
         _ = try record(of: id)
         let state = try state(of: id.collection)
-        guard !state.isLocked else { throw .isLocked }
-        let sealed = state.sealer.seal(try decode(secret, client: client), associatedData: Self.sealingContext(id))
+        guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
+        let sealed = sealer.seal(try decode(secret, client: client), associatedData: Self.sealingContext(id))
         try await updateItem(id) { record in
             record.sealedSecret = sealed
             record.contentType = secret.contentType
@@ -54,9 +54,10 @@ extension SecretService {
     }
 
     /// Opens an item's sealed secret into locked memory for the call that needs it.
-    func plaintext(of record: StoredItem, _ id: ItemID, in state: CollectionState) throws(ServiceError) -> SecureBytes {
+    func plaintext(of record: StoredItem, _ id: ItemID, in state: CollectionVault) throws(ServiceError) -> SecureBytes {
         do {
-            return try state.sealer.open(record.sealedSecret, associatedData: Self.sealingContext(id))
+            guard let sealer = state.sealer else { throw CryptoError.wrongKey }
+            return try sealer.open(record.sealedSecret, associatedData: Self.sealingContext(id))
         } catch {
             logger.error("A stored secret did not open", metadata: ["item.id": "\(id)"])
             throw .failed("the secret could not be read")

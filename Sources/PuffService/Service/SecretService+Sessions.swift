@@ -119,7 +119,7 @@ extension SecretService {
 
     /// Opens a stored secret and encodes it for `session` with a fresh IV.
     func encode(
-        _ record: StoredItem, of item: ItemID, in state: CollectionState, session: Session, sessionID id: SessionID
+        _ record: StoredItem, of item: ItemID, in state: CollectionVault, session: Session, sessionID id: SessionID
     ) throws(ServiceError) -> TransportSecret {
         let contentType = Self.outgoingContentType(record.contentType)
         let secret = try plaintext(of: record, item, in: state)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Logging
+import PuffCrypto
 public import PuffStore
 
 /// The Secret Service semantics (secret-service.md §4–§9) with no D-Bus in it: collections, items,
@@ -10,7 +11,8 @@ public import PuffStore
 /// called synchronously from inside the actor, in §7 order, before the method returns, so the bus
 /// can send signals ahead of the method reply where gnome-keyring does.
 public actor SecretService {
-    let backend: any VaultBackend
+    let store: any RecordStore
+    let mode: VaultMode
     let prompter: any Prompter
     let schemaMapper: any SchemaMapper
     let promptTimeout: Duration
@@ -20,12 +22,20 @@ public actor SecretService {
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
 
-    /// Every collection, keyed by identifier; ``collectionOrder`` gives the stable order.
-    var collectionStates: [CollectionID: CollectionState]
-    /// Collections in creation order (loaded ones sorted by creation time); `session` is last.
+    /// Every collection that can be seen, keyed by identifier; ``collectionOrder`` gives the order.
+    var collectionStates: [CollectionID: CollectionVault]
+    /// Collections in catalog order, opened hidden ones after them; `session` is last.
     var collectionOrder: [CollectionID]
     /// Alias name → collection; an alias may outlive its collection (it then reads as nil).
     var aliases: [String: CollectionID]
+    /// The catalog as last written; nil until the vault is initialized.
+    var catalog: Catalog?
+    /// Hidden collections' headers while they are closed.
+    var hiddenHeaders: [SpaceID: VaultHeader]
+    /// Collections whose files failed to open, with the reason (file and offset).
+    var damaged: [(name: String, reason: String)]
+    /// Consecutive wrong passcodes per collection (`""`: hidden), for the doubling delay.
+    var failedAttempts: [String: Int] = [:]
     var sessions: [SessionID: Session] = [:]
     var prompts: [PromptID: PendingPrompt] = [:]
     /// Open sessions and waiting prompts per client, for ``ServiceLimits``.
@@ -33,29 +43,34 @@ public actor SecretService {
     var promptCounts: [ClientID: Int] = [:]
     var nextSessionNumber: UInt64 = 1
     var nextPromptNumber: UInt64 = 1
-    /// Serialises mutations that await the backend; see ``beginWrite()``.
+    /// Serialises mutations that await the store; see ``beginWrite()``.
     var isWriting = false
     var writeWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Loads the vault and makes sure the collections every client expects exist.
+    /// Opens the vault in `store` and adds the in-memory `session` collection (alias `session`,
+    /// secret-service.md §11).
     ///
-    /// Creates and persists a `login` collection (label `Login`) with aliases `default` and `login`
-    /// when the vault has none, and always adds the in-memory `session` collection with alias
-    /// `session` (secret-service.md §11). Every collection starts unlocked.
+    /// Visible collections open locked, their items found through the blind index; private ones
+    /// show no items until unlocked; hidden ones are not listed. A collection whose files fail to
+    /// open is left out and reported by ``vaultStatus``; the others open. An ephemeral vault gets an
+    /// unlocked `login` collection (aliases `default` and `login`) under a random key.
     ///
     /// - Parameters:
-    ///   - backend: Where records are persisted.
+    ///   - store: Where sealed records are kept.
+    ///   - mode: Persistent (passcodes, with the KDF parameters for new ones) or ephemeral.
     ///   - prompter: Who answers unlock prompts.
     ///   - schemaMapper: Classifies items for ``kind(of:)``.
     ///   - promptTimeout: How long a started prompt may run before it is dismissed.
     ///   - limits: What one client may make the service hold.
-    ///   - clock: Measures `promptTimeout`; tests pass a manual clock.
+    ///   - clock: Measures `promptTimeout` and passcode delays; tests pass a manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
     ///   - logger: Receives diagnostics; never secrets or attribute values.
     ///   - events: Receives every ``ServiceEvent``, synchronously.
-    /// - Throws: Whatever the backend throws while loading or creating `login`.
+    /// - Throws: ``ServiceError/failed(_:)`` when the catalog cannot be read or, for an ephemeral
+    ///   vault, `login` cannot be created.
     public init(
-        backend: any VaultBackend,
+        store: any RecordStore,
+        mode: VaultMode,
         prompter: any Prompter,
         schemaMapper: any SchemaMapper = StandardSchemaMapper(),
         promptTimeout: Duration,
@@ -64,33 +79,9 @@ public actor SecretService {
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
         events: @escaping @Sendable (ServiceEvent) -> Void
-    ) async throws {
-        var snapshot = try await backend.load()
-        if snapshot.collections[CollectionID.login.rawValue] == nil {
-            let time = now()
-            let login = StoredCollection(id: CollectionID.login.rawValue, label: "Login", created: time, modified: time)
-            let changes: [RecordChange] = [
-                .putCollection(login),
-                .setAlias(name: "default", collection: login.id),
-                .setAlias(name: "login", collection: login.id),
-            ]
-            try await backend.commit(changes)
-            try snapshot.apply(changes)
-        }
-        var states: [CollectionID: CollectionState] = [:]
-        for record in snapshot.collections.values where record.id != CollectionID.session.rawValue {
-            states[CollectionID(record.id)] = CollectionState(
-                record: record, items: snapshot.items[record.id] ?? ItemTable())
-        }
-        let loadedOrder = states.values.map(\.record)
-            .sorted { ($0.created, $0.id) < ($1.created, $1.id) }
-            .map { CollectionID($0.id) }
-        let session = StoredCollection(id: CollectionID.session.rawValue, label: "", created: 0, modified: 0)
-        states[.session] = CollectionState(record: session, items: ItemTable())
-        var aliases = Dictionary(uniqueKeysWithValues: snapshot.aliases.map { ($0.key, CollectionID($0.value)) })
-        aliases["session"] = .session
-
-        self.backend = backend
+    ) async throws(ServiceError) {
+        self.store = store
+        self.mode = mode
         self.prompter = prompter
         self.schemaMapper = schemaMapper
         self.promptTimeout = promptTimeout
@@ -99,13 +90,33 @@ public actor SecretService {
         self.now = now
         self.logger = logger
         self.events = events
-        self.collectionStates = states
-        self.collectionOrder = loadedOrder + [.session]
+        let loaded = try await VaultLoader.load(store: store, logger: logger)
+        catalog = loaded.catalog
+        hiddenHeaders = loaded.hidden
+        damaged = loaded.damaged
+        var states = loaded.collections
+        let session = CollectionFields(
+            id: CollectionID.session.rawValue, label: "", created: 0, modified: 0, nextItemNumber: 1, aliases: [])
+        states[.session] = CollectionVault(
+            id: .session, space: nil, header: nil,
+            opened: OpenedCollection(
+                fields: session, items: ItemTable(), index: AttributeIndex(), hasher: KeyedHash(),
+                sealer: SecretSealer(), deadRecords: 0))
+        collectionStates = states
+        collectionOrder = loaded.order + [.session]
+        var aliases = Dictionary(
+            uniqueKeysWithValues: (catalog?.aliases ?? [:]).map { ($0.key, CollectionID($0.value)) })
+        aliases["session"] = .session
         self.aliases = aliases
+        if case .ephemeral = mode, catalog == nil {
+            try await initialize(passcode: nil, announce: false)
+        }
         logger.info(
             "Secret service ready",
-            metadata: ["vault.kind": "\(type(of: backend).kind)", "collections": "\(collectionOrder.count)"]
-        )
+            metadata: [
+                "vault.kind": "\(type(of: store).kind)", "collections": "\(collectionOrder.count)",
+                "damaged": "\(damaged.count)",
+            ])
     }
 
     // MARK: - Shared helpers
@@ -115,7 +126,7 @@ public actor SecretService {
     }
 
     /// The collection's state, or ``ServiceError/noSuchObject``.
-    func state(of collection: CollectionID) throws(ServiceError) -> CollectionState {
+    func state(of collection: CollectionID) throws(ServiceError) -> CollectionVault {
         guard let state = collectionStates[collection] else { throw .noSuchObject }
         return state
     }
@@ -145,21 +156,23 @@ public actor SecretService {
         record.attributeList.value(named: "xdg:schema") ?? record.type
     }
 
-    /// Writes `changes` before anything in memory changes, so a failed write leaves no trace.
-    ///
-    /// Changes that only touch the in-memory `session` collection are not written.
-    func persist(_ changes: [RecordChange], touching collection: CollectionID?) async throws(ServiceError) {
-        guard collection != .session, !changes.isEmpty else { return }
+    /// Appends `record` to the collection's journal before anything in memory changes, so a
+    /// failed write leaves no trace. The in-memory `session` collection writes nothing.
+    func persist(_ record: VaultRecord, in vault: CollectionVault, replacing: Bool) async throws(ServiceError) {
+        guard let space = vault.space else { return }
         do {
-            try await backend.commit(changes)
+            try await store.append(record.encoded(), to: space)
         } catch {
             logger.error(
-                "Vault commit failed",
+                "Vault write failed",
                 metadata: [
-                    "vault.kind": "\(type(of: backend).kind)", "error": "\(error)", "changes": "\(changes.count)",
-                ]
-            )
+                    "vault.kind": "\(type(of: store).kind)", "collection.id": "\(vault.id)", "error": "\(error)",
+                ])
             throw .failed("the change could not be saved")
+        }
+        if replacing {
+            vault.deadRecords += 1
+            await compactIfWorthIt(vault)
         }
     }
 

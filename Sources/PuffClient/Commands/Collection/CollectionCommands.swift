@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+
+/// `puffctl collection`: the group of collection subcommands.
+struct CollectionCommands: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "collection",
+        abstract: "Create, delete, rename and list collections, and choose the default one.",
+        subcommands: [
+            CreateCollection.self, DeleteCollection.self, RenameCollection.self, ListCollections.self,
+            SetDefaultCollection.self,
+        ]
+    )
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+
+/// `puffctl collection create NAME [--private] [--hidden]`.
+struct CreateCollection: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create a collection under a passcode of its own, and print its id.",
+        discussion: """
+            On a terminal the passcode is typed twice. --stdin and --passcode-fd read it once. \
+            The new collection starts unlocked.
+            """
+    )
+
+    @Argument(help: "The collection's label.")
+    var name: String
+
+    @Flag(name: .customLong("private"), help: "Keep the collection apart from the login passcode.")
+    var isPrivate = false
+
+    @Flag(name: .customLong("hidden"), help: "List the collection only while it is open (implies --private).")
+    var isHidden = false
+
+    @OptionGroup var passcode: PasscodeOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if name.isEmpty { throw ValidationError("the collection needs a name") }
+    }
+
+    func run() async throws {
+        let client = try await connection.connect()
+        let code = try PasscodePrompt.new(from: try passcode.source.open(), for: name)
+        let id = try await client.createCollection(
+            label: name, isPrivate: isPrivate || isHidden, isHidden: isHidden, passcode: code)
+        Console.out(id)
+    }
+}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+
+/// `puffctl init`: sets the passcode of a new vault, which creates the `login` collection.
+struct Initialize: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Set the passcode of a new vault; this creates the login collection.",
+        discussion: "On a terminal the passcode is typed twice. --stdin and --passcode-fd read it once."
+    )
+
+    @OptionGroup var passcode: PasscodeOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let client = try await connection.connect()
+        // Checked first, so nobody types a passcode that would only be refused.
+        guard try await !client.status().isInitialized else { throw ClientError.alreadyInitialized }
+        let channel = try passcode.source.open()
+        let code = try PasscodePrompt.new(from: channel, for: "login")
+        try await client.initialize(passcode: code)
+    }
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
+import PuffDBus
+
+/// A typed proxy for `io.puff.Control1` (`dbus/io.puff.Control1.xml`): one method per D-Bus method,
+/// replies decoded into Swift types and every error reply mapped to a ``ClientError``.
+///
+/// Passcodes travel as the read end of a pipe (``PasscodePipe``), never as strings or byte arrays.
+public final class ControlClient: Sendable {
+    /// How long ordinary calls wait for puffd.
+    public static let callTimeout: Duration = .seconds(25)
+    /// How long calls that take a passcode wait: a key derivation, plus the delay puffd adds after
+    /// each wrong passcode, which doubles with every consecutive failure.
+    public static let passcodeCallTimeout: Duration = .seconds(120)
+
+    private let connection: BusConnection
+    /// The name the calls are addressed to, normally ``ControlNames/busName``.
+    public let busName: String
+
+    private init(connection: BusConnection, busName: String) {
+        self.connection = connection
+        self.busName = busName
+    }
+
+    deinit {
+        connection.close()
+    }
+
+    /// Connects to the bus at `address`, or to the session bus when it is `nil`.
+    ///
+    /// - Throws: ``ClientError/noBus(_:)`` when there is no bus to connect to.
+    public static func connect(address: String?, busName: String = ControlNames.busName) async throws(ClientError)
+        -> ControlClient
+    {
+        do {
+            return ControlClient(connection: try await BusConnection.connect(address: address), busName: busName)
+        } catch let error as DBusError {
+            throw .noBus(error.message)
+        } catch {
+            throw .noBus("\(error)")
+        }
+    }
+
+    /// `Status`: the vault and its visible collections.
+    public func status() async throws(ClientError) -> VaultStatus {
+        try VaultStatus(reply: await call("Status", expecting: "a{sv}aa{sv}"))
+    }
+
+    /// `Init`: sets the passcode of a new vault, which creates the unlocked `login` collection.
+    public func initialize(passcode: SecureBytes) async throws(ClientError) {
+        let pipe = try PasscodePipe.readEnd(carrying: passcode)
+        _ = try await call(
+            "Init", [.unixFD(pipe)], expecting: "", collection: "login", timeout: Self.passcodeCallTimeout)
+    }
+
+    /// `Unlock`: opens `collection`, or with `""` whichever hidden collection the passcode opens.
+    ///
+    /// - Returns: The id of the collection that opened.
+    public func unlock(_ collection: String, passcode: SecureBytes) async throws(ClientError) -> String {
+        let pipe = try PasscodePipe.readEnd(carrying: passcode)
+        let reply = try await call(
+            "Unlock", [.string(collection), .unixFD(pipe)], expecting: "s", collection: collection,
+            timeout: Self.passcodeCallTimeout)
+        return try Self.string(reply, member: "Unlock")
+    }
+
+    /// `Lock`: locks `collections`, or every collection when the list is empty.
+    public func lock(_ collections: [String]) async throws(ClientError) {
+        _ = try await call("Lock", [.strings(collections)], expecting: "", collection: collections.first)
+    }
+
+    /// `ChangePasscode`: rewraps the collection's key under `new`.
+    public func changePasscode(of collection: String, old: SecureBytes, new: SecureBytes) async throws(ClientError) {
+        let oldPipe = try PasscodePipe.readEnd(carrying: old)
+        let newPipe = try PasscodePipe.readEnd(carrying: new)
+        _ = try await call(
+            "ChangePasscode", [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], expecting: "",
+            collection: collection, timeout: Self.passcodeCallTimeout)
+    }
+
+    /// `CreateCollection`: a new collection, unlocked, under its own passcode.
+    ///
+    /// - Returns: The new collection's id.
+    public func createCollection(label: String, isPrivate: Bool, isHidden: Bool, passcode: SecureBytes)
+        async throws(ClientError) -> String
+    {
+        let options = DBusValue.dictionary(
+            key: "s", value: "v",
+            [
+                .init(.string("private"), .variant(.boolean(isPrivate))),
+                .init(.string("hidden"), .variant(.boolean(isHidden))),
+            ]
+        )
+        let pipe = try PasscodePipe.readEnd(carrying: passcode)
+        let reply = try await call(
+            "CreateCollection", [.string(label), options, .unixFD(pipe)], expecting: "s", collection: label,
+            timeout: Self.passcodeCallTimeout)
+        return try Self.string(reply, member: "CreateCollection")
+    }
+
+    /// `DeleteCollection`.
+    public func deleteCollection(_ collection: String) async throws(ClientError) {
+        _ = try await call("DeleteCollection", [.string(collection)], expecting: "", collection: collection)
+    }
+
+    /// `RenameCollection`: sets the collection's display name.
+    public func renameCollection(_ collection: String, to label: String) async throws(ClientError) {
+        _ = try await call(
+            "RenameCollection", [.string(collection), .string(label)], expecting: "", collection: collection)
+    }
+
+    /// `SetDefault`: points the `default` alias at `collection`.
+    public func setDefault(_ collection: String) async throws(ClientError) {
+        _ = try await call("SetDefault", [.string(collection)], expecting: "", collection: collection)
+    }
+
+    /// `Compact`: rewrites the journal of `collection` (`""` for all) with only its live records.
+    ///
+    /// - Returns: The bytes reclaimed.
+    public func compact(_ collection: String) async throws(ClientError) -> UInt64 {
+        let reply = try await call("Compact", [.string(collection)], expecting: "t", collection: collection)
+        guard case .uint64(let reclaimed) = reply[0] else { throw .unexpectedReply(member: "Compact") }
+        return reclaimed
+    }
+
+    /// `ListItems`: the items of a visible collection, never their secrets.
+    public func listItems(in collection: String) async throws(ClientError) -> [ItemSummary] {
+        let reply = try await call("ListItems", [.string(collection)], expecting: "aa{sv}", collection: collection)
+        return try ItemSummary.list(reply: reply, collection: collection)
+    }
+
+    /// Sends one call and checks the reply's signature against the XML's `out` arguments.
+    private func call(
+        _ member: MemberName, _ body: [DBusValue] = [], expecting signature: String, collection: String? = nil,
+        timeout: Duration = ControlClient.callTimeout
+    ) async throws(ClientError) -> [DBusValue] {
+        let message = OutgoingMessage.methodCall(
+            destination: busName, path: ControlNames.path, interface: ControlNames.interface, member: member, body)
+        let reply: IncomingMessage
+        do {
+            reply = try await connection.call(message, timeout: timeout)
+        } catch let error as DBusError {
+            throw ClientError(error, collection: collection, busName: busName)
+        } catch {
+            throw .failed(name: "", message: "\(error)")
+        }
+        guard reply.signature.rawValue == signature, reply.undecodedBody == nil else {
+            throw .unexpectedReply(member: member.rawValue)
+        }
+        return reply.arguments
+    }
+
+    private static func string(_ reply: [DBusValue], member: String) throws(ClientError) -> String {
+        guard let value = reply.first?.string else { throw .unexpectedReply(member: member) }
+        return value
+    }
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffDBus
+
+/// The answer to `Status`: the vault and its visible collections, in the daemon's order.
+public struct VaultStatus: Sendable, Equatable {
+    /// Whether `Init` has run (the `login` collection exists).
+    public var isInitialized: Bool
+    /// The store kind, `"file"` or `"memory"`.
+    public var store: String
+    /// Where the daemon keeps its files.
+    public var dataDirectory: String
+    /// The daemon's version.
+    public var version: String
+    /// Every visible collection; hidden ones appear only while open.
+    public var collections: [CollectionStatus]
+
+    /// Creates a status from its parts.
+    public init(
+        isInitialized: Bool, store: String, dataDirectory: String, version: String, collections: [CollectionStatus]
+    ) {
+        self.isInitialized = isInitialized
+        self.store = store
+        self.dataDirectory = dataDirectory
+        self.version = version
+        self.collections = collections
+    }
+
+    /// Decodes the `(a{sv}aa{sv})` reply body. Missing keys take neutral defaults, so a newer
+    /// daemon that drops one still works; a key of the wrong type is an error.
+    ///
+    /// - Throws: ``ClientError/unexpectedReply(member:)`` when the body has another shape.
+    public init(reply arguments: [DBusValue]) throws(ClientError) {
+        let bad = ClientError.unexpectedReply(member: "Status")
+        guard arguments.count == 2, let vault = arguments[0].variantDictionary,
+            case .array(_, let entries) = arguments[1]
+        else { throw bad }
+        let fields = ReplyFields(vault, member: "Status")
+        isInitialized = try fields.bool("initialized") ?? false
+        store = try fields.string("store") ?? ""
+        dataDirectory = try fields.string("data_dir") ?? ""
+        version = try fields.string("version") ?? ""
+        var collections: [CollectionStatus] = []
+        for entry in entries {
+            guard let dictionary = entry.variantDictionary else { throw bad }
+            collections.append(try CollectionStatus(ReplyFields(dictionary, member: "Status")))
+        }
+        self.collections = collections
+    }
+
+    /// The collection the `default` alias points at, if any.
+    public var defaultCollection: CollectionStatus? {
+        collections.first(where: \.isDefault)
+    }
+
+    /// The collection with `id`, if it is visible.
+    public func collection(_ id: String) -> CollectionStatus? {
+        collections.first { $0.id == id }
+    }
+}
+
+/// One collection as `Status` describes it.
+public struct CollectionStatus: Sendable, Equatable {
+    /// The id used in object paths and in every control call.
+    public var id: String
+    /// The display name.
+    public var label: String
+    /// Whether the collection is locked.
+    public var isLocked: Bool
+    /// The number of items.
+    public var itemCount: UInt32
+    /// Whether the collection has a passcode of its own, apart from `login`'s.
+    public var isPrivate: Bool
+    /// Whether the collection is listed only while open (implies private).
+    public var isHidden: Bool
+    /// Whether the `default` alias points here.
+    public var isDefault: Bool
+    /// Why the collection's files failed to open; empty when they are fine.
+    public var damage: String
+    /// The store kind holding it.
+    public var store: String
+
+    /// Creates a collection status from its parts.
+    public init(
+        id: String, label: String, isLocked: Bool, itemCount: UInt32, isPrivate: Bool = false,
+        isHidden: Bool = false, isDefault: Bool = false, damage: String = "", store: String = "file"
+    ) {
+        self.id = id
+        self.label = label
+        self.isLocked = isLocked
+        self.itemCount = itemCount
+        self.isPrivate = isPrivate
+        self.isHidden = isHidden
+        self.isDefault = isDefault
+        self.damage = damage
+        self.store = store
+    }
+
+    /// Decodes one collection entry of `Status`; only `id` is required.
+    init(_ fields: ReplyFields) throws(ClientError) {
+        guard let id = try fields.string("id") else { throw .unexpectedReply(member: fields.member) }
+        self.id = id
+        label = try fields.string("label") ?? id
+        isLocked = try fields.bool("locked") ?? true
+        itemCount = try fields.uint32("items") ?? 0
+        isPrivate = try fields.bool("private") ?? false
+        isHidden = try fields.bool("hidden") ?? false
+        isDefault = try fields.bool("default") ?? false
+        damage = try fields.string("damaged") ?? ""
+        store = try fields.string("store") ?? ""
+    }
+}
+
+extension VaultStatus: Encodable {
+    private enum Keys: String, CodingKey {
+        case vault, collections
+        case initialized, store
+        case dataDirectory = "data_dir"
+        case version
+    }
+
+    /// Encodes as `{"vault": {...}, "collections": [...]}`, the shape of the `Status` reply.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        var vault = container.nestedContainer(keyedBy: Keys.self, forKey: .vault)
+        try vault.encode(isInitialized, forKey: .initialized)
+        try vault.encode(store, forKey: .store)
+        try vault.encode(dataDirectory, forKey: .dataDirectory)
+        try vault.encode(version, forKey: .version)
+        try container.encode(collections, forKey: .collections)
+    }
+}
+
+/// Encodes with the key names of the `Status` reply.
+extension CollectionStatus: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case id, label, store
+        case isLocked = "locked"
+        case itemCount = "items"
+        case isPrivate = "private"
+        case isHidden = "hidden"
+        case isDefault = "default"
+        case damage = "damaged"
+    }
+}

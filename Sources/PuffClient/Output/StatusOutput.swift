@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// How `status` and `collection list` print: a table for people, JSON for scripts.
+///
+/// JSON keys are the `Status` dictionary keys of `dbus/io.puff.Control1.xml`, so the two stay one
+/// vocabulary: `{"vault": {"initialized", "store", "data_dir", "version"}, "collections": [...]}`.
+enum StatusOutput {
+    /// `status` for people: one line about the vault, then the collections.
+    static func text(_ status: VaultStatus) -> String {
+        guard status.isInitialized else {
+            return "puffd \(status.version): no passcode set: run `puffctl init`"
+        }
+        let store =
+            status.dataDirectory.isEmpty ? "\(status.store) store" : "\(status.store) store in \(status.dataDirectory)"
+        return "puffd \(status.version), \(store)\n" + collectionsText(status.collections)
+    }
+
+    /// The collections table, followed by one line per damaged collection saying why.
+    static func collectionsText(_ collections: [CollectionStatus]) -> String {
+        guard !collections.isEmpty else { return "no collections" }
+        var table = TextTable("COLLECTION", "LABEL", "STATE", "ITEMS", "FLAGS")
+        for collection in collections {
+            let state = !collection.damage.isEmpty ? "damaged" : collection.isLocked ? "locked" : "unlocked"
+            let flags = [
+                collection.isDefault ? "default" : nil, collection.isPrivate ? "private" : nil,
+                collection.isHidden ? "hidden" : nil,
+            ]
+            table.append(
+                collection.id, collection.label, state, String(collection.itemCount),
+                flags.compactMap(\.self).joined(separator: ","))
+        }
+        let damage = collections.filter { !$0.damage.isEmpty }.map { "\($0.id) is damaged: \($0.damage)" }
+        return ([table.rendered] + damage).joined(separator: "\n")
+    }
+
+    /// `status --json`.
+    static func json(_ status: VaultStatus) -> String {
+        JSONOutput.encode(status)
+    }
+
+    /// `collection list --json`: the array of collections alone.
+    static func json(_ collections: [CollectionStatus]) -> String {
+        JSONOutput.encode(collections)
+    }
+}
+
+/// JSON text with sorted keys, so output is stable from run to run.
+enum JSONOutput {
+    /// Pretty-printed JSON of `value`, slashes unescaped (paths stay readable).
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Only strings, numbers and flags are encoded, which cannot fail.
+        let data = try! encoder.encode(value)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

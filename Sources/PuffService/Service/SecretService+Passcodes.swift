@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+public import PuffCrypto
+import PuffStore
+
+extension SecretService {
+    /// Unlocks `collection` with `passcode`; with nil, tries the passcode on every closed hidden
+    /// collection (one key derivation for all of them) and returns the first it opened.
+    ///
+    /// Argon2id and the opening of records run off the actor, so other clients are served
+    /// meanwhile. A wrong passcode is answered after a delay that doubles with each consecutive
+    /// failure for that collection (0.5 s, 1 s, 2 s … at most 30 s).
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``,
+    ///   ``ServiceError/damaged(_:)``, ``ServiceError/notInitialized``.
+    @discardableResult
+    public func unlock(_ collection: CollectionID?, passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
+        guard catalog != nil else { throw .notInitialized }
+        guard let collection else { return try await unlockHidden(passcode: passcode) }
+        let vault = try state(of: collection)
+        guard vault.isLocked, let header = vault.header else { return collection }
+        let key = try await passcodeKey(passcode, header: header)
+        guard
+            let master = try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+        else {
+            try await failedAttempt(collection.rawValue)
+            throw .wrongPasscode
+        }
+        failedAttempts[collection.rawValue] = nil
+        try await open(vault, master: master)
+        return collection
+    }
+
+    /// Opens `vault` with its master key: reads and opens its records off the actor when they
+    /// are not in memory yet, then installs the keys and announces the unlock.
+    func open(_ vault: CollectionVault, master: MasterKey) async throws(ServiceError) {
+        guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
+        let id = vault.id
+        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? space.hex
+        let records: [JournalReplay.Record]
+        if vault.isOpen {
+            records = []
+        } else if header.flags.contains(.private) {
+            do {
+                records = try await store.replay(space).records
+            } catch {
+                throw .damaged("\(error)")
+            }
+        } else {
+            records = VaultOpening.liveRecords(of: vault)
+        }
+        let needsItems = !vault.isOpen
+        let opened = await Task.detached { () -> Result<OpenedCollection, VaultDamage> in
+            Result { () throws(VaultDamage) in
+                try VaultOpening.open(
+                    needsItems ? records : [], header: header, master: master, id: id, file: file,
+                    fields: needsItems
+                        ? nil
+                        : CollectionFields(
+                            id: id.rawValue, label: "", created: 0, modified: 0,
+                            nextItemNumber: 1, aliases: []))
+            }
+        }.value
+        switch opened {
+        case .failure(let damage):
+            logger.error(
+                "A collection failed to open", metadata: ["collection.id": "\(id)", "reason": "\(damage.message)"])
+            throw .damaged(damage.message)
+        case .success(let opened):
+            // The collection may have been deleted, or opened by another call, while this ran.
+            guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
+            vault.unlock(with: opened, replacingItems: needsItems)
+            if case .ephemeral = mode { vault.escrow = master }
+        }
+        if vault.isHidden, collectionStates[id] == nil {
+            collectionStates[id] = vault
+            collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
+            hiddenHeaders[space] = nil
+            for alias in vault.fields.aliases { aliases[alias] = id }
+            emit(.collectionCreated(id))
+        } else {
+            announceLock(false, id)
+        }
+        logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
+    }
+
+    /// Derives the passcode's key once under the hidden salt and tries it on every closed hidden
+    /// collection.
+    private func unlockHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
+        guard let catalog else { throw .notInitialized }
+        let probe = VaultHeader(
+            flags: [.private, .hidden], kdf: catalog.hiddenKDF, salt: catalog.hiddenSalt, space: SpaceID.random(),
+            indexKey: nil, collectionID: nil)
+        let key = try await passcodeKey(passcode, header: probe)
+        var opened: CollectionID?
+        for (space, header) in hiddenHeaders where header.salt == catalog.hiddenSalt && header.kdf == catalog.hiddenKDF
+        {
+            guard
+                let master = try? MasterKey.unwrap(
+                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+            else { continue }
+            let vault = try await hiddenVault(space: space, header: header, master: master)
+            try await open(vault, master: master)
+            opened = opened ?? vault.id
+        }
+        guard let opened else {
+            try await failedAttempt("")
+            throw .wrongPasscode
+        }
+        failedAttempts[""] = nil
+        return opened
+    }
+
+    /// A closed hidden collection's vault, its id read from its sealed collection record.
+    private func hiddenVault(space: SpaceID, header: VaultHeader, master: MasterKey) async throws(ServiceError)
+        -> CollectionVault
+    {
+        let records: [JournalReplay.Record]
+        do {
+            records = try await store.replay(space).records
+        } catch {
+            throw .damaged("\(error)")
+        }
+        guard let sealer = try? SecretSealer(key: master.subkey(.records)),
+            let first = records.first(where: { (try? VaultRecord(decoding: $0.bytes).kind) == .collection }),
+            let record = try? VaultRecord(decoding: first.bytes),
+            let plaintext = try? record.open(space: space, sealer: sealer),
+            let fields = try? CollectionFields(parsing: plaintext)
+        else { throw .damaged("a hidden collection's records do not open") }
+        var id = CollectionID(fields.id)
+        if collectionStates[id] != nil {
+            // Its name was taken while it was hidden: show it under a free one for this session.
+            id = CollectionID(
+                CollectionIdentifier.make(fromLabel: fields.id) { collectionStates[CollectionID($0)] != nil })
+        }
+        let scanned = ScannedCollection(index: AttributeIndex(), hasher: KeyedHash())
+        return CollectionVault(id: id, space: space, header: header, scanned: scanned)
+    }
+
+    /// Counts a wrong passcode and waits the doubling delay before the caller answers.
+    private func failedAttempt(_ key: String) async throws(ServiceError) {
+        let count = (failedAttempts[key] ?? 0) + 1
+        failedAttempts[key] = count
+        logger.notice(
+            "Wrong passcode", metadata: ["collection.id": "\(key.isEmpty ? "(hidden)" : key)", "attempt": "\(count)"])
+        let delay = min(Duration.milliseconds(500) * (1 << min(count - 1, 6)), .seconds(30))
+        try? await Self.sleep(on: clock, for: delay)
+    }
+
+    /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown id (nothing is locked then).
+    public func lock(_ ids: [CollectionID]) async throws(ServiceError) {
+        await beginWrite()
+        defer { endWrite() }
+        for id in ids where collectionStates[id] == nil { throw .noSuchObject }
+        for id in ids.isEmpty ? collectionOrder : ids { lockNow(id) }
+    }
+
+    /// Locks one collection now: wipes its keys (``setLocked(_:_:)`` announces it).
+    func lockNow(_ id: CollectionID) {
+        guard id != .session, let vault = collectionStates[id] else { return }
+        guard vault.isHidden else {
+            setLocked(true, id)
+            return
+        }
+        vault.lock()
+        collectionStates[id] = nil
+        collectionOrder.removeAll { $0 == id }
+        for alias in vault.fields.aliases where aliases[alias] == id { aliases[alias] = nil }
+        if let space = vault.space, let header = vault.header { hiddenHeaders[space] = header }
+        emit(.collectionDeleted(id))
+    }
+
+    /// Rewraps the collection's master key under `new`; items are not re-encrypted.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``,
+    ///   ``ServiceError/failed(_:)``.
+    public func changePasscode(of id: CollectionID, old: SecureBytes, new: SecureBytes) async throws(ServiceError) {
+        guard let vault = collectionStates[id], var header = vault.header, let space = vault.space else {
+            throw .noSuchObject
+        }
+        let oldKey = try await passcodeKey(old, header: header)
+        guard
+            let master = try? MasterKey.unwrap(
+                header.wrappedKey, under: oldKey, associatedData: header.wrapAssociatedData)
+        else {
+            try await failedAttempt(id.rawValue)
+            throw .wrongPasscode
+        }
+        failedAttempts[id.rawValue] = nil
+        if !vault.isHidden {
+            header.salt = PasscodeKDF.newSalt()
+            header.kdf = mode.kdf
+        }
+        let newKey = try await passcodeKey(new, header: header)
+        guard let wrapped = try? master.wrapped(under: newKey, associatedData: header.wrapAssociatedData) else {
+            throw .failed("the collection key could not be wrapped")
+        }
+        header.wrappedKey = wrapped
+        await beginWrite()
+        defer { endWrite() }
+        do {
+            try await store.replaceHeader(header.encoded(), of: space)
+        } catch {
+            logger.error("Writing a header failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
+            throw .failed("the new passcode could not be saved")
+        }
+        vault.header = header
+        logger.info("Passcode changed", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
+    }
+}

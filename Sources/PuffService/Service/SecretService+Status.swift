@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffStore
+
+/// One collection as `puffctl status` shows it.
+public struct CollectionStatus: Sendable, Equatable {
+    public var id: String
+    public var label: String
+    public var isLocked: Bool
+    public var itemCount: Int
+    public var isPrivate: Bool
+    public var isHidden: Bool
+    public var isDefault: Bool
+    /// Why its files did not open; `""` when fine.
+    public var damage: String
+}
+
+/// The vault as `puffctl status` shows it.
+public struct VaultStatus: Sendable, Equatable {
+    public var isInitialized: Bool
+    public var storeKind: String
+    public var location: String
+    public var collections: [CollectionStatus]
+}
+
+extension SecretService {
+    /// Every visible collection (hidden ones while open) and every damaged one.
+    public var vaultStatus: VaultStatus {
+        var list: [CollectionStatus] = []
+        for id in collectionOrder where id != .session {
+            guard let vault = collectionStates[id] else { continue }
+            list.append(
+                CollectionStatus(
+                    id: id.rawValue, label: vault.fields.label, isLocked: vault.isLocked, itemCount: vault.count,
+                    isPrivate: vault.isPrivate, isHidden: vault.isHidden, isDefault: readAlias("default") == id,
+                    damage: ""))
+        }
+        for (name, reason) in damaged {
+            list.append(
+                CollectionStatus(
+                    id: name, label: "", isLocked: true, itemCount: 0, isPrivate: false, isHidden: false,
+                    isDefault: false, damage: reason))
+        }
+        return VaultStatus(
+            isInitialized: isInitialized, storeKind: type(of: store).kind, location: store.location ?? "",
+            collections: list)
+    }
+
+    /// Rewrites the journal of `collection` (every collection when nil) with its live records only.
+    ///
+    /// Works while locked: records are copied sealed, never opened.
+    ///
+    /// - Returns: The bytes reclaimed.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/failed(_:)``.
+    public func compact(_ collection: CollectionID?) async throws(ServiceError) -> UInt64 {
+        await beginWrite()
+        defer { endWrite() }
+        if let collection { _ = try state(of: collection) }
+        var reclaimed: UInt64 = 0
+        for id in collection.map({ [$0] }) ?? collectionOrder {
+            guard let vault = collectionStates[id] else { continue }
+            reclaimed += try await compact(vault)
+        }
+        return reclaimed
+    }
+
+    /// Compacts when dead records outweigh live ones (and are worth a rewrite); called after writes.
+    func compactIfWorthIt(_ vault: CollectionVault) async {
+        guard vault.deadRecords > max(vault.count, 256) else { return }
+        do {
+            let reclaimed = try await compact(vault)
+            logger.info("Compacted a journal", metadata: ["collection.id": "\(vault.id)", "bytes": "\(reclaimed)"])
+        } catch {
+            // The old journal is still in place; the next write tries again.
+        }
+    }
+
+    private func compact(_ vault: CollectionVault) async throws(ServiceError) -> UInt64 {
+        guard let space = vault.space, vault.isOpen || !vault.isPrivate else { return 0 }
+        var records: [[UInt8]] = []
+        if vault.isOpen {
+            guard let sealer = vault.sealer else { return 0 }  // open but locked: keys are gone
+            records.append(collectionRecord(vault.fields, in: vault).encoded())
+            for number in vault.order {
+                let item = vault.items[number]!
+                let id = ItemID(collection: vault.id, number: number)
+                let secret = try plaintext(of: item, id, in: vault)
+                let fields = ItemFields(
+                    label: item.label, attributes: item.attributeList, type: item.type, contentType: item.contentType,
+                    created: item.created, modified: item.modified)
+                records.append(
+                    VaultRecord(
+                        kind: .item, number: number, tags: vault.tags(of: item.attributeList),
+                        plaintext: fields.plaintext(secret: secret), space: space, sealer: sealer
+                    ).encoded())
+            }
+        } else {
+            records = VaultOpening.liveRecords(of: vault).map(\.bytes)
+        }
+        do {
+            let reclaimed = try await store.rewrite(space, records: records)
+            vault.deadRecords = 0
+            return reclaimed
+        } catch {
+            logger.error("Compaction failed", metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
+            throw .failed("the collection could not be compacted")
+        }
+    }
+}

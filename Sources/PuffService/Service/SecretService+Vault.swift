@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+public import PuffCrypto
+import PuffStore
+
+extension SecretService {
+    /// Whether the vault has its passcode (its catalog exists).
+    public var isInitialized: Bool { catalog != nil }
+
+    /// Sets the vault's first passcode: creates the `login` collection, unlocked, with aliases
+    /// `default` and `login`. An ephemeral vault passes nil (a random key, kept in memory).
+    ///
+    /// - Throws: ``ServiceError/alreadyInitialized``, ``ServiceError/failed(_:)``.
+    public func initialize(passcode: SecureBytes?) async throws(ServiceError) {
+        try await initialize(passcode: passcode, announce: true)
+    }
+
+    /// ``initialize(passcode:)``, announcing `login` or (while the service starts) not.
+    func initialize(passcode: SecureBytes?, announce: Bool) async throws(ServiceError) {
+        await beginWrite()
+        defer { endWrite() }
+        guard catalog == nil else { throw .alreadyInitialized }
+        catalog = Catalog(hiddenKDF: mode.kdf)
+        do {
+            _ = try await makeCollection(
+                id: .login, label: "Login", passcode: passcode, flags: [], aliases: ["default", "login"],
+                announce: announce)
+        } catch {
+            catalog = nil
+            throw error
+        }
+    }
+
+    /// Creates a collection under `passcode` and announces it (hidden ones are not announced).
+    ///
+    /// - Throws: ``ServiceError/notInitialized``, ``ServiceError/limitExceeded(_:)``,
+    ///   ``ServiceError/failed(_:)``.
+    public func createCollection(
+        label: String, passcode: SecureBytes?, isPrivate: Bool, isHidden: Bool
+    ) async throws(ServiceError) -> CollectionID {
+        try checkLabel(label)
+        await beginWrite()
+        defer { endWrite() }
+        guard catalog != nil else { throw .notInitialized }
+        guard collectionStates.count + hiddenHeaders.count < limits.collections else {
+            throw .limitExceeded("at most \(limits.collections) collections may exist")
+        }
+        let id = CollectionID(CollectionIdentifier.make(fromLabel: label) { collectionStates[CollectionID($0)] != nil })
+        var flags: VaultHeader.Flags = []
+        if isPrivate || isHidden { flags.insert(.private) }
+        if isHidden { flags.insert(.hidden) }
+        return try await makeCollection(id: id, label: label, passcode: passcode, flags: flags, aliases: []).id
+    }
+
+    /// Writes a new collection's header, collection record and (unless hidden) catalog entry, then
+    /// adds it unlocked. The caller holds the write turn and has set ``catalog``.
+    func makeCollection(
+        id: CollectionID, label: String, passcode: SecureBytes?, flags: VaultHeader.Flags, aliases: [String],
+        announce: Bool = true
+    ) async throws(ServiceError) -> CollectionVault {
+        let hidden = flags.contains(.hidden)
+        let kdf = hidden ? catalog!.hiddenKDF : mode.kdf
+        let salt = hidden ? catalog!.hiddenSalt : PasscodeKDF.newSalt()
+        let space = SpaceID.random()
+        var header = VaultHeader(
+            flags: flags, kdf: kdf, salt: salt, space: space,
+            indexKey: flags.contains(.private) ? nil : SecureRandom.bytes(32), collectionID: hidden ? nil : id.rawValue)
+        let master = MasterKey()
+        let passcodeKey = try await passcodeKey(passcode, header: header)
+        do {
+            header.wrappedKey = try master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData)
+        } catch {
+            throw .failed("the collection key could not be wrapped")
+        }
+        let time = now()
+        let fields = CollectionFields(
+            id: id.rawValue, label: label, created: time, modified: time, nextItemNumber: 1,
+            aliases: hidden ? aliases : [])
+        let opened: OpenedCollection
+        do {
+            opened = try VaultOpening.open([], header: header, master: master, id: id, file: space.hex, fields: fields)
+        } catch {
+            throw .failed(error.message)
+        }
+        let vault = CollectionVault(id: id, space: space, header: header, opened: opened)
+        if case .ephemeral = mode { vault.escrow = master }
+        var newCatalog = catalog!
+        if !hidden {
+            newCatalog.collections.append(Catalog.Entry(space: space, id: id.rawValue))
+            for alias in aliases { newCatalog.aliases[alias] = id.rawValue }
+        }
+        do {
+            try await store.replaceHeader(header.encoded(), of: space)
+            try await store.append(collectionRecord(fields, in: vault).encoded(), to: space)
+            try await store.replaceCatalog(newCatalog.encoded())
+        } catch {
+            try? await store.remove(space)
+            logger.error("Vault write failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
+            throw .failed("the change could not be saved")
+        }
+        catalog = newCatalog
+        collectionStates[id] = vault
+        collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
+        for alias in aliases { self.aliases[alias] = id }
+        logger.info("Collection created", metadata: ["collection.id": "\(hidden ? "(hidden)" : id.rawValue)"])
+        if !hidden, announce { emit(.collectionCreated(id)) }
+        return vault
+    }
+
+    /// The collection record holding `fields`, sealed with the vault's key.
+    func collectionRecord(_ fields: CollectionFields, in vault: CollectionVault) -> VaultRecord {
+        VaultRecord(
+            kind: .collection, number: 0, tags: [], plaintext: fields.plaintext(), space: vault.space!,
+            sealer: vault.sealer!)
+    }
+
+    /// The key `passcode` derives under `header`'s salt and parameters, computed off the actor;
+    /// a random key when there is no passcode (ephemeral vault).
+    func passcodeKey(_ passcode: SecureBytes?, header: VaultHeader) async throws(ServiceError) -> SecureBytes {
+        guard let passcode else { return MasterKey().subkey(.records) }
+        let salt = header.salt
+        let kdf = header.kdf
+        let result = await Task.detached { () -> Result<SecureBytes, CryptoError> in
+            Result { () throws(CryptoError) in try PasscodeKDF.key(for: passcode, salt: salt, parameters: kdf) }
+        }.value
+        switch result {
+        case .success(let key): return key
+        case .failure(let error):
+            logger.error("Deriving a passcode key failed", metadata: ["error": "\(error)"])
+            throw .failed("the passcode could not be processed")
+        }
+    }
+}

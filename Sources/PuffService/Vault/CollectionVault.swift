@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffStore
+
+/// One collection's vault (architecture.md Part A item 7): its lock state, keys, items and their
+/// attribute index, over one space of the ``RecordStore``.
+///
+/// An open collection holds each item's label and attributes in memory and its secret sealed under
+/// the record key; a collection not opened since start holds each item's sealed record as read
+/// from the journal, and finds items through the blind index alone. A class, so the service
+/// updates it in place (Part A item 9). Owned and touched only by the ``SecretService`` actor.
+final class CollectionVault {
+    let id: CollectionID
+    /// The space in the store; nil for the in-memory `session` collection.
+    let space: SpaceID?
+    var header: VaultHeader?
+    var fields: CollectionFields
+    var isLocked: Bool
+    /// Whether items' labels, attributes and secrets are in memory (opened since start).
+    private(set) var isOpen: Bool
+    /// The record key; nil while locked.
+    private(set) var sealer: SecretSealer?
+    /// Only for an ephemeral vault: the master key, kept while locked since no passcode exists.
+    var escrow: MasterKey?
+    private(set) var hasher: KeyedHash
+    private(set) var items: ItemTable
+    private var index: AttributeIndex
+    /// The newest collection record of a collection not opened yet.
+    var pendingCollectionRecord: [UInt8]?
+    /// Records in the journal that no longer describe the present (overwritten or deleted items).
+    var deadRecords: Int
+
+    /// An open, unlocked collection.
+    init(id: CollectionID, space: SpaceID?, header: VaultHeader?, opened: OpenedCollection) {
+        self.id = id
+        self.space = space
+        self.header = header
+        fields = opened.fields
+        isLocked = false
+        isOpen = true
+        sealer = opened.sealer
+        hasher = opened.hasher
+        items = opened.items
+        index = opened.index
+        deadRecords = opened.deadRecords
+    }
+
+    /// A locked collection known only from its journal (before its first unlock).
+    init(id: CollectionID, space: SpaceID, header: VaultHeader, scanned: ScannedCollection) {
+        self.id = id
+        self.space = space
+        self.header = header
+        fields = CollectionFields(
+            id: id.rawValue, label: id.rawValue, created: 0, modified: 0, nextItemNumber: scanned.nextNumber,
+            aliases: [])
+        isLocked = true
+        isOpen = false
+        sealer = nil
+        hasher = scanned.hasher
+        items = scanned.items
+        index = scanned.index
+        pendingCollectionRecord = scanned.collectionRecord
+        deadRecords = scanned.deadRecords
+    }
+
+    var isPrivate: Bool { header?.flags.contains(.private) ?? false }
+    var isHidden: Bool { header?.flags.contains(.hidden) ?? false }
+
+    /// Item numbers in creation order.
+    var order: [UInt64] { items.numbers }
+
+    /// How many items the collection holds.
+    var count: Int { items.count }
+
+    /// Installs what unlocking opened (keys, and for a collection not open yet its items).
+    func unlock(with opened: OpenedCollection, replacingItems: Bool) {
+        sealer = opened.sealer
+        if replacingItems {
+            // Numbers seen only in records that are gone from memory (deletions) still count.
+            let next = max(fields.nextItemNumber, opened.fields.nextItemNumber)
+            fields = opened.fields
+            fields.nextItemNumber = next
+            items = opened.items
+            index = opened.index
+            hasher = opened.hasher
+            deadRecords = opened.deadRecords
+            pendingCollectionRecord = nil
+            isOpen = true
+        }
+        isLocked = false
+    }
+
+    /// Wipes the keys; a private collection also forgets its items (Part A item 3).
+    func lock() {
+        isLocked = true
+        sealer = nil
+        guard isPrivate else { return }
+        items = ItemTable()
+        index = AttributeIndex()
+        isOpen = false
+    }
+
+    /// Adds a new item, whose number is higher than every other's.
+    func insert(_ item: StoredItem) {
+        items[item.number] = item
+        index.insert(item.number, attributes: item.attributeList)
+    }
+
+    /// Overwrites an existing item, re-indexing it when its attributes changed.
+    func update(_ item: StoredItem) {
+        guard let old = items[item.number] else { return }
+        items[item.number] = item
+        if !old.attributeList.hasSameBytes(as: item.attributeList) {
+            index.remove(item.number, attributes: old.attributeList)
+            index.insert(item.number, attributes: item.attributeList)
+        }
+    }
+
+    /// Removes an item.
+    func remove(_ number: UInt64) {
+        guard let old = items[number] else { return }
+        items[number] = nil
+        index.remove(number, attributes: old.attributeList)
+    }
+
+    /// Numbers of the items whose attributes include every pair of `query`, in creation order.
+    func search(_ query: Attributes) -> [UInt64] {
+        guard isOpen else { return index.intersection(for: query) ?? order }
+        guard let candidates = index.candidates(for: query) else { return order }
+        return candidates.filter { items[$0]?.attributeList.contains(query) ?? false }
+    }
+
+    /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only).
+    func exactMatch(_ attributes: Attributes) -> UInt64? {
+        let wanted = AttributeList(attributes)
+        return index.candidates(exactly: wanted).first { items[$0]?.attributeList.hasSameBytes(as: wanted) ?? false }
+    }
+
+    /// The blind index tags an item record carries: none in a private collection.
+    func tags(of attributes: AttributeList) -> [UInt8] {
+        isPrivate ? [] : index.tags(of: attributes)
+    }
+}

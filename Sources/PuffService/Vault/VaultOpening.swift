@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffStore
+
+/// A locked collection as its journal shows it without a key: items by number holding their
+/// sealed records, and the blind index from the records' tags.
+struct ScannedCollection: Sendable {
+    var items = ItemTable()
+    var index: AttributeIndex
+    var hasher: KeyedHash
+    var collectionRecord: [UInt8]?
+    var deadRecords = 0
+    var nextNumber: UInt64 = 1
+}
+
+/// An unlocked collection's contents, built off the service actor.
+struct OpenedCollection: Sendable {
+    var fields: CollectionFields
+    var items: ItemTable
+    var index: AttributeIndex
+    var hasher: KeyedHash
+    var sealer: SecretSealer
+    var deadRecords: Int
+}
+
+/// Why a collection's records could not be read.
+struct VaultDamage: Error {
+    let message: String
+}
+
+/// Reading a collection's records: without a key (scan) and with one (open). Runs off the actor.
+enum VaultOpening {
+    /// Applies the journal's records in order without opening them.
+    static func scan(_ replay: JournalReplay, header: VaultHeader, file: String) throws(VaultDamage)
+        -> ScannedCollection
+    {
+        let hasher = Self.indexHasher(header: header, master: nil)!
+        var scanned = ScannedCollection(index: AttributeIndex(hasher: hasher), hasher: hasher)
+        var seen = 0
+        for stored in replay.records {
+            let record: VaultRecord
+            do {
+                record = try VaultRecord(decoding: stored.bytes)
+            } catch {
+                throw VaultDamage(message: "\(file) is damaged at offset \(stored.offset): \(error)")
+            }
+            seen += 1
+            scanned.nextNumber = max(scanned.nextNumber, record.number + 1)
+            switch record.kind {
+            case .collection:
+                scanned.collectionRecord = stored.bytes
+            case .item, .itemDeleted:
+                if let old = scanned.items[record.number] {
+                    let oldTags = (try? VaultRecord(decoding: old.sealedSecret).tags) ?? []
+                    oldTags.withUnsafeBytes { scanned.index.remove(record.number, tags: $0) }
+                    scanned.items[record.number] = nil
+                }
+                guard record.kind == .item else { continue }
+                scanned.items[record.number] = StoredItem(
+                    collection: header.collectionID ?? "", number: record.number, label: "", attributes: [:],
+                    type: "", contentType: "", sealedSecret: stored.bytes, created: 0, modified: 0)
+                record.tags.withUnsafeBytes { scanned.index.insert(record.number, tags: $0) }
+            }
+        }
+        scanned.deadRecords = seen - scanned.items.count - (scanned.collectionRecord == nil ? 0 : 1)
+        return scanned
+    }
+
+    /// Opens every record with `master`'s record key and builds the collection's memory form.
+    ///
+    /// - Parameter records: Journal records in order (a replay, or a scan's live records).
+    static func open(
+        _ records: [JournalReplay.Record], header: VaultHeader, master: MasterKey, id: CollectionID, file: String,
+        fields initial: CollectionFields? = nil
+    ) throws(VaultDamage) -> OpenedCollection {
+        guard let sealer = try? SecretSealer(key: master.subkey(.records)),
+            let hasher = indexHasher(header: header, master: master)
+        else { throw VaultDamage(message: "\(file): the collection's keys could not be made") }
+        var items = ItemTable()
+        var index = AttributeIndex(hasher: hasher)
+        var fields = initial
+        var nextNumber: UInt64 = 1
+        var modified: UInt64 = 0
+        var seen = 0
+        for stored in records {
+            let damaged = { (why: String) in
+                VaultDamage(message: "\(file) is damaged at offset \(stored.offset): \(why)")
+            }
+            let record: VaultRecord
+            let plaintext: SecureBytes
+            do {
+                record = try VaultRecord(decoding: stored.bytes)
+                plaintext = try record.open(space: header.space, sealer: sealer)
+            } catch {
+                throw damaged("record does not authenticate (\(error))")
+            }
+            seen += 1
+            nextNumber = max(nextNumber, record.number + 1)
+            do {
+                switch record.kind {
+                case .collection:
+                    fields = try CollectionFields(parsing: plaintext)
+                case .itemDeleted:
+                    modified = max(modified, try DeletionPayload.time(plaintext))
+                    if let old = items[record.number] {
+                        index.remove(record.number, attributes: old.attributeList)
+                        items[record.number] = nil
+                    }
+                case .item:
+                    let (itemFields, secret) = try ItemFields.parse(plaintext, wantsSecret: true)
+                    let itemID = ItemID(collection: id, number: record.number)
+                    let sealed = sealer.seal(secret!, associatedData: SecretService.sealingContext(itemID))
+                    if let old = items[record.number] { index.remove(record.number, attributes: old.attributeList) }
+                    var item = StoredItem(
+                        collection: id.rawValue, number: record.number, label: itemFields.label, attributes: [:],
+                        type: itemFields.type, contentType: itemFields.contentType, sealedSecret: sealed,
+                        created: itemFields.created, modified: itemFields.modified)
+                    item.attributeList = itemFields.attributes
+                    guard header.flags.contains(.private) || record.tags == index.tags(of: item.attributeList) else {
+                        throw damaged("the record's index tags do not match its attributes")
+                    }
+                    items[record.number] = item
+                    index.insert(record.number, attributes: item.attributeList)
+                    modified = max(modified, item.modified)
+                }
+            } catch let error as VaultDamage {
+                throw error
+            } catch {
+                throw damaged("\(error)")
+            }
+        }
+        guard var fields else { throw VaultDamage(message: "\(file) has no collection record") }
+        fields.nextItemNumber = max(fields.nextItemNumber, nextNumber)
+        fields.modified = max(fields.modified, modified)
+        let dead = seen - items.count - 1
+        return OpenedCollection(
+            fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead)
+    }
+
+    /// The blind index key: the header's (visible collections), or a sub-key of the master key
+    /// for a private collection, whose index never leaves memory (nil while locked).
+    static func indexHasher(header: VaultHeader, master: MasterKey?) -> KeyedHash? {
+        if let key = header.indexKey { return try? KeyedHash(key: SecureBytes(unwipedCopyOf: key)) }
+        guard let master else { return KeyedHash() }
+        return try? KeyedHash(key: master.subkey(.blindIndex))
+    }
+
+    /// A scanned collection's live records, as ``open(_:header:master:id:file:)`` takes them.
+    static func liveRecords(of vault: CollectionVault) -> [JournalReplay.Record] {
+        var records: [JournalReplay.Record] = []
+        records.reserveCapacity(vault.count + 1)
+        if let collection = vault.pendingCollectionRecord { records.append(.init(offset: 0, bytes: collection)) }
+        for number in vault.order { records.append(.init(offset: 0, bytes: vault.items[number]!.sealedSecret)) }
+        return records
+    }
+}

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffDBus
+
+/// Names of `puffd`'s control interface (dbus/io.puff.Control1.xml).
+enum ControlNames {
+    static let path = ObjectPath(unchecked: "/io/puff/Control")
+    static let interface: InterfaceName = "io.puff.Control1"
+    /// Reported by `Status`.
+    static let version = "0.2"
+}
+
+extension ErrorName {
+    static let wrongPasscode: ErrorName = "io.puff.Error.WrongPasscode"
+    static let noSuchCollection: ErrorName = "io.puff.Error.NoSuchCollection"
+    static let notInitialized: ErrorName = "io.puff.Error.NotInitialized"
+    static let alreadyInitialized: ErrorName = "io.puff.Error.AlreadyInitialized"
+    static let damaged: ErrorName = "io.puff.Error.Damaged"
+    static let controlIsLocked: ErrorName = "io.puff.Error.IsLocked"
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import PuffCrypto
+import PuffDBus
+import PuffService
+
+/// `io.puff.Control1` at `/io/puff/Control` (dbus/io.puff.Control1.xml): status, passcodes and
+/// collection management for `puffctl`. Only callers with `puffd`'s own uid get in.
+extension SecretInterfaces {
+    static func control(_ context: BusContext) -> Interface {
+        let service = context.service
+        return Interface(
+            ControlNames.interface,
+            methods: [
+                controlMethod("Status", out: [.init("vault", "a{sv}"), .init("collections", "aa{sv}")]) { call in
+                    let status = await service.vaultStatus
+                    let vault: [String: DBusValue] = [
+                        "initialized": .boolean(status.isInitialized), "store": .string(status.storeKind),
+                        "data_dir": .string(status.location), "version": .string(ControlNames.version),
+                    ]
+                    let collections = status.collections.map { entry -> DBusValue in
+                        .variantDictionary([
+                            "id": .string(entry.id), "label": .string(entry.label), "locked": .boolean(entry.isLocked),
+                            "items": .uint32(UInt32(clamping: entry.itemCount)), "private": .boolean(entry.isPrivate),
+                            "hidden": .boolean(entry.isHidden), "default": .boolean(entry.isDefault),
+                            "damaged": .string(entry.damage), "store": .string(status.storeKind),
+                        ])
+                    }
+                    return [.variantDictionary(vault), .array(element: "a{sv}", collections)]
+                },
+                controlMethod("Init", in: [.init("passcode", "h")]) { call in
+                    try await service.initialize(passcode: try call.passcode(0))
+                    return []
+                },
+                controlMethod(
+                    "Unlock", in: [.init("collection", "s"), .init("passcode", "h")], out: [.init("unlocked", "s")]
+                ) { call in
+                    let name = try call.argument(0, \.string)
+                    let id = try await service.unlock(
+                        name.isEmpty ? nil : CollectionID(name), passcode: try call.passcode(1))
+                    return [.string(id.rawValue)]
+                },
+                controlMethod("Lock", in: [.init("collections", "as")]) { call in
+                    guard case .array(_, let names)? = call.arguments.first else {
+                        throw ServiceError.invalidArgument("collections must be as")
+                    }
+                    try await service.lock(names.compactMap(\.string).map(CollectionID.init))
+                    return []
+                },
+                controlMethod(
+                    "ChangePasscode",
+                    in: [.init("collection", "s"), .init("old_passcode", "h"), .init("new_passcode", "h")]
+                ) { call in
+                    let id = CollectionID(try call.argument(0, \.string))
+                    try await service.changePasscode(of: id, old: try call.passcode(1), new: try call.passcode(2))
+                    return []
+                },
+                controlMethod(
+                    "CreateCollection",
+                    in: [.init("label", "s"), .init("options", "a{sv}"), .init("passcode", "h")],
+                    out: [.init("collection", "s")]
+                ) { call in
+                    let options = try call.argument(1, \.variantDictionary)
+                    let id = try await service.createCollection(
+                        label: try call.argument(0, \.string), passcode: try call.passcode(2),
+                        isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false)
+                    return [.string(id.rawValue)]
+                },
+                controlMethod("DeleteCollection", in: [.init("collection", "s")]) { call in
+                    try await service.deleteCollection(CollectionID(try call.argument(0, \.string)))
+                    return []
+                },
+                controlMethod("RenameCollection", in: [.init("collection", "s"), .init("label", "s")]) { call in
+                    try await service.setLabel(
+                        try call.argument(1, \.string), of: CollectionID(try call.argument(0, \.string)))
+                    return []
+                },
+                controlMethod("SetDefault", in: [.init("collection", "s")]) { call in
+                    try await service.setAlias("default", to: CollectionID(try call.argument(0, \.string)))
+                    return []
+                },
+                controlMethod("Compact", in: [.init("collection", "s")], out: [.init("reclaimed", "t")]) { call in
+                    let name = try call.argument(0, \.string)
+                    return [.uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name)))]
+                },
+                controlMethod("ListItems", in: [.init("collection", "s")], out: [.init("items", "aa{sv}")]) { call in
+                    let id = CollectionID(try call.argument(0, \.string))
+                    guard await service.collections.contains(id) else { throw ServiceError.noSuchObject }
+                    var items: [DBusValue] = []
+                    for item in await service.itemIDs(in: id) {
+                        guard let info = try? await service.itemInfo(item) else { continue }
+                        items.append(
+                            .variantDictionary([
+                                "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(info.label),
+                                "attributes": .stringDictionary(info.attributes), "created": .uint64(info.created),
+                                "modified": .uint64(info.modified), "locked": .boolean(info.isLocked),
+                            ]))
+                    }
+                    return [.array(element: "a{sv}", items)]
+                },
+            ]
+        )
+    }
+}
+
+/// A control method: refuses other users, and names the control interface's own errors for a
+/// missing or locked collection (dbus/io.puff.Control1.xml).
+private func controlMethod(
+    _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
+) -> Method {
+    Method(name, in: inputs, out: outputs) { call in
+        try call.requireOwner()
+        do {
+            return try await body(call)
+        } catch ServiceError.noSuchObject {
+            throw DBusError(.noSuchCollection, "no such collection")
+        } catch ServiceError.isLocked {
+            throw DBusError(.controlIsLocked, "the collection is locked: run puffctl unlock")
+        }
+    }
+}
+
+extension MethodCall {
+    /// Refuses callers whose uid is not `puffd`'s own.
+    func requireOwner() throws(ControlDenied) {
+        guard context.uid == getuid() else { throw ControlDenied() }
+    }
+
+    /// The passcode behind the pipe in argument `index`.
+    func passcode(_ index: Int) throws(ServiceError) -> SecureBytes {
+        guard index < arguments.count, let descriptor = arguments[index].unixFD else {
+            throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
+        }
+        return try PasscodePipe.read(descriptor)
+    }
+}
+
+/// A control call from another user.
+struct ControlDenied: Error {}
+
+extension DBusValue {
+    /// `a{sv}` from a dictionary, keys sorted.
+    static func variantDictionary(_ entries: [String: DBusValue]) -> DBusValue {
+        .dictionary(
+            key: "s", value: "v",
+            entries.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .variant($0.value)) })
+    }
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+
+/// The POSIX steps a durable vault write is made of: private modes whatever the umask, whole
+/// writes, `fsync` of files and of their folder, atomic replacement by `rename`.
+enum DurableFiles {
+    /// An `errno` described for a log line.
+    static func describe(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Creates `path` as a folder if missing and makes it 0700 whatever the umask.
+    static func makePrivateFolder(_ path: String) throws(StoreError) {
+        // Missing parents (`~/.local/share` on a new account) are made 0700 too.
+        var parent = ""
+        for component in path.split(separator: "/").dropLast() {
+            parent += "/" + component
+            if mkdir(parent, 0o700) != 0, errno != EEXIST {
+                throw .writeFailed("cannot create \(parent): \(describe(errno))")
+            }
+        }
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw .writeFailed("cannot create \(path): \(describe(errno))")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .writeFailed("\(path) is not a folder")
+        }
+        guard info.st_uid == getuid() else { throw .writeFailed("\(path) belongs to another user") }
+        if info.st_mode & 0o777 != 0o700, chmod(path, 0o700) != 0 {
+            throw .writeFailed("cannot make \(path) private: \(describe(errno))")
+        }
+    }
+
+    /// Opens `path` with `flags`, creating it 0600 and forcing 0600 whatever the umask.
+    static func openPrivate(_ path: String, _ flags: Int32) throws(StoreError) -> Int32 {
+        let fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw .writeFailed("cannot open \(path): \(describe(errno))") }
+        if flags & O_CREAT != 0, fchmod(fd, 0o600) != 0 {
+            let code = errno
+            close(fd)
+            throw .writeFailed("cannot make \(path) private: \(describe(code))")
+        }
+        return fd
+    }
+
+    /// Writes all of `bytes` at the descriptor's offset, retrying short writes and `EINTR`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw .writeFailed("cannot write \(path): \(describe(errno))")
+            }
+            written += result
+        }
+    }
+
+    /// Flushes the descriptor's data and size to the disk.
+    static func sync(_ fd: Int32, path: String) throws(StoreError) {
+        guard fsync(fd) == 0 else { throw .writeFailed("cannot fsync \(path): \(describe(errno))") }
+    }
+
+    /// Flushes a folder, so a `rename` or new file in it survives a crash.
+    static func syncFolder(_ path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .writeFailed("cannot open \(path): \(describe(errno))") }
+        defer { close(fd) }
+        try sync(fd, path: path)
+    }
+
+    /// Writes `bytes` to a temporary file beside `path`, syncs it, renames it over `path` and
+    /// syncs the folder: afterwards `path` holds either the old bytes or all of the new ones.
+    static func replace(_ path: String, with bytes: [UInt8], folder: String) throws(StoreError) {
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        let fd = try openPrivate(temporary, O_WRONLY | O_CREAT | O_EXCL)
+        do throws(StoreError) {
+            try writeAll(fd, bytes, path: temporary)
+            try sync(fd, path: temporary)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw .writeFailed("cannot replace \(path): \(describe(code))")
+        }
+        try syncFolder(folder)
+    }
+
+    /// The whole file at `path`, or nil when it does not exist.
+    static func readWhole(_ path: String) throws(StoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw .readFailed("cannot open \(path): \(describe(errno))")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .readFailed("cannot stat \(path): \(describe(errno))") }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let result = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else {
+                if result == 0 { break }
+                throw .readFailed("cannot read \(path): \(describe(errno))")
+            }
+            done += result
+        }
+        if done < bytes.count { bytes.removeLast(bytes.count - done) }
+        return bytes
+    }
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+
+/// How records sit in a journal: a 16-byte file preamble, then frames of
+/// `u32 length (LE) | 16-byte BLAKE2b checksum of length and payload | payload`
+/// (docs/vault-format.md). The checksum tells a torn or corrupted frame from a good one before any
+/// key is at hand; the payload's own AEAD authenticates it.
+public enum JournalFraming {
+    /// `PUFFJNL` and a format byte, then the version and seven zero bytes.
+    public static let preamble: [UInt8] = Array("PUFFJNL\u{1}".utf8) + [1, 0, 0, 0, 0, 0, 0, 0]
+    /// Bytes before a frame's payload.
+    public static let frameOverhead = 20
+    /// The largest payload a frame may carry: a 1 MiB secret, 64 KiB of attributes, a 4 KiB label
+    /// and sealing overhead fit with room to spare. A larger length is damage, not a torn tail.
+    public static let maxPayload = 2 << 20
+
+    /// `payload` framed for appending.
+    public static func frame(_ payload: [UInt8]) -> [UInt8] {
+        var framed: [UInt8] = []
+        framed.reserveCapacity(payload.count + frameOverhead)
+        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { framed.append(contentsOf: $0) }
+        framed.append(contentsOf: checksum(length: framed, payload: payload[...]))
+        framed.append(contentsOf: payload)
+        return framed
+    }
+
+    /// The records of a whole journal file's `bytes`, and where its good part ends.
+    ///
+    /// A frame that runs past the end, or fails its checksum and is the last one, is a torn tail:
+    /// the good part ends before it. Anything else wrong is damage.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming `file` and the offset.
+    public static func parse(
+        _ bytes: [UInt8], file: String
+    ) throws(StoreError) -> (records: [JournalReplay.Record], goodEnd: Int) {
+        guard bytes.count >= preamble.count else {
+            // A journal is created with its preamble durable, so a short one was torn at creation.
+            guard preamble.starts(with: bytes) else {
+                throw .damaged(file: file, offset: 0, reason: "not a Puff journal")
+            }
+            return ([], 0)
+        }
+        guard bytes.starts(with: preamble) else {
+            throw .damaged(file: file, offset: 0, reason: "not a Puff journal of this format version")
+        }
+        var records: [JournalReplay.Record] = []
+        var offset = preamble.count
+        while offset < bytes.count {
+            let remaining = bytes.count - offset
+            guard remaining >= frameOverhead else { return (records, offset) }
+            let length = Int(
+                UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+                    | UInt32(bytes[offset + 3]) << 24)
+            guard length <= maxPayload, length > 0 else {
+                if bytes[offset...].allSatisfy({ $0 == 0 }) { return (records, offset) }  // a zero-filled torn tail
+                throw .damaged(file: file, offset: UInt64(offset), reason: "record length \(length) is impossible")
+            }
+            guard remaining - frameOverhead >= length else { return (records, offset) }
+            let payloadStart = offset + frameOverhead
+            let end = payloadStart + length
+            let payload = bytes[payloadStart..<end]
+            guard
+                checksum(length: Array(bytes[offset..<offset + 4]), payload: payload)[...]
+                    == bytes[offset + 4..<payloadStart]
+            else {
+                if end == bytes.count { return (records, offset) }
+                throw .damaged(file: file, offset: UInt64(offset), reason: "record checksum does not match")
+            }
+            records.append(JournalReplay.Record(offset: UInt64(offset), bytes: Array(payload)))
+            offset = end
+        }
+        return (records, offset)
+    }
+
+    private static func checksum(length: [UInt8], payload: ArraySlice<UInt8>) -> [UInt8] {
+        var buffer = length
+        buffer.append(contentsOf: payload)
+        return Checksum.digest(buffer)
+    }
+}

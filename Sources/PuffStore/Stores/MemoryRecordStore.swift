@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The same ``RecordStore`` in process memory: for tests, and for `puffd --ephemeral`. Tests can
+/// make writes fail or wait on purpose, and read what a file store would have written.
+public actor MemoryRecordStore: RecordStore {
+    /// `"memory"`.
+    public static let kind = "memory"
+
+    private struct Space {
+        var header: [UInt8]
+        var records: [[UInt8]] = []
+    }
+
+    private var stored: [SpaceID: Space] = [:]
+    private var catalogBytes: [UInt8]?
+    /// How many records were appended successfully.
+    public private(set) var appendCount = 0
+    private var pendingFailures: [StoreError] = []
+    private var failsAlways: StoreError?
+    private var holdsNextWrite = false
+    private var heldWrite: CheckedContinuation<Void, Never>?
+    private var holdingWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// An empty store.
+    public init() {}
+
+    public nonisolated var location: String? { nil }
+
+    public func spaces() -> [SpaceID] {
+        stored.keys.sorted { $0.hex < $1.hex }
+    }
+
+    public func header(of space: SpaceID) throws(StoreError) -> [UInt8] {
+        guard let found = stored[space] else { throw .noSuchSpace(space) }
+        return found.header
+    }
+
+    public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        try await gate()
+        stored[space, default: Space(header: bytes)].header = bytes
+    }
+
+    public func replay(_ space: SpaceID) throws(StoreError) -> JournalReplay {
+        guard let found = stored[space] else { throw .noSuchSpace(space) }
+        var offset = UInt64(JournalFraming.preamble.count)
+        var records: [JournalReplay.Record] = []
+        records.reserveCapacity(found.records.count)
+        for bytes in found.records {
+            records.append(JournalReplay.Record(offset: offset, bytes: bytes))
+            offset += UInt64(bytes.count + JournalFraming.frameOverhead)
+        }
+        return JournalReplay(records: records, cut: nil, size: offset)
+    }
+
+    public func append(_ record: [UInt8], to space: SpaceID) async throws(StoreError) {
+        try await gate()
+        guard stored[space] != nil else { throw .noSuchSpace(space) }
+        stored[space]!.records.append(record)
+        appendCount += 1
+    }
+
+    public func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64 {
+        try await gate()
+        guard let old = stored[space] else { throw .noSuchSpace(space) }
+        stored[space]!.records = records
+        let size = { (list: [[UInt8]]) in list.reduce(0) { $0 + $1.count + JournalFraming.frameOverhead } }
+        return UInt64(max(0, size(old.records) - size(records)))
+    }
+
+    public func remove(_ space: SpaceID) async throws(StoreError) {
+        try await gate()
+        stored[space] = nil
+    }
+
+    public func catalog() -> [UInt8]? {
+        catalogBytes
+    }
+
+    public func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError) {
+        try await gate()
+        catalogBytes = bytes
+    }
+
+    // MARK: - Test controls
+
+    /// Every record of `space` (tests).
+    public func records(of space: SpaceID) -> [[UInt8]] {
+        stored[space]?.records ?? []
+    }
+
+    /// Makes the next write throw `error` (tests). Calls queue up, one failure per write.
+    public func failNextWrite(with error: StoreError = .writeFailed("injected failure")) {
+        pendingFailures.append(error)
+    }
+
+    /// Makes every write throw `error` until called with nil (tests).
+    public func failAllWrites(with error: StoreError?) {
+        failsAlways = error
+    }
+
+    /// Makes the next write wait until ``releaseHeldWrite()``, as a slow disk would (tests).
+    public func holdNextWrite() {
+        holdsNextWrite = true
+    }
+
+    /// Returns once a write is being held.
+    public func waitUntilHolding() async {
+        if heldWrite != nil { return }
+        await withCheckedContinuation { holdingWaiters.append($0) }
+    }
+
+    /// Lets the held write go on.
+    public func releaseHeldWrite() {
+        heldWrite?.resume()
+        heldWrite = nil
+    }
+
+    private func gate() async throws(StoreError) {
+        if holdsNextWrite {
+            holdsNextWrite = false
+            await withCheckedContinuation { continuation in
+                heldWrite = continuation
+                for waiter in holdingWaiters { waiter.resume() }
+                holdingWaiters.removeAll()
+            }
+        }
+        if let failsAlways { throw failsAlways }
+        if !pendingFailures.isEmpty { throw pendingFailures.removeFirst() }
+    }
+}

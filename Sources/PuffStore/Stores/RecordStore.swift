@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+
+/// Keeps a vault's sealed bytes: per collection space a header and an append-only journal of
+/// records, plus one catalog. Chosen by configuration (architecture.md Part A items 4 and 7).
+///
+/// A store sees sealed bytes only: it frames, checksums and persists them, and never learns what
+/// they hold. Every method either completes durably or throws and leaves what was durable before
+/// it readable.
+public protocol RecordStore: Sendable {
+    /// Name used in configuration: `"file"` or `"memory"`.
+    static var kind: String { get }
+
+    /// Every space that has a header, visible or hidden, in no particular order.
+    ///
+    /// - Throws: ``StoreError/readFailed(_:)``.
+    func spaces() async throws(StoreError) -> [SpaceID]
+
+    /// The space's current header bytes.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` when they fail their checksum,
+    ///   ``StoreError/readFailed(_:)``.
+    func header(of space: SpaceID) async throws(StoreError) -> [UInt8]
+
+    /// Replaces the space's header atomically, creating the space (with an empty journal) if new.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``; the old header is then still in place.
+    func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError)
+
+    /// Reads the space's journal from the start. A torn tail (a record cut short by a crash, so
+    /// never acknowledged) is cut off and described in ``JournalReplay/cut``.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` for a bad record before the tail.
+    func replay(_ space: SpaceID) async throws(StoreError) -> JournalReplay
+
+    /// Appends one record; it is durable (`fsync`) when this returns.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)`` (full disk, file size limit); the journal then
+    ///   ends where it ended before.
+    func append(_ record: [UInt8], to space: SpaceID) async throws(StoreError)
+
+    /// Replaces the space's journal with `records` atomically (compaction).
+    ///
+    /// - Returns: The bytes the journal shrank by.
+    /// - Throws: ``StoreError/writeFailed(_:)``; the old journal is then still in place.
+    func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64
+
+    /// Removes the space's header and journal.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``.
+    func remove(_ space: SpaceID) async throws(StoreError)
+
+    /// The catalog bytes, or nil when none was ever written.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)``, ``StoreError/readFailed(_:)``.
+    func catalog() async throws(StoreError) -> [UInt8]?
+
+    /// Replaces the catalog atomically.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``; the old catalog is then still in place.
+    func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError)
+
+    /// Where the store keeps its files, for `status`; nil for memory.
+    var location: String? { get }
+}
+
+/// Names one collection's files: 16 random bytes, so a file name says nothing about the collection.
+public struct SpaceID: Hashable, Sendable, CustomStringConvertible {
+    /// The 16 bytes.
+    public let bytes: [UInt8]
+
+    /// A new random identifier.
+    public static func random() -> SpaceID {
+        SpaceID(unchecked: SecureRandom.bytes(16))
+    }
+
+    /// The identifier spelled `hex` (32 lowercase hex digits), or nil.
+    public init?(hex: String) {
+        guard let bytes = Hex.decode(hex), bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// The identifier made of exactly 16 `bytes`, or nil.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
+    private init(unchecked bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// 32 lowercase hex digits.
+    public var hex: String { Hex.encode(bytes) }
+
+    public var description: String { hex }
+}
+
+/// Lowercase hexadecimal, for file names and the catalog.
+enum Hex {
+    static func encode(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        guard text.utf8.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let high = iterator.next(), let low = iterator.next() {
+            guard let h = nibble(high), let l = nibble(low) else { return nil }
+            bytes.append(h << 4 | l)
+        }
+        return bytes
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}
+
+/// What ``RecordStore/replay(_:)`` read.
+public struct JournalReplay: Sendable {
+    /// One record and where it starts in the journal (for error messages).
+    public struct Record: Sendable {
+        public let offset: UInt64
+        public let bytes: [UInt8]
+
+        public init(offset: UInt64, bytes: [UInt8]) {
+            self.offset = offset
+            self.bytes = bytes
+        }
+    }
+
+    /// A torn tail that was cut off.
+    public struct Cut: Sendable, Equatable {
+        /// Where the cut tail started.
+        public let offset: UInt64
+        /// How many bytes were cut.
+        public let length: UInt64
+        /// Where the cut bytes were kept, if anywhere (nothing is thrown away unseen).
+        public let keptAt: String?
+    }
+
+    /// The records in journal order.
+    public var records: [Record]
+    /// The torn tail cut off while reading, if any.
+    public var cut: Cut?
+    /// The journal's size after any cut, in bytes.
+    public var size: UInt64
+
+    public init(records: [Record], cut: Cut?, size: UInt64) {
+        self.records = records
+        self.cut = cut
+        self.size = size
+    }
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import PuffDBus
+import PuffTesting
+import Testing
+
+@testable import PuffClient
+
+/// Whole puffctl commands, run in-process against the fake control object: which collection they
+/// pick, where they read passcodes, what they send and how they exit.
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+struct CommandBusTests {
+    /// `Status` with `login` (the default) and `work`, both locked.
+    private static let bothLocked = Replies.status([
+        Replies.collection("login", label: "Login", locked: true, items: 3, isDefault: true),
+        Replies.collection("work", label: "Work", locked: true, items: 1, isPrivate: true),
+    ])
+
+    private func run(_ fake: FakeControl, _ arguments: [String]) async -> Int32 {
+        await Puffctl.run(arguments: arguments + ["--address", fake.address, "--bus-name", FakeControl.busName])
+    }
+
+    @Test func unlockWithNoCollectionOpensTheDefaultWithThePasscodeFromADescriptor() async throws {
+        let fake = try await FakeControl()
+        fake.reply(to: "Status", with: Self.bothLocked)
+        let fd = try Descriptors.readEnd(holding: "hunter2\n")
+        defer { close(fd) }
+        #expect(await run(fake, ["unlock", "--passcode-fd", "\(fd)"]) == 0)
+        let unlock = try #require(fake.calls.last)
+        #expect(unlock.member == "Unlock")
+        #expect(unlock.strings == ["login"])
+        #expect(unlock.passcodes == ["hunter2"])
+    }
+
+    @Test func unlockingAnUnlockedCollectionAsksForNothing() async throws {
+        let fake = try await FakeControl()
+        #expect(await run(fake, ["unlock", "login", "--passcode-fd", "987654"]) == 0)
+        #expect(fake.calls.map(\.member) == ["Status"])
+    }
+
+    @Test func aCollectionNotListedExitsWithFourBeforeAnyPasscodeIsRead() async throws {
+        let fake = try await FakeControl()
+        #expect(await run(fake, ["unlock", "typo", "--passcode-fd", "987654"]) == 4)
+        #expect(fake.calls.map(\.member) == ["Status"])
+    }
+
+    @Test func aWrongPasscodeExitsWithTwo() async throws {
+        let fake = try await FakeControl()
+        fake.reply(to: "Status", with: Self.bothLocked)
+        fake.fail("Unlock", with: "io.puff.Error.WrongPasscode")
+        let fd = try Descriptors.readEnd(holding: "wrong\n")
+        defer { close(fd) }
+        #expect(await run(fake, ["unlock", "work", "--passcode-fd", "\(fd)"]) == 2)
+    }
+
+    @Test func passwdReadsTheCurrentAndTheNewPasscodeAsTwoLines() async throws {
+        let fake = try await FakeControl()
+        let fd = try Descriptors.readEnd(holding: "old one\nnew one\n")
+        defer { close(fd) }
+        #expect(await run(fake, ["passwd", "work", "--passcode-fd", "\(fd)"]) == 0)
+        let change = try #require(fake.calls.last)
+        #expect(change.member == "ChangePasscode")
+        #expect(change.strings == ["work"])
+        #expect(change.passcodes == ["old one", "new one"])
+    }
+
+    @Test func initOnAnInitializedVaultExitsWithOneAndReadsNothing() async throws {
+        let fake = try await FakeControl()
+        #expect(await run(fake, ["init", "--passcode-fd", "987654"]) == 1)
+        #expect(fake.calls.map(\.member) == ["Status"])
+    }
+
+    @Test func anythingBeforeInitExitsWithThree() async throws {
+        let fake = try await FakeControl()
+        fake.reply(to: "Status", with: Replies.status(initialized: false, []))
+        #expect(await run(fake, ["unlock"]) == 3)
+        #expect(await run(fake, ["list"]) == 3)
+    }
+
+    @Test func lockAllSendsAnEmptyListAndLockAloneTheDefault() async throws {
+        let fake = try await FakeControl()
+        #expect(await run(fake, ["lock", "--all"]) == 0)
+        #expect(await run(fake, ["lock"]) == 0)
+        let locks = fake.calls.filter { $0.member == "Lock" }
+        #expect(locks.map(\.strings) == [[], ["login"]])
+    }
+
+    @Test func createHiddenSendsPrivateAndHidden() async throws {
+        let fake = try await FakeControl()
+        let fd = try Descriptors.readEnd(holding: "diary pass\n")
+        defer { close(fd) }
+        #expect(await run(fake, ["collection", "create", "Diary", "--hidden", "--passcode-fd", "\(fd)"]) == 0)
+        let create = try #require(fake.calls.last)
+        #expect(create.flags == ["private": true, "hidden": true])
+        #expect(create.passcodes == ["diary pass"])
+    }
+
+    @Test func listAsksEveryVisibleCollection() async throws {
+        let fake = try await FakeControl()
+        #expect(await run(fake, ["list", "--json"]) == 0)
+        #expect(fake.calls.filter { $0.member == "ListItems" }.map(\.strings) == [["login"], ["work"]])
+    }
+
+    @Test func anotherProviderExitsWithFive() async throws {
+        let fake = try await FakeControl(servesControl: false)
+        #expect(await run(fake, ["status"]) == 5)
+    }
+}

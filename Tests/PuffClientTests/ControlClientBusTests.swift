@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffDBus
+import PuffTesting
+import Testing
+
+@testable import PuffClient
+
+/// ``ControlClient`` against a fake control object on a real `dbus-daemon`: every call has the
+/// signature of `dbus/io.puff.Control1.xml`, passcodes arrive through descriptors byte for byte,
+/// and error replies become ``ClientError``s.
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+struct ControlClientBusTests {
+    private func secure(_ text: String) -> SecureBytes {
+        SecureBytes(unwipedCopyOf: Array(text.utf8))
+    }
+
+    @Test func theFakesRepliesHaveTheSignaturesOfTheInterfaceFile() throws {
+        for method in try ControlInterfaceFile.methods() {
+            let reply = FakeControl.defaultReplies[method.name] ?? []
+            #expect(DBusValue.signature(of: reply).rawValue == method.output, "\(method.name)")
+        }
+    }
+
+    @Test func everyMethodOfTheInterfaceFileIsCalledWithItsSignature() async throws {
+        let fake = try await FakeControl()
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        #expect(try await client.status().collections.map(\.id) == ["login", "work"])
+        try await client.initialize(passcode: secure("first"))
+        #expect(try await client.unlock("login", passcode: secure("pass")) == "login")
+        try await client.lock(["login", "work"])
+        try await client.changePasscode(of: "login", old: secure("old"), new: secure("new"))
+        #expect(
+            try await client.createCollection(label: "Work", isPrivate: true, isHidden: false, passcode: secure("p"))
+                == "new")
+        try await client.deleteCollection("work")
+        try await client.renameCollection("work", to: "Day job")
+        try await client.setDefault("work")
+        #expect(try await client.compact("") == 4096)
+        #expect(try await client.listItems(in: "login").map(\.path) == ["/i/1"])
+        #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))
+    }
+
+    @Test func passcodesReachTheDaemonThroughDescriptorsByteForByte() async throws {
+        let fake = try await FakeControl()
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        _ = try await client.unlock("login", passcode: secure("hunter2 ✓"))
+        try await client.changePasscode(of: "work", old: secure("old one"), new: secure("new one"))
+        let calls = fake.calls
+        #expect(calls.map(\.member) == ["Unlock", "ChangePasscode"])
+        #expect(calls[0].strings == ["login"])
+        #expect(calls[0].passcodes == ["hunter2 ✓"])
+        #expect(calls[1].strings == ["work"])
+        #expect(calls[1].passcodes == ["old one", "new one"])
+    }
+
+    @Test func createCollectionSendsItsOptions() async throws {
+        let fake = try await FakeControl()
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        _ = try await client.createCollection(label: "Diary", isPrivate: true, isHidden: true, passcode: secure("p"))
+        #expect(fake.calls.first?.strings == ["Diary"])
+        #expect(fake.calls.first?.flags == ["private": true, "hidden": true])
+    }
+
+    @Test func anErrorReplyBecomesTheClientErrorForItsCollection() async throws {
+        let fake = try await FakeControl()
+        fake.fail("Unlock", with: "io.puff.Error.WrongPasscode")
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        await #expect(throws: ClientError.wrongPasscode(collection: "work")) {
+            try await client.unlock("work", passcode: secure("nope"))
+        }
+    }
+
+    @Test func aReplyOfTheWrongShapeIsAnUnexpectedReply() async throws {
+        let fake = try await FakeControl()
+        fake.reply(to: "Compact", with: [.uint32(1)])
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        await #expect(throws: ClientError.unexpectedReply(member: "Compact")) { try await client.compact("") }
+    }
+
+    @Test func aNameOwnedWithoutTheControlObjectIsAnotherProvider() async throws {
+        let fake = try await FakeControl(servesControl: false)
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        await #expect(throws: ClientError.otherProvider(busName: FakeControl.busName)) { try await client.status() }
+    }
+
+    @Test func aNameNobodyOwnsMeansPuffdIsNotRunning() async throws {
+        let fake = try await FakeControl()
+        let client = try await ControlClient.connect(address: fake.address, busName: "io.puff.Test.Nobody")
+        await #expect(throws: ClientError.daemonNotRunning) { try await client.status() }
+    }
+
+    @Test func noBusAtTheAddressIsNoBus() async throws {
+        let error = await #expect(throws: ClientError.self) {
+            try await ControlClient.connect(address: "unix:path=/nonexistent/bus")
+        }
+        #expect(error?.exitStatus == .noDaemon)
+    }
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import PuffDBus
+import PuffTesting
+import Synchronization
+
+/// A stand-in for puffd's control object on a private bus: serves `io.puff.Control1` at
+/// `/io/puff/Control` with the signatures of the interface file (the router refuses any call of
+/// another shape with `InvalidArgs`), records each call with the passcodes read from its
+/// descriptors, and answers from a script.
+final class FakeControl: Sendable {
+    /// One call as the fake received it.
+    struct Call: Sendable {
+        var member: String
+        /// The call's `s` and `as` arguments, flattened in order.
+        var strings: [String]
+        /// The bytes read from each `h` argument, in order.
+        var passcodes: [String]
+        /// The `a{sv}` options of `CreateCollection`.
+        var flags: [String: Bool]
+    }
+
+    /// The bus name the fake owns, passed to puffctl with `--bus-name`.
+    static let busName = "io.puff.Test.Control"
+
+    let bus: TestBus
+    private let server: BusConnection
+    private let serving: Task<Void, Never>
+    private let recorder = Recorder()
+
+    /// The address clients pass with `--address`.
+    var address: String { bus.address }
+
+    /// Everything called so far.
+    var calls: [Call] { recorder.state.withLock { $0.calls } }
+
+    /// Starts a bus and serves the control object on it; with `servesControl` false the name is
+    /// owned but nothing is served, as when another Secret Service provider owns it.
+    init(servesControl: Bool = true) async throws {
+        bus = try TestBus()
+        server = try await BusConnection.connect(address: bus.address)
+        _ = try await server.requestName(BusName(Self.busName)!, replace: false)
+        let interface = try Self.interface(recorder: recorder)
+        let router = Router(tree: Tree(interface: servesControl ? interface : nil)) { error in
+            DBusError(.failed, "\(error)")
+        }
+        let server = self.server
+        serving = Task {
+            await ObjectServer(connection: server, router: router, callers: CallerDirectory(connection: server)).run()
+        }
+    }
+
+    deinit {
+        serving.cancel()
+        server.close()
+    }
+
+    /// Makes `member` answer with `body` from now on.
+    func reply(to member: String, with body: [DBusValue]) {
+        recorder.state.withLock { $0.replies[member] = .success(body) }
+    }
+
+    /// Makes `member` fail with the error `name` from now on.
+    func fail(_ member: String, with name: String) {
+        recorder.state.withLock { $0.replies[member] = .failure(DBusError(ErrorName(name)!, "scripted")) }
+    }
+
+    /// A well-typed answer per method, as the interface file gives the `out` arguments.
+    static let defaultReplies: [String: [DBusValue]] = [
+        "Status": Replies.twoCollections,
+        "Unlock": [.string("login")],
+        "CreateCollection": [.string("new")],
+        "Compact": [.uint64(4096)],
+        "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
+    ]
+
+    private static func interface(recorder: Recorder) throws -> Interface {
+        let methods = try ControlInterfaceFile.methods().map { shape in
+            Method(
+                MemberName(shape.name)!, in: arguments(shape.input), out: arguments(shape.output)
+            ) { call in
+                let recorded = record(shape.name, call.arguments)
+                let scripted = recorder.state.withLock { state in
+                    state.calls.append(recorded)
+                    return state.replies[shape.name]
+                }
+                return try scripted?.get() ?? defaultReplies[shape.name] ?? []
+            }
+        }
+        return Interface("io.puff.Control1", methods: methods)
+    }
+
+    /// One argument per complete type in `signature`.
+    private static func arguments(_ signature: String) -> [Argument] {
+        var arguments: [Argument] = []
+        var rest = Substring(signature)
+        while !rest.isEmpty {
+            let end = completeTypeEnd(rest)
+            arguments.append(Argument("arg\(arguments.count)", Signature(String(rest[..<end]))!))
+            rest = rest[end...]
+        }
+        return arguments
+    }
+
+    private static func completeTypeEnd(_ signature: Substring) -> Substring.Index {
+        var depth = 0
+        var index = signature.startIndex
+        while index < signature.endIndex {
+            let character = signature[index]
+            index = signature.index(after: index)
+            switch character {
+            case "a": continue
+            case "(", "{": depth += 1
+            case ")", "}": depth -= 1
+            default: break
+            }
+            if depth == 0 { return index }
+        }
+        return index
+    }
+
+    private static func record(_ member: String, _ arguments: [DBusValue]) -> Call {
+        var call = Call(member: member, strings: [], passcodes: [], flags: [:])
+        for argument in arguments {
+            switch argument {
+            case .string(let value): call.strings.append(value)
+            case .array(_, let values): call.strings += values.compactMap(\.string)
+            case .unixFD(let fd): call.passcodes.append(readToEnd(fd.rawValue))
+            case .dictionary:
+                for (key, value) in argument.variantDictionary ?? [:] { call.flags[key] = value.bool }
+            default: break
+            }
+        }
+        return call
+    }
+
+    private static func readToEnd(_ fd: Int32) -> String {
+        String(decoding: (try? Descriptors.readToEnd(fd)) ?? [], as: UTF8.self)
+    }
+
+    /// The calls so far and the scripted answers, shared with the method handlers.
+    private final class Recorder: Sendable {
+        let state = Mutex<(calls: [Call], replies: [String: Result<[DBusValue], DBusError>])>(([], [:]))
+    }
+
+    private struct Tree: ObjectTree {
+        let interface: Interface?
+
+        func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject? {
+            guard let interface, path.rawValue == "/io/puff/Control" else { return nil }
+            return ResolvedObject(interfaces: [interface], object: "control")
+        }
+
+        func children(of path: ObjectPath, context: CallContext) async -> [String] { [] }
+    }
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffDBus
+
+/// Reply bodies shaped as `dbus/io.puff.Control1.xml` gives them, built by hand.
+enum Replies {
+    /// An `a{sv}` from key/value pairs, in the given order.
+    static func dictionary(_ pairs: [(String, DBusValue)]) -> DBusValue {
+        .dictionary(key: "s", value: "v", pairs.map { .init(.string($0.0), .variant($0.1)) })
+    }
+
+    /// A full collection entry of `Status`.
+    static func collection(
+        _ id: String, label: String, locked: Bool, items: UInt32, isPrivate: Bool = false, hidden: Bool = false,
+        isDefault: Bool = false, damaged: String = ""
+    ) -> DBusValue {
+        dictionary([
+            ("id", .string(id)), ("label", .string(label)), ("locked", .boolean(locked)), ("items", .uint32(items)),
+            ("private", .boolean(isPrivate)), ("hidden", .boolean(hidden)), ("default", .boolean(isDefault)),
+            ("damaged", .string(damaged)), ("store", .string("file")),
+        ])
+    }
+
+    /// A `Status` body: an initialized file vault with `collections`.
+    static func status(initialized: Bool = true, _ collections: [DBusValue]) -> [DBusValue] {
+        [
+            dictionary([
+                ("initialized", .boolean(initialized)), ("store", .string("file")),
+                ("data_dir", .string("/home/me/.local/share/puff")), ("version", .string("0.1.0")),
+            ]),
+            .array(element: "a{sv}", collections),
+        ]
+    }
+
+    /// The `Status` body most tests use: `login` (default, unlocked) and `work` (private, locked).
+    static let twoCollections = status([
+        collection("login", label: "Login", locked: false, items: 3, isDefault: true),
+        collection("work", label: "Work", locked: true, items: 1, isPrivate: true),
+    ])
+}

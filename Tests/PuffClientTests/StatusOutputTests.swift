@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffDBus
+import Testing
+
+@testable import PuffClient
+
+/// `Status` replies decoded, printed as JSON and as a table, and used to pick a collection.
+struct StatusOutputTests {
+    private func jsonObject(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func statusDecodesEveryField() throws {
+        let status = try VaultStatus(reply: Replies.twoCollections)
+        #expect(status.isInitialized)
+        #expect(status.store == "file")
+        #expect(status.dataDirectory == "/home/me/.local/share/puff")
+        #expect(status.version == "0.1.0")
+        #expect(
+            status.collections == [
+                CollectionStatus(id: "login", label: "Login", isLocked: false, itemCount: 3, isDefault: true),
+                CollectionStatus(id: "work", label: "Work", isLocked: true, itemCount: 1, isPrivate: true),
+            ])
+    }
+
+    @Test func statusJSONHasTheVaultAndTheCollectionsUnderTheInterfaceKeys() throws {
+        let object = try jsonObject(StatusOutput.json(try VaultStatus(reply: Replies.twoCollections)))
+        #expect(Set(object.keys) == ["vault", "collections"])
+        let vault = try #require(object["vault"] as? [String: Any])
+        #expect(Set(vault.keys) == ["initialized", "store", "data_dir", "version"])
+        #expect(vault["initialized"] as? Bool == true)
+        #expect(vault["data_dir"] as? String == "/home/me/.local/share/puff")
+        let collections = try #require(object["collections"] as? [[String: Any]])
+        #expect(collections.count == 2)
+        #expect(
+            Set(collections[0].keys)
+                == ["id", "label", "locked", "items", "private", "hidden", "default", "damaged", "store"])
+        #expect(collections[0]["id"] as? String == "login")
+        #expect(collections[0]["default"] as? Bool == true)
+        #expect(collections[1]["locked"] as? Bool == true)
+        #expect(collections[1]["items"] as? Int == 1)
+    }
+
+    @Test func collectionListJSONIsTheArrayAlone() throws {
+        let status = try VaultStatus(reply: Replies.twoCollections)
+        let array = try JSONSerialization.jsonObject(with: Data(StatusOutput.json(status.collections).utf8))
+        #expect((array as? [[String: Any]])?.map { $0["id"] as? String } == ["login", "work"])
+    }
+
+    @Test func theTableShowsStateCountsAndFlags() throws {
+        let text = StatusOutput.text(try VaultStatus(reply: Replies.twoCollections))
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "puffd 0.1.0, file store in /home/me/.local/share/puff")
+        #expect(lines[1].split(separator: " ") == ["COLLECTION", "LABEL", "STATE", "ITEMS", "FLAGS"])
+        #expect(lines[2].split(separator: " ") == ["login", "Login", "unlocked", "3", "default"])
+        #expect(lines[3].split(separator: " ") == ["work", "Work", "locked", "1", "private"])
+        #expect(!lines.contains { $0.hasSuffix(" ") })
+    }
+
+    @Test func aDamagedCollectionSaysWhy() throws {
+        let status = try VaultStatus(
+            reply: Replies.status([Replies.collection("old", label: "Old", locked: true, items: 0, damaged: "bad MAC")])
+        )
+        let text = StatusOutput.collectionsText(status.collections)
+        #expect(text.contains("damaged"))
+        #expect(text.hasSuffix("old is damaged: bad MAC"))
+    }
+
+    @Test func anUninitializedVaultSaysToRunInit() throws {
+        let status = try VaultStatus(reply: Replies.status(initialized: false, []))
+        #expect(StatusOutput.text(status).hasSuffix("no passcode set: run `puffctl init`"))
+    }
+
+    @Test func aFieldOfTheWrongTypeIsAnUnexpectedReply() {
+        let reply = Replies.status([Replies.dictionary([("id", .string("x")), ("locked", .string("yes"))])])
+        #expect(throws: ClientError.unexpectedReply(member: "Status")) { try VaultStatus(reply: reply) }
+        #expect(throws: ClientError.unexpectedReply(member: "Status")) { try VaultStatus(reply: [.string("x")]) }
+    }
+
+    @Test func withNoNameTheDefaultCollectionIsTheTarget() throws {
+        let status = try VaultStatus(reply: Replies.twoCollections)
+        #expect(try status.target(nil).id == "login")
+        #expect(try status.target("work").id == "work")
+    }
+
+    @Test func aNameNotListedIsNoSuchCollection() throws {
+        let status = try VaultStatus(reply: Replies.twoCollections)
+        #expect(throws: ClientError.noSuchCollection("typo")) { try status.target("typo") }
+    }
+
+    @Test func withNoDefaultAndNoNameThereIsNoTarget() throws {
+        let status = try VaultStatus(
+            reply: Replies.status([Replies.collection("a", label: "A", locked: true, items: 0)]))
+        #expect(throws: ClientError.noDefaultCollection) { try status.target(nil) }
+    }
+
+    @Test func beforeInitNothingIsATarget() throws {
+        let status = try VaultStatus(reply: Replies.status(initialized: false, []))
+        #expect(throws: ClientError.notInitialized) { try status.target(nil) }
+        #expect(throws: ClientError.notInitialized) { try status.target("login") }
+    }
+}
