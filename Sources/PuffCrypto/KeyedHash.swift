@@ -73,11 +73,24 @@ public struct KeyedHash: Sendable {
 public enum Checksum {
     /// The checksum of `bytes`, 16 bytes.
     public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        digest(of: [bytes])
+    }
+
+    /// The checksum of `parts` read one after another, 16 bytes, without joining them first.
+    public static func digest(of parts: [UnsafeRawBufferPointer]) -> [UInt8] {
         _ = Sodium.ready
+        // The state is an aligned struct Swift imports as opaque: give it raw, aligned memory.
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
+        defer { memory.deallocate() }
+        let state = OpaquePointer(memory)
         var out = [UInt8](repeating: 0, count: 16)
-        // crypto_generichash cannot fail for a 16-byte output and no key.
-        _ = crypto_generichash(
-            &out, 16, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count), nil, 0)
+        // None of these can fail for a 16-byte output and no key.
+        _ = crypto_generichash_init(state, nil, 0, 16)
+        for part in parts {
+            _ = crypto_generichash_update(
+                state, part.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(part.count))
+        }
+        _ = crypto_generichash_final(state, &out, 16)
         return out
     }
 

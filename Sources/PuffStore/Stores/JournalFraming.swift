@@ -72,9 +72,10 @@ public enum JournalFraming {
         return (records, offset)
     }
 
+    /// Hashes the length and the payload in place: replaying a journal copies no frame twice.
     private static func checksum(length: [UInt8], payload: ArraySlice<UInt8>) -> [UInt8] {
-        var buffer = length
-        buffer.append(contentsOf: payload)
-        return Checksum.digest(buffer)
+        length.withUnsafeBytes { lengthBytes in
+            payload.withUnsafeBytes { Checksum.digest(of: [lengthBytes, $0]) }
+        }
     }
 }
