@@ -28,23 +28,39 @@ import Testing
         #expect([limits.sessions, limits.prompts] == [4096, 4096])
     }
 
-    @Test func sessionsAreLimitedPerClientAndInAllAndClosingOneMakesRoom() async throws {
+    @Test func sessionsAreLimitedInAllAndClosingOneMakesRoom() async throws {
         let fixture = try await Fixture(limits: Self.limits())
         let first = try await fixture.plainSession(Fixture.alice)
         _ = try await fixture.plainSession(Fixture.alice)
         _ = try await fixture.plainSession(Fixture.alice)
-        let refused = await serviceError { () async throws(ServiceError) in
-            try await fixture.plainSession(Fixture.alice)
-        }
-        #expect(refused == .limitExceeded("a connection may hold at most 3 open sessions"))
         _ = try await fixture.plainSession(Fixture.bob)
         _ = try await fixture.plainSession(Fixture.bob)
         let full = await serviceError { () async throws(ServiceError) in try await fixture.plainSession(Fixture.bob) }
         #expect(full == .limitExceeded("at most 5 sessions may be open at once"))
         try await fixture.service.closeSession(first, client: Fixture.alice)
-        _ = try await fixture.plainSession(Fixture.alice)
+        _ = try await fixture.plainSession(Fixture.bob)
         await fixture.service.clientVanished(Fixture.alice)
-        for _ in 0..<3 { _ = try await fixture.plainSession(ClientID(":1.12")) }
+        for _ in 0..<2 { _ = try await fixture.plainSession(ClientID(":1.12")) }
+    }
+
+    @Test func aClientAtItsSessionLimitLosesItsLeastRecentlyUsedSessionAndNoOneElses() async throws {
+        let fixture = try await Fixture(limits: Self.limits())
+        let item = try await fixture.store(["k": "v"])
+        let bobs = try await fixture.plainSession(Fixture.bob)
+        let first = try await fixture.plainSession(Fixture.alice)
+        let second = try await fixture.plainSession(Fixture.alice)
+        let third = try await fixture.plainSession(Fixture.alice)
+        // Reading through `first` makes `second` the least recently used.
+        _ = try await fixture.service.secret(of: item, session: first, client: Fixture.alice)
+        let fourth = try await fixture.plainSession(Fixture.alice)
+        let gone = await serviceError { () async throws(ServiceError) in
+            try await fixture.service.secret(of: item, session: second, client: Fixture.alice)
+        }
+        #expect(gone == .noSession)
+        for session in [first, third, fourth] {
+            _ = try await fixture.service.secret(of: item, session: session, client: Fixture.alice)
+        }
+        _ = try await fixture.service.secret(of: item, session: bobs, client: Fixture.bob)
     }
 
     @Test func waitingPromptsAreLimitedAndReturnedWhenTheyEndOrTheirOwnerLeaves() async throws {

@@ -14,13 +14,17 @@ extension SecretService {
     /// - Returns: `.string("")` for `plain`; the service's 128-byte DH public key for the DH algorithm.
     /// - Throws: ``ServiceError/unsupportedAlgorithm`` for other algorithms;
     ///   ``ServiceError/invalidArgument(_:)`` when the DH input is not bytes or not a valid key;
-    ///   ``ServiceError/limitExceeded(_:)`` when the client or the service holds too many sessions
-    ///   (checked before any key agreement is computed).
+    ///   ``ServiceError/limitExceeded(_:)`` when the service holds too many sessions (checked before
+    ///   any key agreement is computed).
+    ///
+    /// A client at its own limit loses its least recently used session instead of being refused:
+    /// python-secretstorage opens one session per `Item` object and never closes them, so reading
+    /// the secrets of more items than the limit on one connection must keep working.
     public func openSession(
         algorithm: String, input: SessionInput, client: ClientID
     ) throws(ServiceError) -> (output: SessionOutput, session: SessionID) {
-        guard sessionCounts[client, default: 0] < limits.sessionsPerClient else {
-            throw .limitExceeded("a connection may hold at most \(limits.sessionsPerClient) open sessions")
+        if sessionCounts[client, default: 0] >= limits.sessionsPerClient {
+            closeLeastRecentlyUsedSession(of: client)
         }
         guard sessions.count < limits.sessions else {
             throw .limitExceeded("at most \(limits.sessions) sessions may be open at once")
@@ -48,7 +52,8 @@ extension SecretService {
         }
         let id = SessionID("s\(nextSessionNumber)")
         nextSessionNumber += 1
-        sessions[id] = Session(owner: client, transport: transport)
+        sessionUses += 1
+        sessions[id] = Session(owner: client, transport: transport, lastUse: sessionUses)
         sessionCounts[client, default: 0] += 1
         return (output, id)
     }
@@ -62,6 +67,18 @@ extension SecretService {
         guard session.owner == client else { throw .accessDenied }
         sessions[id] = nil
         Self.decrement(&sessionCounts, client)
+    }
+
+    /// Closes the session of `client` that carried a secret longest ago.
+    private func closeLeastRecentlyUsedSession(of client: ClientID) {
+        // A scan of at most `limits.sessions` entries, only when a client is at its limit.
+        let oldest = sessions.filter { $0.value.owner == client }.min { $0.value.lastUse < $1.value.lastUse }
+        guard let oldest else { return }
+        sessions[oldest.key] = nil
+        Self.decrement(&sessionCounts, client)
+        logger.debug(
+            "Closed a client's least recently used session to make room",
+            metadata: ["client": "\(client)", "limit": "\(limits.sessionsPerClient)"])
     }
 
     /// Forgets everything `client` owned after it left the bus: its sessions and its prompts.
@@ -88,7 +105,10 @@ extension SecretService {
 
     /// The session `id` if `client` owns it; a session of another client is as good as absent.
     func session(_ id: SessionID, client: ClientID) throws(ServiceError) -> Session {
-        guard let session = sessions[id], session.owner == client else { throw .noSession }
+        guard var session = sessions[id], session.owner == client else { throw .noSession }
+        sessionUses += 1
+        session.lastUse = sessionUses
+        sessions[id] = session
         return session
     }
 

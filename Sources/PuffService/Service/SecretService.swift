@@ -40,6 +40,8 @@ public actor SecretService {
     var prompts: [PromptID: PendingPrompt] = [:]
     /// Open sessions and waiting prompts per client, for ``ServiceLimits``.
     var sessionCounts: [ClientID: Int] = [:]
+    /// Counts session opens and uses, so each session knows how recently it was used.
+    var sessionUses: UInt64 = 0
     var promptCounts: [ClientID: Int] = [:]
     var nextSessionNumber: UInt64 = 1
     var nextPromptNumber: UInt64 = 1

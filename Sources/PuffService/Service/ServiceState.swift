@@ -12,6 +12,9 @@ struct Session: Sendable {
 
     let owner: ClientID
     let transport: Transport
+    /// When the session last carried a secret (or opened), on the service's use counter; the
+    /// least recently used one of a client goes first when the client needs room.
+    var lastUse: UInt64
 }
 
 /// A prompt handed out by `Unlock` that has not completed yet.

@@ -169,7 +169,6 @@ LABEL_BYTES = Limit(4096, "label")
 ATTRIBUTES = Limit(256, "attribute")            # per item and per search query
 ATTRIBUTE_BYTES = Limit(65536, "attribute")     # names + values per item
 SECRET_BYTES = Limit(1048576, "secret")
-SESSIONS = Limit(64, "session")                 # per connection
 PROMPTS = Limit(64, "prompt")                   # pending, per connection
 ALL_SESSIONS = Limit(4096, "session")           # service-wide
 ALL_PROMPTS = Limit(4096, "prompt")             # service-wide
