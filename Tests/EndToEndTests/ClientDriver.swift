@@ -23,9 +23,27 @@ enum ClientDriver {
         against daemon: TestDaemon,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Int {
+        let passed = try await expectPasses(
+            driver, arguments, environment: daemon.clientEnvironment, sourceLocation: sourceLocation)
+        #expect(
+            daemon.isRunning, "puffd died during \(driver):\n\(daemon.log.suffix(2000))", sourceLocation: sourceLocation
+        )
+        return passed
+    }
+
+    /// Runs `driver` with `arguments` in `environment`, for drivers that start `puffd` themselves.
+    @discardableResult
+    static func expectPasses(
+        _ driver: String,
+        _ arguments: [String] = [],
+        environment: [String: String],
+        timeout: Duration = .seconds(120),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Int {
         let path = directory.appendingPathComponent(driver).path
         let (executable, leading) = driver.hasSuffix(".py") ? (python, [path]) : ("/bin/bash", [path])
-        let result = try await ChildProcess.run(executable, leading + arguments, environment: daemon.clientEnvironment)
+        let result = try await ChildProcess.run(
+            executable, leading + arguments, environment: environment, timeout: timeout)
         let lines = result.output.split(separator: "\n").map(String.init)
         for failure in lines where failure.hasPrefix("FAIL") {
             Issue.record("\(driver): \(failure)", sourceLocation: sourceLocation)
@@ -35,9 +53,6 @@ enum ClientDriver {
             result.status == 0, "\(driver) exited \(result.status); last lines: \(lines.suffix(3))",
             sourceLocation: sourceLocation)
         #expect(passed > 0, "\(driver) passed no case; output: \(lines.suffix(5))", sourceLocation: sourceLocation)
-        #expect(
-            daemon.isRunning, "puffd died during \(driver):\n\(daemon.log.suffix(2000))", sourceLocation: sourceLocation
-        )
         return passed
     }
 }

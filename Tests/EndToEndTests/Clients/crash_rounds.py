@@ -24,53 +24,18 @@ never a secret), then `N passed, M failed`.
 import argparse
 import os
 import random
-import signal
-import subprocess
 import sys
 import threading
 import time
 
-import secretstorage
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
+sys.dont_write_bytecode = True  # keep the source tree clean
 
-PASSCODE = b"crash test passcode\n"
+import secretstorage  # noqa: E402
+
+from puffd_process import Puffd, puffctl  # noqa: E402
+
 ATTRIBUTE = "puff-crash-key"
 MAX_KEYS_PER_WRITER = 12
-
-
-class Puffd:
-    """One run of the daemon on the shared vault, logging to a file beside it."""
-
-    def __init__(self, args, log):
-        self.process = subprocess.Popen(
-            [args.puffd, "--address", os.environ["DBUS_SESSION_BUS_ADDRESS"], "--data-dir", args.data_dir,
-             "--kdf", "interactive", "--log-level", "info"],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        bus = open_dbus_connection(bus="SESSION")
-        try:
-            dbus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
-                               interface="org.freedesktop.DBus")
-            for _ in range(400):
-                reply = bus.send_and_get_reply(
-                    new_method_call(dbus, "NameHasOwner", "s", ("org.freedesktop.secrets",)))
-                if reply.body[0]:
-                    return
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"puffd exited during start-up with {self.process.returncode}")
-                time.sleep(0.025)
-            raise RuntimeError("puffd did not own its name within 10 s")
-        finally:
-            bus.close()
-
-    def kill(self):
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-
-def puffctl(args, *arguments):
-    return subprocess.run([args.puffctl, *arguments], input=PASSCODE, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, timeout=60).returncode
 
 
 class Writer(threading.Thread):
@@ -84,7 +49,7 @@ class Writer(threading.Thread):
         self.rng = rng
         self.pending = None  # (key, secret or None for a delete) while a write is in flight
         self.acknowledged = 0
-        self.started_writing = threading.Event()
+        self.first_acknowledged = threading.Event()
 
     def own_keys(self):
         return sorted(k for k in self.model if k.startswith(self.prefix))
@@ -98,7 +63,6 @@ class Writer(threading.Thread):
                 key = item.get_attributes().get(ATTRIBUTE, "")
                 if key.startswith(self.prefix):
                     items[key] = item
-            self.started_writing.set()
             counter = 0
             while True:
                 keys = self.own_keys()
@@ -126,9 +90,10 @@ class Writer(threading.Thread):
                     self.model[key] = secret
                 self.pending = None
                 self.acknowledged += 1
+                self.first_acknowledged.set()
         except Exception:
             # puffd was killed: the call in flight (self.pending) may or may not have happened.
-            self.started_writing.set()
+            self.first_acknowledged.set()
 
 
 def verify(model, pendings):
@@ -184,8 +149,12 @@ def main():
     pendings = []
     passed = failed = acknowledged = 0
     for round_number in range(args.rounds):
-        daemon = Puffd(args, log)
-        reason = None
+        try:
+            daemon = Puffd(args, log)
+        except RuntimeError as error:
+            failed += 1
+            print(f"FAIL round {round_number}: {error}", flush=True)
+            break
         status = puffctl(args, "init", "--stdin") if round_number == 0 else puffctl(args, "unlock", "--stdin")
         if status != 0:
             reason = f"puffctl {'init' if round_number == 0 else 'unlock'} exited {status}"
@@ -199,9 +168,11 @@ def main():
         writers = [Writer(n, round_number, model, random.Random(rng.random())) for n in range(args.writers)]
         for writer in writers:
             writer.start()
+        # The stream is under way once one write was acknowledged; the kill lands at a random
+        # moment after that, in the middle of some write of some client.
         for writer in writers:
-            writer.started_writing.wait(30)
-        time.sleep(rng.uniform(0.02, 0.4))
+            writer.first_acknowledged.wait(30)
+        time.sleep(rng.uniform(0.0, 0.3))
         daemon.kill()
         for writer in writers:
             writer.join(30)
@@ -212,10 +183,13 @@ def main():
         print(f"ok round {round_number} ({round_writes} writes acknowledged, {len(model)} items)", flush=True)
     # The last kill is checked too: one more start, unlock and verification.
     if failed == 0:
-        daemon = Puffd(args, log)
-        status = puffctl(args, "unlock", "--stdin")
-        reason = f"puffctl unlock exited {status}" if status != 0 else verify(model, pendings)
-        daemon.kill()
+        try:
+            daemon = Puffd(args, log)
+            status = puffctl(args, "unlock", "--stdin")
+            reason = f"puffctl unlock exited {status}" if status != 0 else verify(model, pendings)
+            daemon.kill()
+        except RuntimeError as error:
+            reason = str(error)
         if reason is None:
             passed += 1
             print(f"ok final check ({acknowledged} writes acknowledged in all)", flush=True)

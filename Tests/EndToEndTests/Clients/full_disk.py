@@ -17,10 +17,12 @@ import argparse
 import os
 import sys
 
-import secretstorage
-from jeepney.wrappers import DBusErrorResponse
+sys.dont_write_bytecode = True  # keep the source tree clean
 
-from puffd_process import Puffd, puffctl
+import secretstorage  # noqa: E402
+from jeepney.wrappers import DBusErrorResponse  # noqa: E402
+
+from puffd_process import Puffd, puffctl  # noqa: E402
 
 ATTRIBUTE = "puff-full-disk-key"
 FILE_SIZE_LIMIT = 64 * 1024
@@ -67,20 +69,34 @@ def main():
     connection = secretstorage.dbus_init()
     collection = secretstorage.get_default_collection(connection)
     acknowledged = {}
-    failed_key = error_name = None
-    for number in range(FILE_SIZE_LIMIT // 1024):
+
+    def journal_size():
+        return sum(os.path.getsize(os.path.join(args.data_dir, name))
+                   for name in os.listdir(args.data_dir) if name.endswith(".journal"))
+
+    # Small items until less than 8 KiB of room is left, then one write that cannot fit, then a
+    # small one that can: it must not land after a half-written frame of the failed one.
+    number = 0
+    while journal_size() < FILE_SIZE_LIMIT - 8 * 1024:
         key = f"item-{number}"
-        secret = os.urandom(2048)
-        try:
-            collection.create_item(f"full disk {key}", {ATTRIBUTE: key}, secret)
-        except DBusErrorResponse as error:
-            failed_key, error_name = key, error.name
-            break
-        acknowledged[key] = secret
-    case("a write past the limit fails",
-         None if failed_key is not None else f"all {len(acknowledged)} writes succeeded")
+        acknowledged[key] = os.urandom(200)
+        collection.create_item(f"full disk {key}", {ATTRIBUTE: key}, acknowledged[key])
+        number += 1
+    failed_key, error_name = "too-big", None
+    try:
+        collection.create_item("full disk too big", {ATTRIBUTE: failed_key}, os.urandom(16 * 1024))
+    except DBusErrorResponse as error:
+        error_name = error.name
+    case("a write past the limit fails", None if error_name is not None else "it succeeded")
     case("the failure is org.freedesktop.DBus.Error.Failed",
          None if error_name == "org.freedesktop.DBus.Error.Failed" else f"got {error_name}")
+    acknowledged["after-failure"] = os.urandom(200)
+    try:
+        collection.create_item("full disk small", {ATTRIBUTE: "after-failure"}, acknowledged["after-failure"])
+        reason = None
+    except DBusErrorResponse as error:
+        reason = f"got {error.name}"
+    case("a small write that fits succeeds after the failure", reason)
     case("puffd keeps running", None if daemon.is_running() else "puffd exited")
     try:
         reason = compare(stored_secrets(connection), acknowledged, failed_key)

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import time
 
-from jeepney import DBusAddress, new_method_call
+from jeepney import DBusAddress, MessageType, new_method_call
 from jeepney.io.blocking import open_dbus_connection
 
 PASSCODE = b"vault driver passcode\n"
@@ -31,10 +31,15 @@ class Puffd:
             dbus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
                                interface="org.freedesktop.DBus")
             for _ in range(400):
-                reply = bus.send_and_get_reply(
-                    new_method_call(dbus, "NameHasOwner", "s", ("org.freedesktop.secrets",)))
-                if reply.body[0]:
-                    return
+                # The owner must be this process: a killed predecessor can hold the name until
+                # the bus notices its socket closed.
+                owner = bus.send_and_get_reply(
+                    new_method_call(dbus, "GetNameOwner", "s", ("org.freedesktop.secrets",)))
+                if owner.header.message_type == MessageType.method_return:
+                    pid = bus.send_and_get_reply(
+                        new_method_call(dbus, "GetConnectionUnixProcessID", "s", (owner.body[0],)))
+                    if pid.header.message_type == MessageType.method_return and pid.body[0] == self.process.pid:
+                        return
                 if self.process.poll() is not None:
                     raise RuntimeError(f"puffd exited during start-up with {self.process.returncode}")
                 time.sleep(0.025)
