@@ -67,4 +67,40 @@ struct VaultFlowTests {
         }
         try? FileManager.default.removeItem(atPath: dataDir)
     }
+
+    @Test func aFlippedByteInOneCollectionsJournalIsReportedAndTheOtherCollectionStillOpens() async throws {
+        var puffd = try await daemon()
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "login pass\n").status == 0)
+        #expect(
+            try await puffctl(puffd, ["collection", "create", "other", "--stdin"], input: "other pass\n").status == 0)
+        for (label, service) in [("in login", "flip-login"), ("in other", "flip-other")] {
+            let collection = service == "flip-login" ? "default" : "/org/freedesktop/secrets/collection/other"
+            let store = try await secretTool(
+                puffd, ["store", "--label=\(label)", "--collection=\(collection)", "service", service],
+                input: "v-\(service)")
+            #expect(store.status == 0, "\(store.output)")
+        }
+        _ = await puffd.terminate()
+
+        // login's journal: its first record (the collection record) gets one bit flipped.
+        let catalog = try #require(FileManager.default.contents(atPath: "\(dataDir)/catalog"))
+        let text = String(decoding: catalog, as: UTF8.self)
+        let line = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("collection ") && $0.hasSuffix(" login") })
+        let journal = "\(dataDir)/\(line.split(separator: " ")[1]).journal"
+        var bytes = try #require(FileManager.default.contents(atPath: journal))
+        bytes[40] ^= 0x10
+        try bytes.write(to: URL(fileURLWithPath: journal))
+
+        puffd = try await daemon()
+        let status = try await puffctl(puffd, ["status"])
+        #expect(status.output.contains("login is damaged: \(journal) is damaged at offset 16"), "\(status.output)")
+        #expect(puffd.log.contains("A collection could not be opened"))
+        #expect(try await puffctl(puffd, ["unlock", "other", "--stdin"], input: "other pass\n").status == 0)
+        let read = try await secretTool(puffd, ["lookup", "service", "flip-other"])
+        #expect(read.output == "v-flip-other")
+        #expect(puffd.isRunning)
+        _ = await puffd.terminate()
+        try? FileManager.default.removeItem(atPath: dataDir)
+    }
 }

@@ -15,29 +15,60 @@ enum VaultLoader {
 
     /// Loads what can be loaded; a collection that fails is listed in `damaged`, never fatal.
     ///
-    /// - Throws: ``ServiceError/failed(_:)`` when the store cannot be listed or the catalog is unreadable.
+    /// A damaged catalog is logged and left on disk; the collections are then found from their
+    /// headers (see ``rebuiltCatalog(_:)``), and the next change of the catalog replaces it.
+    ///
+    /// - Throws: ``ServiceError/failed(_:)`` when the store cannot be listed.
     static func load(store: any RecordStore, logger: Logger) async throws(ServiceError) -> Loaded {
         var loaded = Loaded()
         let spaces: [SpaceID]
         do {
-            if let bytes = try await store.catalog() { loaded.catalog = try Catalog(decoding: bytes) }
             spaces = try await store.spaces()
         } catch {
-            logger.critical("The vault's catalog cannot be read", metadata: ["error": "\(error)"])
-            throw .failed("the vault's catalog cannot be read: \(error)")
+            logger.critical("The vault's folder cannot be listed", metadata: ["error": "\(error)"])
+            throw .failed("the vault cannot be read: \(error)")
+        }
+        var catalogDamaged = false
+        do {
+            if let bytes = try await store.catalog() { loaded.catalog = try Catalog(decoding: bytes) }
+        } catch {
+            catalogDamaged = true
+            logger.error(
+                "The vault's catalog is damaged: collections are found from their headers; aliases other than default and login are lost",
+                metadata: ["file": "\(store.location.map { "\($0)/catalog" } ?? "catalog")", "error": "\(error)"])
         }
         let listed = Dictionary(
             (loaded.catalog?.collections ?? []).map { ($0.space, $0.id) }, uniquingKeysWith: { first, _ in first })
         // Catalog order first, then visible collections the catalog lost (recovered, logged).
         let ordered = (loaded.catalog?.collections.map(\.space) ?? []) + spaces.filter { listed[$0] == nil }
         for space in ordered where spaces.contains(space) {
-            await loadSpace(space, store: store, into: &loaded, logger: logger)
+            await loadSpace(space, name: listed[space] ?? space.hex, store: store, into: &loaded, logger: logger)
         }
+        if catalogDamaged, !spaces.isEmpty { loaded.catalog = rebuiltCatalog(loaded) }
         return loaded
     }
 
+    /// A catalog made from the headers: the visible collections in the order found, `default` on
+    /// `login` (or the first collection), and the hidden collections' shared KDF salt taken from
+    /// one of their headers, so they still open.
+    static func rebuiltCatalog(_ loaded: Loaded) -> Catalog {
+        let someHidden = loaded.hidden.values.first
+        let anyHeader = someHidden ?? loaded.collections.values.compactMap(\.header).first
+        var catalog = Catalog(hiddenKDF: anyHeader?.kdf ?? .moderate)
+        if let someHidden { catalog.hiddenSalt = someHidden.salt }
+        catalog.collections = loaded.order.compactMap { id in
+            loaded.collections[id]?.space.map { Catalog.Entry(space: $0, id: id.rawValue) }
+        }
+        if loaded.order.contains(.login) { catalog.aliases["login"] = CollectionID.login.rawValue }
+        if let first = loaded.order.first {
+            catalog.aliases["default"] = (loaded.order.contains(.login) ? CollectionID.login : first).rawValue
+        }
+        return catalog
+    }
+
+    /// Loads one space; `name` is how `status` lists it if it fails (its catalog id when known).
     private static func loadSpace(
-        _ space: SpaceID, store: any RecordStore, into loaded: inout Loaded, logger: Logger
+        _ space: SpaceID, name: String, store: any RecordStore, into loaded: inout Loaded, logger: Logger
     ) async {
         let file = store.location.map { "\($0)/\(space.hex)" } ?? space.hex
         do {
@@ -71,7 +102,7 @@ enum VaultLoader {
             let reason = (error as? VaultDamage)?.message ?? "\(error)"
             logger.error(
                 "A collection could not be opened", metadata: ["space": "\(space.hex)", "reason": "\(reason)"])
-            loaded.damaged.append((name: space.hex, reason: reason))
+            loaded.damaged.append((name: name, reason: reason))
         }
     }
 }

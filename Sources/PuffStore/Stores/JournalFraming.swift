@@ -48,14 +48,19 @@ public enum JournalFraming {
         while offset < bytes.count {
             let remaining = bytes.count - offset
             guard remaining >= frameOverhead else { return (records, offset) }
-            let length = Int(
-                UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
-                    | UInt32(bytes[offset + 3]) << 24)
+            let length = lengthField(at: offset, in: bytes)
             guard length <= maxPayload, length > 0 else {
                 if bytes[offset...].allSatisfy({ $0 == 0 }) { return (records, offset) }  // a zero-filled torn tail
                 throw .damaged(file: file, offset: UInt64(offset), reason: "record length \(length) is impossible")
             }
-            guard remaining - frameOverhead >= length else { return (records, offset) }
+            guard remaining - frameOverhead >= length else {
+                // Past the end: a torn last append, unless a whole frame follows (then a flipped
+                // length in the middle would cut acknowledged records off).
+                guard let later = frameFollowing(offset, in: bytes) else { return (records, offset) }
+                throw .damaged(
+                    file: file, offset: UInt64(offset),
+                    reason: "record length \(length) runs past the end, but a record follows at \(later)")
+            }
             let payloadStart = offset + frameOverhead
             let end = payloadStart + length
             let payload = bytes[payloadStart..<end]
@@ -70,6 +75,33 @@ public enum JournalFraming {
             offset = end
         }
         return (records, offset)
+    }
+
+    /// Where a whole, good frame starts after `offset`, if anywhere.
+    ///
+    /// One append writes one frame, so a torn tail is shorter than the largest frame and holds no
+    /// whole frame after its start; a longer rest counts as a frame found. Only a tail that looks
+    /// torn is scanned, so the cost is bounded by one frame's size.
+    static func frameFollowing(_ offset: Int, in bytes: [UInt8]) -> Int? {
+        guard bytes.count - offset <= frameOverhead + maxPayload else { return bytes.count }
+        var candidate = offset + 1
+        while candidate + frameOverhead < bytes.count {
+            defer { candidate += 1 }
+            let length = lengthField(at: candidate, in: bytes)
+            let end = candidate + frameOverhead + length
+            guard length > 0, end <= bytes.count else { continue }
+            let sum = checksum(
+                length: Array(bytes[candidate..<candidate + 4]), payload: bytes[candidate + frameOverhead..<end])
+            if sum[...] == bytes[candidate + 4..<candidate + frameOverhead] { return candidate }
+        }
+        return nil
+    }
+
+    /// The little-endian `u32` length that starts a frame at `offset`.
+    private static func lengthField(at offset: Int, in bytes: [UInt8]) -> Int {
+        Int(
+            UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+                | UInt32(bytes[offset + 3]) << 24)
     }
 
     /// Hashes the length and the payload in place: replaying a journal copies no frame twice.
