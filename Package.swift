@@ -86,7 +86,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto"],
+            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore"],
             exclude: ["Clients"]
         ),
 
