@@ -50,17 +50,15 @@ extension SecretService {
             records = VaultOpening.liveRecords(of: vault)
         }
         let needsItems = !vault.isOpen
-        let opened = await Task.detached { () -> Result<OpenedCollection, VaultDamage> in
-            Result { () throws(VaultDamage) in
-                try VaultOpening.open(
-                    needsItems ? records : [], header: header, master: master, id: id, file: file,
-                    fields: needsItems
-                        ? nil
-                        : CollectionFields(
-                            id: id.rawValue, label: "", created: 0, modified: 0,
-                            nextItemNumber: 1, aliases: []))
-            }
-        }.value
+        let opened = await BlockingWork.result { () throws(VaultDamage) in
+            try VaultOpening.open(
+                needsItems ? records : [], header: header, master: master, id: id, file: file,
+                fields: needsItems
+                    ? nil
+                    : CollectionFields(
+                        id: id.rawValue, label: "", created: 0, modified: 0,
+                        nextItemNumber: 1, aliases: []))
+        }
         switch opened {
         case .failure(let damage):
             logger.error(

@@ -120,12 +120,11 @@ extension SecretService {
         guard let passcode else { return MasterKey().subkey(.records) }
         let salt = header.salt
         let kdf = header.kdf
-        let result = await Task.detached { () -> Result<SecureBytes, CryptoError> in
-            Result { () throws(CryptoError) in try PasscodeKDF.key(for: passcode, salt: salt, parameters: kdf) }
-        }.value
-        switch result {
-        case .success(let key): return key
-        case .failure(let error):
+        do {
+            return try await BlockingWork.run { () throws(CryptoError) in
+                try PasscodeKDF.key(for: passcode, salt: salt, parameters: kdf)
+            }
+        } catch {
             logger.error("Deriving a passcode key failed", metadata: ["error": "\(error)"])
             throw .failed("the passcode could not be processed")
         }

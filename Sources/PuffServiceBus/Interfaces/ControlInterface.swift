@@ -29,7 +29,7 @@ extension SecretInterfaces {
                     return [.variantDictionary(vault), .array(element: "a{sv}", collections)]
                 },
                 controlMethod("Init", in: [.init("passcode", "h")]) { call in
-                    try await service.initialize(passcode: try call.passcode(0))
+                    try await service.initialize(passcode: try await call.passcode(0))
                     return []
                 },
                 controlMethod(
@@ -37,7 +37,7 @@ extension SecretInterfaces {
                 ) { call in
                     let name = try call.argument(0, \.string)
                     let id = try await service.unlock(
-                        name.isEmpty ? nil : CollectionID(name), passcode: try call.passcode(1))
+                        name.isEmpty ? nil : CollectionID(name), passcode: try await call.passcode(1))
                     return [.string(id.rawValue)]
                 },
                 controlMethod("Lock", in: [.init("collections", "as")]) { call in
@@ -52,7 +52,8 @@ extension SecretInterfaces {
                     in: [.init("collection", "s"), .init("old_passcode", "h"), .init("new_passcode", "h")]
                 ) { call in
                     let id = CollectionID(try call.argument(0, \.string))
-                    try await service.changePasscode(of: id, old: try call.passcode(1), new: try call.passcode(2))
+                    try await service.changePasscode(
+                        of: id, old: try await call.passcode(1), new: try await call.passcode(2))
                     return []
                 },
                 controlMethod(
@@ -62,7 +63,7 @@ extension SecretInterfaces {
                 ) { call in
                     let options = try call.argument(1, \.variantDictionary)
                     let id = try await service.createCollection(
-                        label: try call.argument(0, \.string), passcode: try call.passcode(2),
+                        label: try call.argument(0, \.string), passcode: try await call.passcode(2),
                         isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false)
                     return [.string(id.rawValue)]
                 },
@@ -128,11 +129,12 @@ extension MethodCall {
     }
 
     /// The passcode behind the pipe in argument `index`.
-    func passcode(_ index: Int) throws(ServiceError) -> SecureBytes {
+    func passcode(_ index: Int) async throws(ServiceError) -> SecureBytes {
         guard index < arguments.count, let descriptor = arguments[index].unixFD else {
             throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
         }
-        return try PasscodePipe.read(descriptor)
+        // A writer may take up to the pipe's timeout: wait outside the cooperative pool.
+        return try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
     }
 }
 

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+import Dispatch
+
+/// Runs work that holds a thread for long (Argon2id, opening every record of a collection,
+/// waiting on a passcode pipe) on a Dispatch thread, outside Swift's cooperative pool.
+///
+/// The cooperative pool has one thread per core (two on the target machine): a key derivation or
+/// a pipe read there would stop every other client's calls until it ends. `Task.detached` does not
+/// help, as it runs on the same pool.
+public enum BlockingWork {
+    /// Runs `body` on a Dispatch thread and returns or throws what it did.
+    public static func run<Value: Sendable, Failure: Error>(
+        _ body: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        try await result(body).get()
+    }
+
+    /// Runs `body` on a Dispatch thread and returns its outcome.
+    public static func result<Value: Sendable, Failure: Error>(
+        _ body: @escaping @Sendable () throws(Failure) -> Value
+    ) async -> Result<Value, Failure> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: Result { () throws(Failure) in try body() })
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffDBus
+import PuffTesting
+import Testing
+
+/// Passcode pipes that are slow to close, and the key derivations behind them, never stop other
+/// clients: they wait outside Swift's cooperative pool, which has only one thread per core.
+@Suite(.serialized, .enabled(if: TestBus.isAvailable))
+struct HeldPasscodeTests {
+    static let held = 4
+
+    func unlock(_ read: UnixFD) -> OutgoingMessage {
+        .methodCall(
+            destination: "org.freedesktop.secrets", path: ObjectPath("/io/puff/Control")!,
+            interface: "io.puff.Control1",
+            member: "Unlock", [.string("login"), .unixFD(read)])
+    }
+
+    /// The pipe inodes `pid` holds open, from `/proc/<pid>/fd`.
+    func pipeInodes(of pid: Int32) -> Set<String> {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return Set(
+            fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+                .filter { $0.hasPrefix("pipe:") })
+    }
+
+    @Test func fourUnlocksWaitingOnTheirPipesLeaveOtherClientsServed() async throws {
+        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("puff-held-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        let puffd = try await TestDaemon(arguments: ["--data-dir", dataDir.path, "--kdf", "interactive"])
+        let initialize = try await ChildProcess.run(
+            VaultFlowTests.puffctl, ["init", "--stdin"], environment: puffd.clientEnvironment,
+            input: Data("held pass\n".utf8))
+        #expect(initialize.status == 0)
+
+        var writers: [Int32] = []
+        var inodes: Set<String> = []
+        var calls: [Task<IncomingMessage, any Error>] = []
+        for _ in 0..<Self.held {
+            var ends: [Int32] = [0, 0]
+            #expect(pipe(&ends) == 0)
+            var info = stat()
+            fstat(ends[0], &info)
+            inodes.insert("pipe:[\(info.st_ino)]")
+            writers.append(ends[1])
+            let connection = try await BusConnection.connect(address: puffd.bus.address)
+            let message = unlock(UnixFD(taking: ends[0]))
+            calls.append(Task { try await connection.call(message, timeout: .seconds(30)) })
+        }
+        // Hold point: puffd has received every read end (the calls are in their handlers).
+        for _ in 0..<400 where !inodes.isSubset(of: pipeInodes(of: puffd.processIdentifier)) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(inodes.isSubset(of: pipeInodes(of: puffd.processIdentifier)), "puffd never got the pipes")
+
+        // Another client is served while all four still wait (well inside the pipes' 5 s).
+        let other = try await BusConnection.connect(address: puffd.bus.address)
+        let served = try await other.call(
+            .methodCall(
+                destination: "org.freedesktop.secrets", path: ObjectPath("/org/freedesktop/secrets")!,
+                interface: "org.freedesktop.DBus.Properties", member: "Get",
+                [.string("org.freedesktop.Secret.Service"), .string("Collections")]),
+            timeout: .seconds(2))
+        #expect(served.arguments.count == 1)
+
+        // Release: each writer sends the passcode and closes; every unlock then succeeds.
+        for fd in writers {
+            _ = "held pass".withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        for call in calls {
+            let reply = try await call.value
+            #expect(reply.arguments.first?.string == "login")
+        }
+        #expect(puffd.isRunning)
+    }
+}
