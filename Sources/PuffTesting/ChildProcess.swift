@@ -3,9 +3,10 @@ public import Foundation
 
 /// Runs a program to completion without blocking a Swift concurrency thread.
 ///
-/// Output goes to temporary files rather than pipes, so a chatty child can never fill a pipe and
-/// stall; `Process.waitUntilExit()` is avoided because it spins a run loop, which hangs on a
-/// cooperative thread.
+/// Output goes to a temporary file rather than a pipe, so a chatty child can never fill a pipe and
+/// stall; input (passcodes, secrets) goes through a pipe fed from a Dispatch thread, so it never
+/// touches a file. `Process.waitUntilExit()` is avoided because it spins a run loop, which hangs
+/// on a cooperative thread.
 public enum ChildProcess {
     /// What a finished child left behind.
     public struct Result: Sendable {
@@ -24,19 +25,15 @@ public enum ChildProcess {
     ) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory
         let outputURL = directory.appendingPathComponent("puff-child-\(UUID().uuidString).out")
-        let inputURL = directory.appendingPathComponent("puff-child-\(UUID().uuidString).in")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        try input.write(to: inputURL)
-        defer {
-            try? FileManager.default.removeItem(at: outputURL)
-            try? FileManager.default.removeItem(at: inputURL)
-        }
+        defer { try? FileManager.default.removeItem(at: outputURL) }
+        let inputPipe = Pipe()
         let output = try FileHandle(forWritingTo: outputURL)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
+        process.standardInput = inputPipe
         process.standardOutput = output
         process.standardError = output
         let status = try await withCheckedThrowingContinuation {
@@ -50,6 +47,14 @@ public enum ChildProcess {
                 return
             }
             let pid = process.processIdentifier
+            // A child that exits without reading its input must not leave the writer blocked,
+            // nor end the test runner with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
+            let writer = inputPipe.fileHandleForWriting
+            DispatchQueue.global().async {
+                try? writer.write(contentsOf: input)
+                try? writer.close()
+            }
             Task {
                 try? await Task.sleep(for: timeout)
                 kill(pid, SIGKILL)  // harmless if it already finished
