@@ -15,4 +15,10 @@ public enum ProcessProtection {
         if puff_forbid_dumps() != 0 { failed.append("PR_SET_DUMPABLE") }
         return failed
     }
+
+    /// Zeroes the stack below the caller's frame on this thread: call it after work that handled
+    /// keys or secrets on a thread that then sits idle (a Dispatch worker keeps its stack as it was).
+    public static func wipeStack() {
+        puff_wipe_stack()
+    }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Dispatch
+import PuffCrypto
 
 /// Runs work that holds a thread for long (Argon2id, opening every record of a collection,
 /// waiting on a passcode pipe) on a Dispatch thread, outside Swift's cooperative pool.
@@ -21,7 +22,10 @@ public enum BlockingWork {
     ) async -> Result<Value, Failure> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Result { () throws(Failure) in try body() })
+                let result = Result { () throws(Failure) in try body() }
+                // The worker parks with its stack as the work left it: keys and secrets included.
+                ProcessProtection.wipeStack()
+                continuation.resume(returning: result)
             }
         }
     }
