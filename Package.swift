@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C libraries: only the wrapper targets below import them.
@@ -35,6 +37,15 @@ let package = Package(
             name: "PuffService",
             dependencies: ["PuffCrypto", "PuffStore", .product(name: "Logging", package: "swift-log")]
         ),
+        // Prompters that reach a person outside the bus (pinentry).
+        .target(
+            name: "PuffPrompters",
+            dependencies: [
+                "PuffService", "PuffCrypto", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         .target(
             name: "PuffServiceBus",
             dependencies: ["PuffDBus", "PuffService", "PuffCrypto", .product(name: "Logging", package: "swift-log")]
@@ -42,7 +53,7 @@ let package = Package(
         .target(
             name: "PuffDaemon",
             dependencies: [
-                "PuffCrypto", "PuffDBus", "PuffService", "PuffServiceBus", "PuffStore",
+                "PuffCrypto", "PuffDBus", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -84,6 +95,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffCrypto"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore"],

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Logging
+public import PuffPrompters
 public import PuffService
 public import PuffStore
 
@@ -8,14 +9,44 @@ public import PuffStore
 public enum PluginRegistry {
     /// Names accepted by `--vault`.
     public static let recordStores = [FileRecordStore.kind, MemoryRecordStore.kind]
-    /// Names accepted by `--prompter`.
-    public static let prompters = [DismissingPrompter.kind]
+    /// Names accepted by `--prompter`, alone or as a comma-separated order.
+    public static let prompters = [PinentryPrompter.kind, DismissingPrompter.kind]
+
+    /// What the built-in prompters are made from.
+    public struct PrompterSettings: Sendable {
+        /// The pinentry program (`--pinentry`).
+        public var pinentry = PinentryPrompter.defaultProgram
+        /// The daemon's environment, handed to pinentry for `DISPLAY` and `WAYLAND_DISPLAY`.
+        public var environment: [String: String] = [:]
+
+        public init(pinentry: String = PinentryPrompter.defaultProgram, environment: [String: String] = [:]) {
+            self.pinentry = pinentry
+            self.environment = environment
+        }
+    }
 
     /// The prompter called `name`, or `nil` if there is none by that name.
-    public static func prompter(named name: String, logger: Logger) -> (any Prompter)? {
+    public static func prompter(
+        named name: String, settings: PrompterSettings = PrompterSettings(), logger: Logger
+    ) -> (any Prompter)? {
         switch name {
         case DismissingPrompter.kind: DismissingPrompter(logger: logger)
+        case PinentryPrompter.kind:
+            PinentryPrompter(program: settings.pinentry, environment: settings.environment, logger: logger)
         default: nil
         }
+    }
+
+    /// The prompters named in `order` (for example `pinentry,none`) as one chain, or `nil` when a
+    /// name is unknown.
+    public static func prompterChain(
+        _ order: String, settings: PrompterSettings = PrompterSettings(), logger: Logger
+    ) -> PrompterChain? {
+        var members: [any Prompter] = []
+        for name in order.split(separator: ",").map({ String($0.filter { $0 != " " }) }) {
+            guard let member = prompter(named: name, settings: settings, logger: logger) else { return nil }
+            members.append(member)
+        }
+        return members.isEmpty ? nil : PrompterChain(members)
     }
 }

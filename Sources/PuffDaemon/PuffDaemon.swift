@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import PuffCrypto
 import PuffDBus
+import PuffPrompters
 import PuffService
 import PuffServiceBus
 import PuffStore
@@ -38,8 +39,15 @@ public struct PuffDaemon: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Argon2id strength of new passcodes: moderate or interactive.", visibility: .hidden))
     var kdf: String = "moderate"
 
-    @Option(help: "How a person is asked to unlock: \(PluginRegistry.prompters.joined(separator: ", ")).")
-    var prompter: String = "none"
+    @Option(
+        help: """
+            Who is asked to unlock, in order; the first that can reach a person answers \
+            (\(PluginRegistry.prompters.joined(separator: ", "))).
+            """)
+    var prompter: String = "pinentry,none"
+
+    @Option(help: "The pinentry program for the pinentry prompter.")
+    var pinentry: String = PinentryPrompter.defaultProgram
 
     @Option(help: "Seconds after which an unanswered prompt is dismissed.")
     var promptTimeout: Int = 120
@@ -59,7 +67,7 @@ public struct PuffDaemon: AsyncParsableCommand {
                 "unknown vault '\(vault)'; choose one of: \(PluginRegistry.recordStores.joined(separator: ", "))")
         }
         guard ["moderate", "interactive"].contains(kdf) else { throw ValidationError("unknown --kdf '\(kdf)'") }
-        guard PluginRegistry.prompters.contains(prompter) else {
+        guard PluginRegistry.prompterChain(prompter, logger: Logger(label: "validate")) != nil else {
             throw ValidationError(
                 "unknown prompter '\(prompter)'; choose one of: \(PluginRegistry.prompters.joined(separator: ", "))")
         }
@@ -67,6 +75,20 @@ public struct PuffDaemon: AsyncParsableCommand {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
+    }
+
+    /// The daemon's environment, from `environ`.
+    static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return result
     }
 
     public func run() async throws {
@@ -133,7 +155,9 @@ public struct PuffDaemon: AsyncParsableCommand {
         -> SecretService
     {
         // validate() has checked every name, so these lookups cannot fail.
-        let prompter = PluginRegistry.prompter(named: self.prompter, logger: logger)!
+        let settings = PluginRegistry.PrompterSettings(
+            pinentry: pinentry, environment: Self.environment())
+        let prompter = PluginRegistry.prompterChain(self.prompter, settings: settings, logger: logger)!
         let store: any RecordStore
         let mode: VaultMode
         if ephemeral || vault == MemoryRecordStore.kind || printIntrospection {

@@ -21,10 +21,12 @@ public final class TestDaemon: @unchecked Sendable {
         return URL(fileURLWithPath: procExe).deletingLastPathComponent().appendingPathComponent("puffd").path
     }
 
-    /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName`.
-    public init(arguments: [String] = [], busName: String = "org.freedesktop.secrets", on existingBus: TestBus? = nil)
-        async throws
-    {
+    /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName`; `environment` adds
+    /// to the daemon's (for example `DISPLAY` for a pinentry).
+    public init(
+        arguments: [String] = [], busName: String = "org.freedesktop.secrets", on existingBus: TestBus? = nil,
+        environment: [String: String] = [:]
+    ) async throws {
         bus = try existingBus ?? TestBus()
         home = FileManager.default.temporaryDirectory.appendingPathComponent("puff-home-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -37,7 +39,7 @@ public final class TestDaemon: @unchecked Sendable {
         let vault = arguments.contains { $0.hasPrefix("--vault") || $0.hasPrefix("--data-dir") } ? [] : ["--ephemeral"]
         process.arguments =
             ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + arguments
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         process.standardOutput = log
         process.standardError = log
         try process.run()

@@ -26,7 +26,10 @@ struct PinentryPromptTests {
                 "DISPLAY": ":test", "FAKE_PINENTRY_ANSWERS": answers.path, "FAKE_PINENTRY_LOG": shown.path,
             ])
         let env = puffd.clientEnvironment
-        #expect(try await ChildProcess.run(VaultFlowTests.puffctl, ["init", "--stdin"], environment: env, input: Data("right pass\n".utf8)).status == 0)
+        #expect(
+            try await ChildProcess.run(
+                VaultFlowTests.puffctl, ["init", "--stdin"], environment: env, input: Data("right pass\n".utf8)
+            ).status == 0)
         let store = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["store", "--label=pinentry e2e", "service", "pinentry-e2e"], environment: env,
             input: Data("the-secret".utf8))

@@ -11,6 +11,15 @@ public protocol Prompter: Sendable {
     /// `Prompt.Dismiss`, the caller leaving the bus, a timeout and daemon shutdown arrive as task
     /// cancellation; return or throw promptly. Any thrown error counts as a dismissal.
     func prompt(_ request: PromptRequest) async throws -> PromptReply
+
+    /// Whether this prompter could reach a person right now (an agent is registered, a display is
+    /// set); a ``PrompterChain`` asks the first that can.
+    func canReachPerson() async -> Bool
+}
+
+extension Prompter {
+    /// Reachable unless the prompter says otherwise.
+    public func canReachPerson() async -> Bool { true }
 }
 
 /// One question for a ``Prompter``.
@@ -27,12 +36,20 @@ public struct PromptRequest: Sendable, Equatable {
     public var caller: ClientID
     /// The window id the client passed to `Prompt.Prompt` (often `""`).
     public var windowID: String
+    /// Who asks, for the person: the caller's executable, or its bus name when unknown.
+    public var application: String
+    /// Why the question is asked again (a wrong passcode), or nil the first time.
+    public var error: String?
 
     /// Creates a request.
-    public init(purpose: Purpose, caller: ClientID, windowID: String) {
+    public init(
+        purpose: Purpose, caller: ClientID, windowID: String, application: String? = nil, error: String? = nil
+    ) {
         self.purpose = purpose
         self.caller = caller
         self.windowID = windowID
+        self.application = application ?? caller.rawValue
+        self.error = error
     }
 }
 

@@ -20,7 +20,9 @@ extension SecretService {
     /// - Throws: ``ServiceError/noSuchObject`` for an unknown or finished prompt,
     ///   ``ServiceError/accessDenied`` for another client's prompt, ``ServiceError/alreadyExists``
     ///   when already started.
-    public func startPrompt(_ id: PromptID, windowID: String, client: ClientID) throws(ServiceError) {
+    public func startPrompt(
+        _ id: PromptID, windowID: String, client: ClientID, application: String? = nil
+    ) throws(ServiceError) {
         guard var prompt = prompts[id] else { throw .noSuchObject }
         guard prompt.owner == client else { throw .accessDenied }
         guard prompt.work == nil else { throw .alreadyExists }
@@ -31,7 +33,7 @@ extension SecretService {
             requests.append(
                 PromptRequest(
                     purpose: .unlock(collection: target.collection, label: state.fields.label),
-                    caller: client, windowID: windowID))
+                    caller: client, windowID: windowID, application: application))
         }
         let prompter = self.prompter
         prompt.work = Task {
@@ -80,34 +82,40 @@ extension SecretService {
         emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .paths(spellings)))
     }
 
-    /// Asks about each collection in turn and unlocks it with the answer; any refusal, wrong
-    /// passcode or error dismisses the whole prompt.
+    /// How many passcodes one prompt may try on one collection before it is dismissed.
+    static let passcodeAttempts = 3
+
+    /// Asks about each collection in turn and unlocks it with the answer, asking again after a
+    /// wrong passcode (up to ``passcodeAttempts``); a refusal or error dismisses the whole prompt.
     private func ask(_ prompter: any Prompter, _ requests: [PromptRequest]) async -> PromptOutcome {
-        for request in requests {
+        for var request in requests {
             guard case .unlock(let collection, _) = request.purpose else { continue }
-            let reply: PromptReply
-            do {
-                reply = try await prompter.prompt(request)
-            } catch {
-                return .prompterFailed
-            }
-            guard !Task.isCancelled else { return .dismissedByPrompter }
-            if let vault = collectionStates[collection], let escrow = vault.escrow {
-                // No passcode exists (ephemeral vault): any approval opens it.
-                if case .dismissed = reply { return .dismissedByPrompter }
-                guard (try? await open(vault, master: escrow)) != nil else { return .dismissedByPrompter }
-                continue
-            }
-            switch reply {
-            case .passcode(let passcode):
+            var attempt = 1
+            while true {
+                let reply: PromptReply
+                do {
+                    reply = try await prompter.prompt(request)
+                } catch {
+                    return .prompterFailed
+                }
+                guard !Task.isCancelled else { return .dismissedByPrompter }
+                if let vault = collectionStates[collection], let escrow = vault.escrow {
+                    // No passcode exists (ephemeral vault): any approval opens it.
+                    if case .dismissed = reply { return .dismissedByPrompter }
+                    guard (try? await open(vault, master: escrow)) != nil else { return .dismissedByPrompter }
+                    break
+                }
+                // A confirmation is not a passcode: it opens only a collection without one (above).
+                guard case .passcode(let passcode) = reply else { return .dismissedByPrompter }
                 do {
                     try await unlock(collection, passcode: passcode)
+                    break
+                } catch .wrongPasscode where attempt < Self.passcodeAttempts && !Task.isCancelled {
+                    attempt += 1
+                    request.error = "Wrong passcode, try again (attempt \(attempt) of \(Self.passcodeAttempts))"
                 } catch {
                     return .dismissedByPrompter
                 }
-            case .confirmed, .dismissed:
-                // A confirmation is not a passcode: it opens only a collection without one (above).
-                return .dismissedByPrompter
             }
         }
         return .approved

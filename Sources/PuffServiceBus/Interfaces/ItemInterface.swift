@@ -69,7 +69,8 @@ extension SecretInterfaces {
             methods: [
                 Method("Prompt", in: [.init("window_id", "s")]) { call in
                     try await context.service.startPrompt(
-                        try promptID(call.path), windowID: try call.argument(0, \.string), client: call.client)
+                        try promptID(call.path), windowID: try call.argument(0, \.string), client: call.client,
+                        application: call.context.executable)
                     return []
                 },
                 Method("Dismiss") { call in
