@@ -107,7 +107,7 @@ struct SchemaCase: Sendable, CustomTestStringConvertible {
             return
         }
         #expect(logs.entries.count == 1)
-        #expect(logs.entries.first?.contains("`puffd --help` lists the prompters") == true)
+        #expect(logs.entries.first?.contains("To unlock, run: puffctl unlock login") == true)
         #expect(DismissingPrompter.kind == "none")
     }
 }

@@ -2,7 +2,7 @@
 public import Logging
 
 /// Dismisses every prompt at once: what CI and headless machines get, like gnome-keyring without a
-/// system prompter (secret-service.md §6.11). Logs a hint naming where the choice of prompter is made.
+/// system prompter (secret-service.md §6.11). Logs the `puffctl unlock` command that would help.
 public struct DismissingPrompter: Prompter {
     /// `"none"`.
     public static let kind = "none"
@@ -18,7 +18,7 @@ public struct DismissingPrompter: Prompter {
         switch request.purpose {
         case .unlock(let collection, _):
             logger.notice(
-                "No prompter can reach a person; dismissing the unlock prompt (`puffd --help` lists the prompters).",
+                "No prompter can reach a person; dismissing the unlock prompt. To unlock, run: puffctl unlock \(collection.rawValue)",
                 metadata: ["collection.id": "\(collection.rawValue)", "client.name": "\(request.caller.rawValue)"]
             )
         }
