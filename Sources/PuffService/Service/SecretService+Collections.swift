@@ -108,7 +108,7 @@ extension SecretService {
         var fields = vault.fields
         fields.label = label
         if id != .session { fields.modified = now() }
-        if vault.space != nil { try await persist(collectionRecord(fields, in: vault), in: vault, replacing: true) }
+        if vault.space != nil { try await persist(collectionRecord(fields, in: vault), in: vault, obsoleting: 1) }
         vault.fields = fields
         emit(.collectionChanged(id, [.label(label), .modified(fields.modified)]))
     }

@@ -158,7 +158,10 @@ public actor SecretService {
 
     /// Appends `record` to the collection's journal before anything in memory changes, so a
     /// failed write leaves no trace. The in-memory `session` collection writes nothing.
-    func persist(_ record: VaultRecord, in vault: CollectionVault, replacing: Bool) async throws(ServiceError) {
+    ///
+    /// - Parameter obsoleting: How many journal records the append leaves describing nothing
+    ///   live: the record it replaces, and for a deletion itself too.
+    func persist(_ record: VaultRecord, in vault: CollectionVault, obsoleting: Int) async throws(ServiceError) {
         guard let space = vault.space else { return }
         do {
             try await store.append(record.encoded(), to: space)
@@ -170,8 +173,8 @@ public actor SecretService {
                 ])
             throw .failed("the change could not be saved")
         }
-        if replacing {
-            vault.deadRecords += 1
+        if obsoleting > 0 {
+            vault.deadRecords += obsoleting
             await compactIfWorthIt(vault)
         }
     }
