@@ -118,6 +118,7 @@ extension SecretService {
     /// a random key when there is no passcode (ephemeral vault).
     func passcodeKey(_ passcode: SecureBytes?, header: VaultHeader) async throws(ServiceError) -> SecureBytes {
         guard let passcode else { return MasterKey().subkey(.records) }
+        keyDerivations += 1
         let salt = header.salt
         let kdf = header.kdf
         let result = await Task.detached { () -> Result<SecureBytes, CryptoError> in

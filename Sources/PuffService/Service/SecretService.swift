@@ -36,6 +36,8 @@ public actor SecretService {
     var damaged: [(name: String, reason: String)]
     /// Consecutive wrong passcodes per collection (`""`: hidden), for the doubling delay.
     var failedAttempts: [String: Int] = [:]
+    /// Argon2id runs since start (tests check that a hidden unlock costs one, however many exist).
+    package internal(set) var keyDerivations = 0
     var sessions: [SessionID: Session] = [:]
     var prompts: [PromptID: PendingPrompt] = [:]
     /// Open sessions and waiting prompts per client, for ``ServiceLimits``.
