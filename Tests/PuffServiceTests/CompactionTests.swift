@@ -93,9 +93,9 @@ import Testing
             items.append(try await Self.put(fixture, "\(number)", "v\(number)", in: collection, session: session))
         }
         _ = try await Self.put(fixture, "1", "v1-b", in: collection, session: session)
-        try await fixture.service.deleteItem(items[1])
+        try await fixture.service.deleteItem(items[3])  // the highest number
         fixture.time.advance(by: 60)
-        try await fixture.service.deleteItem(items[3])  // the highest number, deleted last
+        try await fixture.service.deleteItem(items[1])  // the newest deletion, and the newest record
         try await fixture.service.lock([collection])
         if state == .notOpenedSinceStart { fixture = try await fixture.restarted() }
         let space = try await fixture.space(of: collection)
@@ -104,7 +104,7 @@ import Testing
 
         #expect(try await fixture.service.compact(collection) > 0)
         let after = await fixture.storage.records(of: space)
-        #expect(after.count == 4, "collection, items 1 and 3, and the deletion that holds the highest number")
+        #expect(after.count == 5, "collection, items 1 and 3, the deletion holding the highest number, the newest one")
         #expect(after.allSatisfy { before.contains($0) }, "copied sealed, byte for byte")
         #expect(try await fixture.service.collectionInfo(collection).isLocked)
 
