@@ -6,7 +6,8 @@ import PuffTesting
 import Testing
 
 /// A wrong passcode is answered after a delay that doubles with consecutive failures for that
-/// collection (issue 13 item 6), timed on the fixture's manual clock.
+/// collection (issue 13 item 6), timed on the fixture's manual clock; the key derivation before
+/// it runs where it stalls nothing else.
 @Suite struct PasscodeDelayTests {
     @Test func eachConsecutiveWrongPasscodeDoublesTheDelayUpToThirtySeconds() async throws {
         let fixture = try await Fixture.persistent()
@@ -91,5 +92,26 @@ import Testing
         #expect(observed.first?.errors == [.wrongPasscode, .wrongPasscode])
         #expect(observed.first?.keyDerivations == 2, "one key derivation per attempt")
         #expect(observed.first == observed.last, "the same answer, delay, log and key derivations")
+    }
+}
+
+extension PasscodeDelayTests {
+    /// Argon2id blocks its thread; run on Swift's cooperative pool (one thread per core), a few
+    /// at once stalled every other task of the process.
+    @Test func keyDerivationsLeaveTheCooperativePoolFreeForOtherWork() async throws {
+        let fixture = try await Fixture.persistent()
+        let attempts = 8
+        let before = await fixture.service.keyDerivations
+        let tasks = (0..<attempts).map { _ in
+            Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(nil, "wrong") } }
+        }
+        // Every attempt has reached its key derivation, which then ends in a sleep on the manual clock.
+        #expect(await poll(limit: .seconds(30)) { await fixture.service.keyDerivations == before + attempts })
+        await Task.detached(priority: .low) {}.value
+        let finished = fixture.clock.sleeperCount
+        #expect(finished < attempts / 2, "other work ran while derivations were waiting, not after most of them")
+        #expect(await fixture.clock.waitForSleepers(attempts, limit: .seconds(60)))
+        fixture.clock.advance(by: .seconds(3600))
+        for task in tasks { #expect(await task.value == .wrongPasscode) }
     }
 }

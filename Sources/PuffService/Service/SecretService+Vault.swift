@@ -114,16 +114,17 @@ extension SecretService {
             sealer: vault.sealer!)
     }
 
-    /// The key `passcode` derives under `header`'s salt and parameters, computed off the actor;
+    /// The key `passcode` derives under `header`'s salt and parameters, computed off the actor
+    /// and off the cooperative pool (``KeyDerivationQueue``);
     /// a random key when there is no passcode (ephemeral vault).
     func passcodeKey(_ passcode: SecureBytes?, header: VaultHeader) async throws(ServiceError) -> SecureBytes {
         guard let passcode else { return MasterKey().subkey(.records) }
         keyDerivations += 1
         let salt = header.salt
         let kdf = header.kdf
-        let result = await Task.detached { () -> Result<SecureBytes, CryptoError> in
+        let result = await KeyDerivationQueue.run { () -> Result<SecureBytes, CryptoError> in
             Result { () throws(CryptoError) in try PasscodeKDF.key(for: passcode, salt: salt, parameters: kdf) }
-        }.value
+        }
         switch result {
         case .success(let key): return key
         case .failure(let error):
