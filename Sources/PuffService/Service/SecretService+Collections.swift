@@ -162,6 +162,8 @@ extension SecretService {
 
     /// Seals a hidden collection's new alias list in a collection record.
     private func setHiddenAliases(_ names: [String], of vault: CollectionVault) async throws(ServiceError) {
+        // A listed hidden collection is open; should that ever not hold, fail rather than trap.
+        guard vault.sealer != nil else { throw .isLocked }
         var fields = vault.fields
         fields.aliases = names
         try await persist(collectionRecord(fields, in: vault), in: vault, obsoleting: 1)
