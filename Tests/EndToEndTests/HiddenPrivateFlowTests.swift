@@ -68,7 +68,9 @@ struct HiddenPrivateFlowTests {
         try await bus.setAlias("stash", to: Self.stash)
         try await expectVisible(puffd, bus, stashOpen: true, diaryOpen: true)
 
+        try await bus.watchItems(of: Self.diary)
         #expect(try await puffctl(puffd, ["lock", "--all"]).status == 0)
+        #expect(await bus.nextItems(of: Self.diary) == [], "clients' caches hear that the items went")
         try await expectVisible(puffd, bus, stashOpen: false, diaryOpen: false)
         let wrong = try await puffctl(puffd, ["unlock", "--hidden", "--stdin"], input: "diary pass\n")
         #expect(wrong.status == 2, "another collection's passcode opens no hidden one: \(wrong.output)")
@@ -87,7 +89,9 @@ struct HiddenPrivateFlowTests {
         bus = try await SecretServiceClient(puffd)
         defer { bus.close() }
         try await expectVisible(puffd, bus, stashOpen: false, diaryOpen: false)
+        try await bus.watchItems(of: Self.diary)
         #expect(try await puffctl(puffd, ["unlock", "Diary", "--stdin"], input: "diary pass\n").status == 0)
+        #expect(await bus.nextItems(of: Self.diary) == ["\(Self.diary)/1"])
         try await expectVisible(puffd, bus, stashOpen: false, diaryOpen: true)
         #expect(try await looksUp(puffd, "e2e-private", "diary-secret"))
         #expect(try await puffctl(puffd, ["unlock", "--hidden", "--stdin"], input: "stash pass\n").status == 0)

@@ -45,6 +45,30 @@ struct SecretServiceClient {
             .rawValue
     }
 
+    /// Subscribes to the `PropertiesChanged` signals of `collection`, for ``nextItems(of:)``.
+    func watchItems(of collection: String) async throws {
+        try await connection.addMatch(
+            "type='signal',sender='org.freedesktop.secrets',interface='org.freedesktop.DBus.Properties',"
+                + "member='PropertiesChanged',path='\(collection)'")
+    }
+
+    /// The `Items` the next `PropertiesChanged` of `collection` announces; nil when none comes
+    /// within ten seconds (the connection is closed then, so a test fails instead of hanging).
+    func nextItems(of collection: String) async -> [String]? {
+        let connection = self.connection
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(10))
+            connection.close()
+        }
+        defer { deadline.cancel() }
+        for await message in connection.messages
+        where message.member == "PropertiesChanged" && message.path?.rawValue == collection {
+            guard let items = message.arguments.dropFirst().first?.variantDictionary?["Items"] else { continue }
+            return items.objectPaths?.map(\.rawValue)
+        }
+        return nil
+    }
+
     /// `SetAlias` to a collection path.
     func setAlias(_ name: String, to path: String) async throws {
         _ = try await call(
