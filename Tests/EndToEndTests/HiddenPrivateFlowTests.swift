@@ -56,9 +56,10 @@ struct HiddenPrivateFlowTests {
         let stash = try await puffctl(
             puffd, ["collection", "create", "Stash", "--hidden", "--passcode-fd", "0"], input: "stash pass\n")
         #expect(stash.status == 0 && stash.output == "Stash\n", "\(stash.output)")
+        // The first diary secret is replaced, so the private collection has a dead record to compact.
         for (collection, app, secret) in [
-            (Self.diary, "e2e-private", "diary-secret"), (Self.stash, "e2e-hidden", "stash-secret"),
-            ("default", "e2e-login", "login-secret"),
+            (Self.diary, "e2e-private", "diary-draft"), (Self.diary, "e2e-private", "diary-secret"),
+            (Self.stash, "e2e-hidden", "stash-secret"), ("default", "e2e-login", "login-secret"),
         ] {
             let stored = try await secretTool(
                 puffd, ["store", "--label=\(app)", "--collection=\(collection)", "app", app], input: secret)
@@ -89,6 +90,9 @@ struct HiddenPrivateFlowTests {
         bus = try await SecretServiceClient(puffd)
         defer { bus.close() }
         try await expectVisible(puffd, bus, stashOpen: false, diaryOpen: false)
+        // Locked and private: compacted with its records copied sealed.
+        let compacted = try await puffctl(puffd, ["compact", "Diary"])
+        #expect(compacted.status == 0 && compacted.output != "reclaimed 0 bytes\n", "\(compacted.output)")
         try await bus.watchItems(of: Self.diary)
         #expect(try await puffctl(puffd, ["unlock", "Diary", "--stdin"], input: "diary pass\n").status == 0)
         #expect(await bus.nextItems(of: Self.diary) == ["\(Self.diary)/1"])
@@ -102,7 +106,9 @@ struct HiddenPrivateFlowTests {
         // The hidden collection's name is in no file; none of what was stored is either.
         for name in try FileManager.default.contentsOfDirectory(atPath: dataDir) {
             let bytes = try #require(FileManager.default.contents(atPath: "\(dataDir)/\(name)"))
-            for needle in ["Stash", "stash", "e2e-hidden", "stash-secret", "e2e-private", "diary-secret"] {
+            for needle in [
+                "Stash", "stash", "e2e-hidden", "stash-secret", "e2e-private", "diary-draft", "diary-secret",
+            ] {
                 #expect(bytes.range(of: Data(needle.utf8)) == nil, "\(needle) in \(name)")
             }
         }
