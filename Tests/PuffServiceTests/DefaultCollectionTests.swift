@@ -97,6 +97,9 @@ import Testing
                 == .noSuchObject)
         #expect(
             await serviceError { () async throws(ServiceError) in try await service.deleteCollection(.session) } != nil)
+        let again = try await service.createCollection(label: "login", alias: nil, client: Fixture.alice)
+        #expect(again == .login)
+        #expect(await service.readAlias("default") == nil, "a new collection with the old name does not inherit it")
     }
 
     @Test func setAliasValidatesNameAndCollection() async throws {

@@ -9,19 +9,37 @@ import PuffCrypto
 /// a pipe read there would stop every other client's calls until it ends. `Task.detached` does not
 /// help, as it runs on the same pool.
 public enum BlockingWork {
+    /// Where key derivations run, one at a time: each takes up to 256 MiB (MODERATE), and two at
+    /// once on two cores would only split the time between them.
+    static let keyDerivations = DispatchQueue(label: "puff.key-derivation")
+
     /// Runs `body` on a Dispatch thread and returns or throws what it did.
     public static func run<Value: Sendable, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
-        try await result(body).get()
+        try await result(on: nil, body).get()
+    }
+
+    /// Runs `body` on `queue` and returns or throws what it did.
+    static func run<Value: Sendable, Failure: Error>(
+        on queue: DispatchQueue, _ body: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        try await result(on: queue, body).get()
     }
 
     /// Runs `body` on a Dispatch thread and returns its outcome.
     public static func result<Value: Sendable, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> Value
     ) async -> Result<Value, Failure> {
+        await result(on: nil, body)
+    }
+
+    /// Runs `body` on `queue` (a concurrent global queue when nil) and returns its outcome.
+    static func result<Value: Sendable, Failure: Error>(
+        on queue: DispatchQueue?, _ body: @escaping @Sendable () throws(Failure) -> Value
+    ) async -> Result<Value, Failure> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
-            DispatchQueue.global(qos: .userInitiated).async {
+            (queue ?? .global(qos: .userInitiated)).async {
                 let result = Result { () throws(Failure) in try body() }
                 // The worker parks with its stack as the work left it: keys and secrets included.
                 ProcessProtection.wipeStack()

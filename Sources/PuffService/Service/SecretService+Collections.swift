@@ -85,6 +85,7 @@ extension SecretService {
         vault.lock()
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
+        releaseAliases(of: id)
         emit(.collectionDeleted(id))
     }
 
@@ -108,7 +109,7 @@ extension SecretService {
         var fields = vault.fields
         fields.label = label
         if id != .session { fields.modified = now() }
-        if vault.space != nil { try await persist(collectionRecord(fields, in: vault), in: vault, replacing: true) }
+        if vault.space != nil { try await persist(collectionRecord(fields, in: vault), in: vault, obsoleting: 1) }
         vault.fields = fields
         emit(.collectionChanged(id, [.label(label), .modified(fields.modified)]))
     }
@@ -133,6 +134,8 @@ extension SecretService {
     /// Points `name` at a collection, or removes the alias when `collection` is nil.
     ///
     /// Any alias that is a valid path element is accepted (gnome-keyring only accepts `default`).
+    /// An alias of a hidden collection is sealed in that collection's own record, never in the
+    /// catalog: it resolves while the collection is open, and otherwise reads as the catalog says.
     ///
     /// - Throws: ``ServiceError/invalidArgument(_:)`` for a malformed name;
     ///   ``ServiceError/noSuchObject`` for an unknown collection; ``ServiceError/failed(_:)``.
@@ -140,12 +143,39 @@ extension SecretService {
         await beginWrite()
         defer { endWrite() }
         guard CollectionIdentifier.isValidAlias(name) else { throw .invalidArgument("alias must match [A-Za-z0-9_]+") }
-        if let collection { _ = try state(of: collection) }
-        let hidden = collection.flatMap { collectionStates[$0]?.isHidden } ?? false
-        if var catalog, !hidden, name != "session" {
+        let target = try collection.map { id throws(ServiceError) in try state(of: id) }
+        // Open hidden collections are unlocked, so their records can be rewritten.
+        for vault in collectionStates.values
+        where vault.isHidden && vault !== target && vault.fields.aliases.contains(name) {
+            try await setHiddenAliases(vault.fields.aliases.filter { $0 != name }, of: vault)
+        }
+        if let target, target.isHidden {
+            if !target.fields.aliases.contains(name) {
+                try await setHiddenAliases(target.fields.aliases + [name], of: target)
+            }
+        } else if var catalog, name != "session" {
             catalog.aliases[name] = collection?.rawValue
             try await saveCatalog(catalog)
         }
         aliases[name] = collection
+    }
+
+    /// Seals a hidden collection's new alias list in a collection record.
+    private func setHiddenAliases(_ names: [String], of vault: CollectionVault) async throws(ServiceError) {
+        // A listed hidden collection is open; should that ever not hold, fail rather than trap.
+        guard vault.sealer != nil else { throw .isLocked }
+        var fields = vault.fields
+        fields.aliases = names
+        try await persist(collectionRecord(fields, in: vault), in: vault, obsoleting: 1)
+        vault.fields = fields
+    }
+
+    /// Points every alias that names `id` back at what the catalog says (nil when nothing), for a
+    /// hidden collection that closed or any collection deleted: its aliases must not resolve to
+    /// whatever collection takes its name next.
+    func releaseAliases(of id: CollectionID) {
+        for (name, target) in aliases where target == id {
+            aliases[name] = catalog?.aliases[name].map(CollectionID.init)
+        }
     }
 }

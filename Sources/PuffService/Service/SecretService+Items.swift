@@ -145,7 +145,7 @@ extension SecretService {
         let record = VaultRecord(
             kind: .item, number: item.number, tags: vault.tags(of: item.attributeList),
             plaintext: fields.plaintext(secret: secret), space: space, sealer: sealer)
-        try await persist(record, in: vault, replacing: replacing)
+        try await persist(record, in: vault, obsoleting: replacing ? 1 : 0)
     }
 
     /// Deletes an item. Emits `itemDeleted`.
@@ -162,8 +162,7 @@ extension SecretService {
             let record = VaultRecord(
                 kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time),
                 space: space, sealer: sealer)
-            try await persist(record, in: state, replacing: true)
-            state.deadRecords += 1  // the deletion record itself describes nothing live
+            try await persist(record, in: state, obsoleting: 2)
         }
         state.remove(id.number)
         state.fields.modified = time

@@ -101,6 +101,13 @@ extension SecretService {
             try await open(vault, master: master)
             opened = opened ?? vault.id
         }
+        // Asking again for one already open is no wrong passcode (and costs no delay).
+        for vault in collectionStates.values where vault.isHidden {
+            guard let header = vault.header,
+                (try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)) != nil
+            else { continue }
+            opened = opened ?? vault.id
+        }
         guard let opened else {
             try await failedAttempt("")
             throw .wrongPasscode
@@ -165,7 +172,7 @@ extension SecretService {
         vault.lock()
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
-        for alias in vault.fields.aliases where aliases[alias] == id { aliases[alias] = nil }
+        releaseAliases(of: id)
         if let space = vault.space, let header = vault.header { hiddenHeaders[space] = header }
         emit(.collectionDeleted(id))
     }

@@ -75,31 +75,17 @@ extension SecretService {
         }
     }
 
+    /// Rewrites the journal with the records ``JournalCompaction`` keeps, copied sealed from the
+    /// store: the journal, not memory, is what the new file must match, so this is right whether
+    /// the collection is locked or open, and also when called between a record's append and the
+    /// in-memory change it describes.
     private func compact(_ vault: CollectionVault) async throws(ServiceError) -> UInt64 {
-        guard let space = vault.space, vault.isOpen || !vault.isPrivate else { return 0 }
-        var records: [[UInt8]] = []
-        if vault.isOpen {
-            guard let sealer = vault.sealer else { return 0 }  // open but locked: keys are gone
-            records.append(collectionRecord(vault.fields, in: vault).encoded())
-            for number in vault.order {
-                let item = vault.items[number]!
-                let id = ItemID(collection: vault.id, number: number)
-                let secret = try plaintext(of: item, id, in: vault)
-                let fields = ItemFields(
-                    label: item.label, attributes: item.attributeList, type: item.type, contentType: item.contentType,
-                    created: item.created, modified: item.modified)
-                records.append(
-                    VaultRecord(
-                        kind: .item, number: number, tags: vault.tags(of: item.attributeList),
-                        plaintext: fields.plaintext(secret: secret), space: space, sealer: sealer
-                    ).encoded())
-            }
-        } else {
-            records = VaultOpening.liveRecords(of: vault).map(\.bytes)
-        }
+        guard let space = vault.space else { return 0 }
+        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? space.hex
         do {
-            let reclaimed = try await store.rewrite(space, records: records)
-            vault.deadRecords = 0
+            let kept = try JournalCompaction.kept(try await store.replay(space).records, file: file)
+            let reclaimed = try await store.rewrite(space, records: kept.records)
+            vault.deadRecords = kept.deadRecords
             return reclaimed
         } catch {
             logger.error("Compaction failed", metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])

@@ -114,14 +114,16 @@ extension SecretService {
             sealer: vault.sealer!)
     }
 
-    /// The key `passcode` derives under `header`'s salt and parameters, computed off the actor;
+    /// The key `passcode` derives under `header`'s salt and parameters, computed off the actor
+    /// and off the cooperative pool (``BlockingWork/keyDerivations``);
     /// a random key when there is no passcode (ephemeral vault).
     func passcodeKey(_ passcode: SecureBytes?, header: VaultHeader) async throws(ServiceError) -> SecureBytes {
         guard let passcode else { return MasterKey().subkey(.records) }
+        keyDerivations += 1
         let salt = header.salt
         let kdf = header.kdf
         do {
-            return try await BlockingWork.run { () throws(CryptoError) in
+            return try await BlockingWork.run(on: BlockingWork.keyDerivations) { () throws(CryptoError) in
                 try PasscodeKDF.key(for: passcode, salt: salt, parameters: kdf)
             }
         } catch {

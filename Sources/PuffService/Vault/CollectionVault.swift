@@ -27,6 +27,8 @@ final class CollectionVault {
     private var index: AttributeIndex
     /// The newest collection record of a collection not opened yet.
     var pendingCollectionRecord: [UInt8]?
+    /// The newest deletion record of a collection not opened yet, whose time counts for `Modified`.
+    var pendingDeletionRecord: [UInt8]?
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
 
@@ -60,6 +62,7 @@ final class CollectionVault {
         items = scanned.items
         index = scanned.index
         pendingCollectionRecord = scanned.collectionRecord
+        pendingDeletionRecord = scanned.deletionRecord
         deadRecords = scanned.deadRecords
     }
 
@@ -83,8 +86,10 @@ final class CollectionVault {
             items = opened.items
             index = opened.index
             hasher = opened.hasher
-            deadRecords = opened.deadRecords
+            // Opened from a scan's live records, it counts none dead: the scan counted them.
+            deadRecords = max(deadRecords, opened.deadRecords)
             pendingCollectionRecord = nil
+            pendingDeletionRecord = nil
             isOpen = true
         }
         isLocked = false

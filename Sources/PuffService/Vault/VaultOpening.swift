@@ -9,6 +9,8 @@ struct ScannedCollection: Sendable {
     var index: AttributeIndex
     var hasher: KeyedHash
     var collectionRecord: [UInt8]?
+    /// The newest deletion record: its time may be the collection's `Modified`.
+    var deletionRecord: [UInt8]?
     var deadRecords = 0
     var nextNumber: UInt64 = 1
 }
@@ -55,7 +57,10 @@ enum VaultOpening {
                     oldTags.withUnsafeBytes { scanned.index.remove(record.number, tags: $0) }
                     scanned.items[record.number] = nil
                 }
-                guard record.kind == .item else { continue }
+                guard record.kind == .item else {
+                    scanned.deletionRecord = stored.bytes
+                    continue
+                }
                 scanned.items[record.number] = StoredItem(
                     collection: header.collectionID ?? "", number: record.number, label: "", attributes: [:],
                     type: "", contentType: "", sealedSecret: stored.bytes, created: 0, modified: 0)
@@ -82,6 +87,7 @@ enum VaultOpening {
         var nextNumber: UInt64 = 1
         var modified: UInt64 = 0
         var seen = 0
+        var collectionRecords = 0
         for stored in records {
             let damaged = { (why: String) in
                 VaultDamage(message: "\(file) is damaged at offset \(stored.offset): \(why)")
@@ -100,6 +106,7 @@ enum VaultOpening {
                 switch record.kind {
                 case .collection:
                     fields = try CollectionFields(parsing: plaintext)
+                    collectionRecords += 1
                 case .itemDeleted:
                     modified = max(modified, try DeletionPayload.time(plaintext))
                     if let old = items[record.number] {
@@ -132,7 +139,8 @@ enum VaultOpening {
         guard var fields else { throw VaultDamage(message: "\(file) has no collection record") }
         fields.nextItemNumber = max(fields.nextItemNumber, nextNumber)
         fields.modified = max(fields.modified, modified)
-        let dead = seen - items.count - 1
+        // The newest collection record is live; a new collection's fields come from no record.
+        let dead = seen - items.count - min(collectionRecords, 1)
         return OpenedCollection(
             fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead)
     }
@@ -151,6 +159,7 @@ enum VaultOpening {
         records.reserveCapacity(vault.count + 1)
         if let collection = vault.pendingCollectionRecord { records.append(.init(offset: 0, bytes: collection)) }
         for number in vault.order { records.append(.init(offset: 0, bytes: vault.items[number]!.sealedSecret)) }
+        if let deletion = vault.pendingDeletionRecord { records.append(.init(offset: 0, bytes: deletion)) }
         return records
     }
 }

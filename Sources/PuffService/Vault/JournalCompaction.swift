@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffStore
+
+/// Which records of a journal a compaction keeps, read from their clear prefixes alone: no key is
+/// needed, so a locked collection compacts like an open one and its records are copied sealed.
+enum JournalCompaction {
+    /// The records to keep, in journal order with the collection record first, and how many of
+    /// them describe no live item (kept deletions).
+    struct Kept {
+        var records: [[UInt8]]
+        var deadRecords: Int
+    }
+
+    /// Keeps the newest collection record and each live item's newest record. A deletion record
+    /// is kept only when reading the journal again needs it: the one holding the highest item
+    /// number ever used (so a deleted number is never handed out again), and the newest one when
+    /// no kept record follows it (its time is the collection's `Modified`).
+    ///
+    /// - Throws: ``VaultDamage`` naming the offset of a record whose prefix does not parse.
+    static func kept(_ records: [JournalReplay.Record], file: String) throws(VaultDamage) -> Kept {
+        var collection: Int?
+        var newest: [UInt64: Int] = [:]
+        var deletion: [UInt64: Int] = [:]
+        var lastDeletion: Int?
+        var highest: UInt64 = 0
+        for (position, stored) in records.enumerated() {
+            let record: VaultRecord
+            do {
+                record = try VaultRecord(decoding: stored.bytes)
+            } catch {
+                throw VaultDamage(message: "\(file) is damaged at offset \(stored.offset): \(error)")
+            }
+            switch record.kind {
+            case .collection:
+                collection = position
+            case .item:
+                newest[record.number] = position
+                deletion[record.number] = nil
+                highest = max(highest, record.number)
+            case .itemDeleted:
+                newest[record.number] = nil
+                deletion[record.number] = position
+                lastDeletion = position
+                highest = max(highest, record.number)
+            }
+        }
+        var keptDeletions = Set<Int>()
+        if let position = deletion[highest] { keptDeletions.insert(position) }
+        let lastLive = max(collection ?? -1, newest.values.max() ?? -1)
+        if let lastDeletion, lastDeletion > lastLive { keptDeletions.insert(lastDeletion) }
+        let rest = (Array(newest.values) + Array(keptDeletions)).sorted()
+        return Kept(
+            records: ((collection.map { [$0] } ?? []) + rest).map { records[$0].bytes },
+            deadRecords: keptDeletions.count)
+    }
+}

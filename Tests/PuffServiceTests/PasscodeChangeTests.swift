@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffService
+import PuffStore
+import PuffTesting
+import Testing
+
+/// A passcode change rewraps the master key in a new header; items are not re-encrypted
+/// (docs/vault-format.md, Keys).
+@Suite struct PasscodeChangeTests {
+    static let secrets = ["one": "first secret", "two": "second secret", "three": "third secret"]
+
+    /// Stores ``secrets`` in `collection`, one item each, keyed by the name attribute.
+    static func fill(_ fixture: Fixture, _ collection: CollectionID) async throws -> [String: ItemID] {
+        var items: [String: ItemID] = [:]
+        for (name, secret) in secrets.sorted(by: { $0.key < $1.key }) {
+            items[name] = try await fixture.store(["name": name], secret: secret, label: name, in: collection)
+        }
+        return items
+    }
+
+    /// Checks every item of ``fill(_:_:)`` reads back exactly.
+    static func expectIntact(
+        _ fixture: Fixture, _ items: [String: ItemID], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        for (name, item) in items {
+            #expect(
+                try await fixture.holds(item, secrets[name] ?? ""), "\(name) intact", sourceLocation: sourceLocation)
+            #expect(
+                try await fixture.service.itemInfo(item).attributes == ["name": name], sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theNewPasscodeOpensTheOldOneFailsAndNoItemIsReencrypted() async throws {
+        let first = try await Fixture.persistent()
+        let items = try await Self.fill(first, .login)
+        let space = try await first.space(of: .login)
+        let records = await first.storage.records(of: space)
+        let oldHeader = try await first.header(of: space)
+
+        try await first.service.changePasscode(
+            of: .login, old: Fixture.passcode("correct horse"), new: Fixture.passcode("battery staple"))
+        #expect(await first.storage.records(of: space) == records, "every record byte for byte as it was")
+        let newHeader = try await first.header(of: space)
+        #expect(newHeader.wrappedKey != oldHeader.wrappedKey)
+        #expect(newHeader.salt != oldHeader.salt, "a new salt for the new passcode")
+        #expect(newHeader.indexKey == oldHeader.indexKey, "the blind index stays valid")
+        try await Self.expectIntact(first, items)
+
+        try await first.service.lock([.login])
+        let old = await first.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+            try await first.unlock(.login, "correct horse")
+        }
+        #expect(old == .wrongPasscode)
+        try await first.unlock(.login, "battery staple")
+        try await Self.expectIntact(first, items)
+
+        let fixture = try await first.restarted()
+        #expect(try await fixture.service.searchItems(["name": "two"]).locked == [try #require(items["two"])])
+        let afterRestart = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+            try await fixture.unlock(.login, "correct horse")
+        }
+        #expect(afterRestart == .wrongPasscode)
+        try await fixture.unlock(.login, "battery staple")
+        try await Self.expectIntact(fixture, items)
+        #expect(await fixture.storage.records(of: space) == records)
+    }
+
+    @Test func aWrongOldPasscodeChangesNothing() async throws {
+        let fixture = try await Fixture.persistent()
+        let space = try await fixture.space(of: .login)
+        let header = try await fixture.storage.header(of: space)
+        let error = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+            try await fixture.service.changePasscode(
+                of: .login, old: Fixture.passcode("guess"), new: Fixture.passcode("mine now"))
+        }
+        #expect(error == .wrongPasscode)
+        #expect(try await fixture.storage.header(of: space) == header)
+        try await fixture.service.lock([.login])
+        try await fixture.unlock(.login, "correct horse")
+    }
+
+    @Test func aLockedCollectionsPasscodeCanBeChanged() async throws {
+        let first = try await Fixture.persistent()
+        let items = try await Self.fill(first, .login)
+        try await first.service.lock([.login])
+        try await first.service.changePasscode(
+            of: .login, old: Fixture.passcode("correct horse"), new: Fixture.passcode("battery staple"))
+        #expect(try await first.service.collectionInfo(.login).isLocked, "changing it does not unlock it")
+        let fixture = try await first.restarted()
+        try await fixture.unlock(.login, "battery staple")
+        try await Self.expectIntact(fixture, items)
+    }
+
+    @Test(arguments: [false, true])
+    func aPrivateOrHiddenCollectionsNewPasscodeWorksAfterARestart(hidden: Bool) async throws {
+        let first = try await Fixture.persistent()
+        let vault = try await first.makeCollection("Vault", passcode: "old pass", isPrivate: true, isHidden: hidden)
+        let items = try await Self.fill(first, vault)
+        let login = try await first.space(of: .login)
+        let space = try #require(await first.storage.spaces().first { $0 != login })
+        let records = await first.storage.records(of: space)
+        try await first.service.changePasscode(
+            of: vault, old: Fixture.passcode("old pass"), new: Fixture.passcode("new pass"))
+        #expect(await first.storage.records(of: space) == records)
+
+        let fixture = try await first.restarted()
+        let target: CollectionID? = hidden ? nil : vault
+        let old = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+            try await fixture.unlock(target, "old pass")
+        }
+        #expect(old == .wrongPasscode)
+        #expect(try await fixture.unlock(target, "new pass") == vault)
+        try await Self.expectIntact(fixture, items)
+    }
+}
