@@ -2,6 +2,7 @@
 public import Logging
 public import PuffPrompters
 public import PuffService
+public import PuffServiceBus
 public import PuffStore
 
 /// Resolves the plugin names given in configuration to built-in implementations. Plugins are
@@ -10,7 +11,7 @@ public enum PluginRegistry {
     /// Names accepted by `--vault`.
     public static let recordStores = [FileRecordStore.kind, MemoryRecordStore.kind]
     /// Names accepted by `--prompter`, alone or as a comma-separated order.
-    public static let prompters = [PinentryPrompter.kind, DismissingPrompter.kind]
+    public static let prompters = [AgentPrompter.kind, PinentryPrompter.kind, DismissingPrompter.kind]
 
     /// What the built-in prompters are made from.
     public struct PrompterSettings: Sendable {
@@ -18,10 +19,16 @@ public enum PluginRegistry {
         public var pinentry = PinentryPrompter.defaultProgram
         /// The daemon's environment, handed to pinentry for `DISPLAY` and `WAYLAND_DISPLAY`.
         public var environment: [String: String] = [:]
+        /// The agents `puffctl agent` registers with; nil where nothing serves the bus.
+        public var agents: AgentPrompter?
 
-        public init(pinentry: String = PinentryPrompter.defaultProgram, environment: [String: String] = [:]) {
+        public init(
+            pinentry: String = PinentryPrompter.defaultProgram, environment: [String: String] = [:],
+            agents: AgentPrompter? = nil
+        ) {
             self.pinentry = pinentry
             self.environment = environment
+            self.agents = agents
         }
     }
 
@@ -33,8 +40,16 @@ public enum PluginRegistry {
         case DismissingPrompter.kind: DismissingPrompter(logger: logger)
         case PinentryPrompter.kind:
             PinentryPrompter(program: settings.pinentry, environment: settings.environment, logger: logger)
+        // Without a bus (--print-introspection) no agent can register: the chain skips it.
+        case AgentPrompter.kind: settings.agents ?? PrompterChain([])
         default: nil
         }
+    }
+
+    /// Whether every name in `order` (for example `agent,pinentry,none`) is a prompter.
+    public static func isPrompterOrder(_ order: String) -> Bool {
+        let names = order.split(separator: ",").map { String($0.filter { $0 != " " }) }
+        return !names.isEmpty && names.allSatisfy(prompters.contains)
     }
 
     /// The prompters named in `order` (for example `pinentry,none`) as one chain, or `nil` when a

@@ -44,7 +44,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             Who is asked to unlock, in order; the first that can reach a person answers \
             (\(PluginRegistry.prompters.joined(separator: ", "))).
             """)
-    var prompter: String = "pinentry,none"
+    var prompter: String = "agent,pinentry,none"
 
     @Option(help: "The pinentry program for the pinentry prompter.")
     var pinentry: String = PinentryPrompter.defaultProgram
@@ -67,7 +67,7 @@ public struct PuffDaemon: AsyncParsableCommand {
                 "unknown vault '\(vault)'; choose one of: \(PluginRegistry.recordStores.joined(separator: ", "))")
         }
         guard ["moderate", "interactive"].contains(kdf) else { throw ValidationError("unknown --kdf '\(kdf)'") }
-        guard PluginRegistry.prompterChain(prompter, logger: Logger(label: "validate")) != nil else {
+        guard PluginRegistry.isPrompterOrder(prompter) else {
             throw ValidationError(
                 "unknown prompter '\(prompter)'; choose one of: \(PluginRegistry.prompters.joined(separator: ", "))")
         }
@@ -124,8 +124,10 @@ public struct PuffDaemon: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let publisher = SignalPublisher(connection: connection)
-        let service = try await makeService(logger: logger, events: publisher.sink)
-        let bus = SecretServiceBus(connection: connection, service: service, publisher: publisher, logger: logger)
+        let agents = AgentPrompter(connection: connection)
+        let service = try await makeService(logger: logger, events: publisher.sink, agents: agents)
+        let bus = SecretServiceBus(
+            connection: connection, service: service, publisher: publisher, agents: agents, logger: logger)
         try await bus.subscribe()
 
         // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,
@@ -151,12 +153,12 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
     }
 
-    private func makeService(logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void) async throws
-        -> SecretService
-    {
+    private func makeService(
+        logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void, agents: AgentPrompter? = nil
+    ) async throws -> SecretService {
         // validate() has checked every name, so these lookups cannot fail.
         let settings = PluginRegistry.PrompterSettings(
-            pinentry: pinentry, environment: Self.environment())
+            pinentry: pinentry, environment: Self.environment(), agents: agents)
         let prompter = PluginRegistry.prompterChain(self.prompter, settings: settings, logger: logger)!
         let store: any RecordStore
         let mode: VaultMode

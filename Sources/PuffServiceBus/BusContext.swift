@@ -21,6 +21,8 @@ enum SecretObject: Sendable {
 /// live state (aliases resolve at call time, so `SetAlias` takes effect at once).
 struct BusContext: Sendable {
     let service: SecretService
+    /// The agents `puffctl agent` registers, when the daemon asks agents at all.
+    var agents: AgentPrompter? = nil
 
     /// The collection at a collection path or an alias path, with its properties.
     func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {

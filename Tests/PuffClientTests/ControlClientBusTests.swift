@@ -38,6 +38,8 @@ struct ControlClientBusTests {
         try await client.setDefault("work")
         #expect(try await client.compact("") == 4096)
         #expect(try await client.listItems(in: "login").map(\.path) == ["/i/1"])
+        try await client.registerAgent(at: ObjectPath("/io/puff/Agent")!)
+        try await client.unregisterAgent(at: ObjectPath("/io/puff/Agent")!)
         #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))
     }
 

@@ -13,7 +13,7 @@ public final class ControlClient: Sendable {
     /// each wrong passcode, which doubles with every consecutive failure.
     public static let passcodeCallTimeout: Duration = .seconds(120)
 
-    private let connection: BusConnection
+    let connection: BusConnection
     /// The name the calls are addressed to, normally ``ControlNames/busName``.
     public let busName: String
 
@@ -130,7 +130,7 @@ public final class ControlClient: Sendable {
     }
 
     /// Sends one call and checks the reply's signature against the XML's `out` arguments.
-    private func call(
+    func call(
         _ member: MemberName, _ body: [DBusValue] = [], expecting signature: String, collection: String? = nil,
         timeout: Duration = ControlClient.callTimeout
     ) async throws(ClientError) -> [DBusValue] {

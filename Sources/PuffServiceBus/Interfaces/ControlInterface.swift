@@ -99,14 +99,14 @@ extension SecretInterfaces {
                     }
                     return [.array(element: "a{sv}", items)]
                 },
-            ]
+            ] + agentMethods(context)
         )
     }
 }
 
 /// A control method: refuses other users, and names the control interface's own errors for a
 /// missing or locked collection (dbus/io.puff.Control1.xml).
-private func controlMethod(
+func controlMethod(
     _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [],
     _ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
 ) -> Method {

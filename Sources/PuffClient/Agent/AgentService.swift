@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+import Dispatch
+import Glibc
+import PuffCrypto
+import PuffDBus
+
+/// `io.puff.Agent1` (dbus/io.puff.Agent1.xml) as `puffctl agent` serves it: each question is
+/// asked in the terminal, one at a time, and the passcode goes into the pipe puffd sent along.
+struct AgentService: ObjectTree {
+    static let interfaceName: InterfaceName = "io.puff.Agent1"
+    static let path = ObjectPath("/io/puff/Agent")!
+
+    let terminal: AgentTerminal
+    /// One question at a time: the terminal has one person in front of it.
+    let turns = DispatchQueue(label: "puffctl.agent")
+
+    var interface: Interface {
+        let terminal = self.terminal
+        let turns = self.turns
+        return Interface(
+            Self.interfaceName,
+            methods: [
+                Method(
+                    "Ask", in: [Argument("question", "a{sv}"), Argument("answer", "h")],
+                    out: [Argument("answered", "b")]
+                ) { call in
+                    guard let question = call.arguments.first?.variantDictionary,
+                        let answer = call.arguments.last?.unixFD
+                    else { throw DBusError(.invalidArgs, "expected (a{sv}h)") }
+                    let answered = await withCheckedContinuation { continuation in
+                        turns.async { continuation.resume(returning: Self.ask(question, into: answer, on: terminal)) }
+                    }
+                    return [.boolean(answered)]
+                },
+                Method("Cancel") { _ in
+                    terminal.cancel()
+                    return []
+                },
+            ])
+    }
+
+    func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject? {
+        path == Self.path ? ResolvedObject(interfaces: [interface], object: "agent") : nil
+    }
+
+    func children(of path: ObjectPath, context: CallContext) async -> [String] { [] }
+
+    /// Asks in the terminal and writes the passcode into `answer`; false when there is none.
+    static func ask(_ question: [String: DBusValue], into answer: UnixFD, on terminal: AgentTerminal) -> Bool {
+        let text = AgentQuestion(question)
+        terminal.show("\n" + text.description + "\n")
+        if !text.error.isEmpty { terminal.show(text.error + "\n") }
+        let passcode: SecureBytes
+        do {
+            passcode = try terminal.readPasscode(prompt: "Passcode for “\(text.name)”:")
+        } catch .cancelled {
+            terminal.show("(the prompt ended)\n")
+            return false
+        } catch {
+            terminal.show("(declined)\n")
+            return false
+        }
+        return passcode.withUnsafeBytes { bytes in
+            var written = 0
+            while written < bytes.count {
+                let count = write(answer.rawValue, bytes.baseAddress! + written, bytes.count - written)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
+        }
+    }
+}
+
+/// What an `Ask` question says, in words for the terminal.
+struct AgentQuestion {
+    var name: String
+    var description: String
+    var error: String
+
+    init(_ question: [String: DBusValue]) {
+        let collection = question["collection"]?.string ?? ""
+        let label = question["label"]?.string ?? ""
+        name = label.isEmpty ? collection : label
+        let application = question["application"]?.string ?? "an application"
+        description = "\(application) wants to unlock the collection “\(name)”."
+        error = question["error"]?.string ?? ""
+    }
+}

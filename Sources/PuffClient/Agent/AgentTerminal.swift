@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import PuffCrypto
+import Synchronization
+
+/// The terminal `puffctl agent` asks in: shows a question and reads a passcode with echo off,
+/// byte by byte into locked memory, polling so that puffd's `Cancel` ends the read.
+final class AgentTerminal: Sendable {
+    /// Why a question got no passcode.
+    enum Outcome: Error {
+        /// The person pressed Enter on an empty line or ended the input.
+        case declined
+        /// puffd said the prompt ended.
+        case cancelled
+    }
+
+    private let fd: Int32
+    private let cancelled = Atomic<Bool>(false)
+
+    /// Opens the terminal at `path` (`/dev/tty`).
+    ///
+    /// - Throws: ``ClientError/noPasscodeSource`` when there is none.
+    init(path: String = "/dev/tty") throws(ClientError) {
+        let fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw .noPasscodeSource }
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Ends the question being read now, if any.
+    func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+    }
+
+    /// Shows `text` as it is.
+    func show(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in _ = write(fd, bytes.baseAddress, bytes.count) }
+    }
+
+    /// Shows `prompt` and reads one line with echo off.
+    func readPasscode(prompt: String) throws(Outcome) -> SecureBytes {
+        cancelled.store(false, ordering: .relaxed)
+        let result = Result { () throws(ClientError) -> Result<SecureBytes, Outcome> in
+            try TerminalEcho.withEchoOff(fd) { () throws(ClientError) -> Result<SecureBytes, Outcome> in
+                show(prompt + " ")
+                defer { show("\n") }
+                return Result { () throws(Outcome) in try readLine() }
+            }
+        }
+        switch result {
+        case .success(.success(let passcode)): return passcode
+        case .success(.failure(let outcome)): throw outcome
+        case .failure: throw .declined
+        }
+    }
+
+    private func readLine() throws(Outcome) -> SecureBytes {
+        var length = 0
+        let line = try SecureBytes(count: PasscodeReader.maximumLength + 1) {
+            (buffer: UnsafeMutableRawBufferPointer) throws(Outcome) in
+            while length <= PasscodeReader.maximumLength {
+                guard !cancelled.load(ordering: .relaxed) else { throw .cancelled }
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, 200)
+                if ready < 0, errno == EINTR { continue }
+                guard ready >= 0 else { throw .declined }
+                if ready == 0 { continue }
+                let count = read(fd, buffer.baseAddress! + length, 1)
+                if count < 0, errno == EINTR || errno == EAGAIN { continue }
+                guard count == 1 else { throw .declined }
+                if buffer[length] == UInt8(ascii: "\n") { return }
+                length += 1
+            }
+            throw .declined
+        }
+        guard length > 0 else { throw .declined }
+        return line.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    }
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+public import ArgumentParser
+import PuffDBus
+
+/// `puffctl agent`: answers puffd's prompts in this terminal, over SSH or with no GUI at all.
+public struct Agent: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Answer puffd's unlock prompts in this terminal until stopped.",
+        discussion: """
+            While it runs, an application that needs a locked collection makes puffd ask here: \
+            the passcode is typed with echo off and reaches puffd through a pipe. The agent \
+            started last answers; when it stops, the one before it does. Stop it with Ctrl-C.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let terminal = try AgentTerminal()
+        let client = try await connection.connect()
+        try await client.serveAgent(AgentService(terminal: terminal)) {
+            terminal.show("Answering puffd's prompts here; stop with Ctrl-C.\n")
+        }
+    }
+}

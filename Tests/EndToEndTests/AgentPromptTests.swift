@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffTesting
+import Testing
+
+/// `puffctl agent` on a pseudo-terminal answers the unlock prompt of `secret-tool lookup`.
+@Suite(.serialized, .enabled(if: TestBus.isAvailable))
+struct AgentPromptTests {
+    @Test func anAgentInATerminalUnlocksForAClientAndAWrongPasscodeIsAskedAgain() async throws {
+        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("puff-agent-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        let puffd = try await TestDaemon(
+            arguments: ["--data-dir", dataDir.path, "--kdf", "interactive", "--prompter", "agent,none"])
+        let env = puffd.clientEnvironment
+        let initialize = try await ChildProcess.run(
+            VaultFlowTests.puffctl, ["init", "--stdin"], environment: env, input: Data("right pass\n".utf8))
+        #expect(initialize.status == 0)
+        let store = try await ChildProcess.run(
+            "/usr/bin/secret-tool", ["store", "--label=agent e2e", "service", "agent-e2e"], environment: env,
+            input: Data("agent-secret".utf8))
+        #expect(store.status == 0)
+        #expect(try await ChildProcess.run(VaultFlowTests.puffctl, ["lock"], environment: env).status == 0)
+        let passed = try await ClientDriver.expectPasses(
+            "agent_flow.py", [VaultFlowTests.puffctl, VaultFlowTests.puffctl], against: puffd)
+        #expect(passed == 7, "\(puffd.log.suffix(2000))")
+    }
+}
