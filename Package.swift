@@ -72,7 +72,8 @@ let package = Package(
             dependencies: [
                 "PuffService", "PuffStore", "PuffCrypto", "PuffTesting",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "PuffServiceBusTests",
