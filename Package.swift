@@ -93,6 +93,8 @@ let package = Package(
 
         // libFuzzer target for WireCodec.decode (`make fuzz`, docs/fuzzing.md); a replay tool in a normal build.
         .executableTarget(name: "PuffFuzzDecode", dependencies: ["PuffDBus"]),
+        // libFuzzer target for the vault reader: journal framing, header, catalog, records, payloads (`make fuzz`).
+        .executableTarget(name: "PuffFuzzVault", dependencies: ["PuffStore", "PuffService", "PuffCrypto"]),
     ]
 )
 
