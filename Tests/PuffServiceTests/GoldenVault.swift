@@ -12,8 +12,9 @@ import PuffTesting
 /// Everything here describes the committed files; changing a value makes the test fail against
 /// them, which is the point.
 enum GoldenVault {
-    /// One item as a client sees it after unlocking.
-    struct Item {
+    /// One item as a client sees it after unlocking. Its description leaves the secret out, so a
+    /// failed expectation never prints it.
+    struct Item: CustomStringConvertible {
         let number: UInt64
         let label: String
         let attributes: Attributes
@@ -25,10 +26,11 @@ enum GoldenVault {
         let modified: UInt64
 
         var reportedType: String { attributes["xdg:schema"] ?? type }
+        var description: String { "item \(number) (\(label))" }
     }
 
-    /// One collection and the passcode that opens it.
-    struct Collection {
+    /// One collection and the passcode that opens it; its description is its id alone.
+    struct Collection: CustomStringConvertible {
         let id: CollectionID
         let label: String
         let passcode: String
@@ -39,6 +41,8 @@ enum GoldenVault {
         let items: [Item]
         /// Numbers of items created and then deleted (an `itemDeleted` record each).
         let deleted: [UInt64]
+
+        var description: String { id.rawValue }
     }
 
     /// The fixture's clock starts here; every change advances it by a known amount.
