@@ -66,11 +66,14 @@ run: build
 clean:
 	rm -rf .build
 
-# libFuzzer on puffd's message decoder (WireCodec.decode) for FUZZ_SECONDS (default 600), built in
-# .build-fuzz; exits non-zero on a crash and leaves it in .build-fuzz/artifacts/ (docs/fuzzing.md).
+# libFuzzer on puffd's message decoder (WireCodec.decode) and on its vault reader (journal,
+# header, catalog, records, payloads), FUZZ_SECONDS each (default 600); FUZZ_TARGET=decode|vault|all
+# (default all). Built in .build-fuzz; exits non-zero on a crash and leaves it in
+# .build-fuzz/artifacts/ (docs/fuzzing.md).
 FUZZ_SECONDS ?= 600
+FUZZ_TARGET ?= all
 fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGET=$(FUZZ_TARGET) SWIFT=$(SWIFT) fuzz/run.sh
 
 # Benchmark (docs/benchmarks.md): puffd against gnome-keyring, 0 -> 100,000 items, plot in docs/.
 bench: deps

@@ -83,7 +83,8 @@ let package = Package(
             dependencies: [
                 "PuffService", "PuffStore", "PuffCrypto", "PuffTesting",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "PuffServiceBusTests",
@@ -104,6 +105,8 @@ let package = Package(
 
         // libFuzzer target for WireCodec.decode (`make fuzz`, docs/fuzzing.md); a replay tool in a normal build.
         .executableTarget(name: "PuffFuzzDecode", dependencies: ["PuffDBus"]),
+        // libFuzzer target for the vault reader: journal framing, header, catalog, records, payloads (`make fuzz`).
+        .executableTarget(name: "PuffFuzzVault", dependencies: ["PuffStore", "PuffService", "PuffCrypto"]),
     ]
 )
 

@@ -1,52 +1,86 @@
 #!/bin/bash
-# `make fuzz`: build the libFuzzer target PuffFuzzDecode and fuzz WireCodec.decode (docs/fuzzing.md).
+# `make fuzz`: build the libFuzzer targets and fuzz them, one after the other (docs/fuzzing.md).
 #
-#   FUZZ_SECONDS=600 fuzz/run.sh [extra libFuzzer flags...]
+#   FUZZ_TARGET=decode|vault|all FUZZ_SECONDS=600 fuzz/run.sh [extra libFuzzer flags...]
 #
-# Builds in .build-fuzz (never .build), with -sanitize=fuzzer,address and -DPUFF_FUZZ. The fuzzer
-# reads the seeds in fuzz/corpus/decode but writes new inputs only to .build-fuzz/corpus (kept
-# between runs; delete it for a fresh start) and a crashing input to .build-fuzz/artifacts/.
-# Exits non-zero when libFuzzer finds a crash, leak, timeout or out-of-memory input.
+#   decode  PuffFuzzDecode: WireCodec.decode, puffd's D-Bus message decoder.
+#   vault   PuffFuzzVault: the vault reader (journal framing, header, catalog, records, payloads,
+#           opening with a fixed key), seeded with the golden vault in Tests/PuffServiceTests/Fixtures.
+#   all     both (the default), FUZZ_SECONDS each.
+#
+# Builds in .build-fuzz (never .build), with -sanitize=fuzzer,address and -DPUFF_FUZZ. Each fuzzer
+# reads its seeds (fuzz/corpus/<target>, and for vault the golden vault) but writes new inputs only
+# to its work corpus under .build-fuzz (kept between runs; delete it for a fresh start) and a
+# crashing input to .build-fuzz/artifacts/. Exits non-zero when libFuzzer finds a crash, leak,
+# timeout or out-of-memory input in any target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_TO_RUN=${FUZZ_SECONDS:-600}
+TARGET=${FUZZ_TARGET:-all}
 SCRATCH=.build-fuzz
-WORK=$SCRATCH/corpus
 ARTIFACTS=$SCRATCH/artifacts
-LOG=$SCRATCH/fuzz.log
-BUILD=(-c release --scratch-path "$SCRATCH" --product PuffFuzzDecode
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPUFF_FUZZ)
 
-"$SWIFT" build "${BUILD[@]}"
-BIN="$("$SWIFT" build "${BUILD[@]}" --show-bin-path)/PuffFuzzDecode"
-mkdir -p "$WORK" "$ARTIFACTS"
-before=$(find "$ARTIFACTS" -type f | wc -l)
+case "$TARGET" in
+    decode | vault) targets=("$TARGET") ;;
+    all) targets=(decode vault) ;;
+    *) echo "FUZZ_TARGET must be decode, vault or all, not '$TARGET'" >&2; exit 2 ;;
+esac
 
 # Swift's own crash backtracer would run inside the ASan process and get in libFuzzer's way;
 # libFuzzer and ASan print the stack instead.
 export SWIFT_BACKTRACE=enable=no
-echo "fuzzing for ${SECONDS_TO_RUN}s; log in $LOG"
-set +e
-"$BIN" "$WORK" fuzz/corpus/decode \
-    -dict=fuzz/decode.dict \
-    -max_len=65536 \
-    -rss_limit_mb=2048 \
-    -timeout=30 \
-    -max_total_time="$SECONDS_TO_RUN" \
-    -artifact_prefix="$ARTIFACTS/" \
-    -print_final_stats=1 \
-    "$@" 2>&1 | tee "$LOG"
-status=${PIPESTATUS[0]}
-set -e
 
-echo "work corpus: $(find "$WORK" -type f | wc -l) inputs, $(find "$WORK" -type f -exec cat {} + | wc -c) bytes in $WORK"
-after=$(find "$ARTIFACTS" -type f | wc -l)
-if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
-    echo "libFuzzer exited with status $status; crash inputs:"
-    find "$ARTIFACTS" -type f -newer "$BIN" -print
-    echo "reproduce: $BIN FILE   or, without sanitizers: swift build --product PuffFuzzDecode &&"
-    echo "           \"\$(swift build --show-bin-path)/PuffFuzzDecode\" FILE"
-    exit "$((status == 0 ? 1 : status))"
-fi
+# fuzz_target NAME: builds and runs one target; returns libFuzzer's status (1 if it left a crash).
+fuzz_target() {
+    local product work log seeds flags
+    case "$1" in
+        decode)
+            # As before the vault target existed: same work corpus, log and flags.
+            product=PuffFuzzDecode work=$SCRATCH/corpus log=$SCRATCH/fuzz.log
+            seeds=(fuzz/corpus/decode) flags=(-dict=fuzz/decode.dict -artifact_prefix="$ARTIFACTS/") ;;
+        vault)
+            product=PuffFuzzVault work=$SCRATCH/corpus-vault log=$SCRATCH/fuzz-vault.log
+            seeds=(fuzz/corpus/vault Tests/PuffServiceTests/Fixtures/vault-v1)
+            flags=(-dict=fuzz/vault.dict -artifact_prefix="$ARTIFACTS/vault-") ;;
+    esac
+    local build=(-c release --scratch-path "$SCRATCH" --product "$product"
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPUFF_FUZZ)
+    # Called in `||`, so `set -e` does not apply here: every step checks for itself.
+    "$SWIFT" build "${build[@]}" || return 1
+    local bin
+    bin="$("$SWIFT" build "${build[@]}" --show-bin-path)/$product" || return 1
+    mkdir -p "$work" "$ARTIFACTS"
+    local before after status
+    before=$(find "$ARTIFACTS" -type f | wc -l)
+    echo "fuzzing $product for ${SECONDS_TO_RUN}s; log in $log"
+    set +e
+    "$bin" "$work" "${seeds[@]}" \
+        "${flags[@]}" \
+        -max_len=65536 \
+        -rss_limit_mb=2048 \
+        -timeout=30 \
+        -max_total_time="$SECONDS_TO_RUN" \
+        -print_final_stats=1 \
+        "${EXTRA[@]}" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    set -e
+    echo "$product work corpus: $(find "$work" -type f | wc -l) inputs," \
+        "$(find "$work" -type f -exec cat {} + | wc -c) bytes in $work"
+    after=$(find "$ARTIFACTS" -type f | wc -l)
+    if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
+        echo "libFuzzer exited with status $status; crash inputs:"
+        find "$ARTIFACTS" -type f -newer "$bin" -print
+        echo "reproduce: $bin FILE   or, without sanitizers: swift build --product $product &&"
+        echo "           \"\$(swift build --show-bin-path)/$product\" FILE"
+        return "$((status == 0 ? 1 : status))"
+    fi
+}
+
+EXTRA=("$@")
+result=0
+for target in "${targets[@]}"; do
+    fuzz_target "$target" || result=$?
+done
+exit "$result"

@@ -41,4 +41,41 @@ import Testing
         table[12] = Self.item(12)
         #expect(table.numbers == [12])
     }
+
+    /// The highest item number a journal may hold.
+    static let highest = VaultRecord.numberLimit - 1
+
+    /// A journal may number items far apart (fuzz/crashes/vault/item-number-gap-allocation): the
+    /// table must not make a slot for every number between them.
+    @Test func numbersFarApartAreKeptWithoutASlotForEveryNumberBetween() {
+        var table = ItemTable()
+        let far: [UInt64] = [1 << 62, 1 << 40, Self.highest, 5_000_000]
+        for number: UInt64 in [1, 2] + far + [3] { table[number] = Self.item(number) }
+        #expect(table.count == 7)
+        #expect(table.numbers == [1, 2, 3, 5_000_000, 1 << 40, 1 << 62, Self.highest])
+        #expect(table.lastNumber == Self.highest)
+        #expect(table[1 << 40]?.label == "\(UInt64(1) << 40)")
+        #expect(table[(1 << 40) + 1] == nil)
+        table[1 << 40] = Self.item(1 << 40)
+        #expect(table.count == 7, "replacing an item kept aside does not add one")
+        table[1 << 62] = nil
+        table[2] = nil
+        #expect(table.numbers == [1, 3, 5_000_000, 1 << 40, Self.highest])
+        for number in table.numbers { table[number] = nil }
+        #expect(table.isEmpty)
+        #expect(table.lastNumber == nil)
+    }
+
+    @Test func itemsAfterAJumpKeepTheirOrderAndTheSlotsFillAgainAfterwards() {
+        var table = ItemTable()
+        for number: UInt64 in 1...10 { table[number] = Self.item(number) }
+        // Far past the end, and then going on from there, in order, and before it out of order.
+        for number: UInt64 in 1_000_000...1_000_010 { table[number] = Self.item(number) }
+        table[500_000] = Self.item(500_000)
+        for number: UInt64 in 11...20 { table[number] = Self.item(number) }
+        let expected = Array(UInt64(1)...20) + [500_000] + Array(UInt64(1_000_000)...1_000_010)
+        #expect(table.numbers == expected)
+        #expect(expected.allSatisfy { table[$0]?.number == $0 })
+        #expect(table.count == expected.count)
+    }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-import PuffCrypto
-import PuffStore
+package import PuffCrypto
+package import PuffStore
 
 /// One collection's attribute index: each `name=value` pair, and each whole attribute set, to the
 /// numbers of the items that have it, in creation order (architecture.md Part A item 9).
@@ -9,7 +9,7 @@ import PuffStore
 /// serve a locked collection as a blind index: it answers "which items have this pair" for a query
 /// without holding any value. Digests are candidates only; callers check the real attributes, so a
 /// (2^-128) collision can never return a wrong item.
-struct AttributeIndex: Sendable {
+package struct AttributeIndex: Sendable {
     /// Item numbers under one key; most keys name a single item, which then costs no allocation.
     private enum Posting {
         case one(UInt64)
@@ -43,7 +43,7 @@ struct AttributeIndex: Sendable {
     private var postings: [Digest128: Posting] = [:]
 
     /// An empty index whose keys are digests under `hasher`.
-    init(hasher: KeyedHash = KeyedHash()) {
+    package init(hasher: KeyedHash = KeyedHash()) {
         self.hasher = hasher
     }
 
@@ -67,7 +67,7 @@ struct AttributeIndex: Sendable {
     }
 
     /// The keys of `attributes` as record tags: 16 bytes per pair, then 16 for the whole set.
-    func tags(of attributes: AttributeList) -> [UInt8] {
+    package func tags(of attributes: AttributeList) -> [UInt8] {
         keys(of: attributes).flatMap(\.bytes)
     }
 

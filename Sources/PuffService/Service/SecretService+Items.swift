@@ -51,6 +51,9 @@ extension SecretService {
             throw .limitExceeded("a collection holds at most \(limits.itemsPerCollection) items")
         }
         let number = state.fields.nextItemNumber
+        guard number < VaultRecord.numberLimit else {
+            throw .limitExceeded("the collection has handed out every item number")
+        }
         let id = ItemID(collection: collection, number: number)
         let record = StoredItem(
             collection: collection.rawValue, number: number, label: label, attributes: attributes, type: type,

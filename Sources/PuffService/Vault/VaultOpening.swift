@@ -1,39 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
-import PuffCrypto
-import PuffStore
+package import PuffCrypto
+package import PuffStore
 
 /// A locked collection as its journal shows it without a key: items by number holding their
 /// sealed records, and the blind index from the records' tags.
-struct ScannedCollection: Sendable {
-    var items = ItemTable()
+package struct ScannedCollection: Sendable {
+    package var items = ItemTable()
     var index: AttributeIndex
     var hasher: KeyedHash
-    var collectionRecord: [UInt8]?
+    package var collectionRecord: [UInt8]?
     /// The newest deletion record: its time may be the collection's `Modified`.
-    var deletionRecord: [UInt8]?
-    var deadRecords = 0
-    var nextNumber: UInt64 = 1
+    package var deletionRecord: [UInt8]?
+    package var deadRecords = 0
+    package var nextNumber: UInt64 = 1
 }
 
 /// An unlocked collection's contents, built off the service actor.
-struct OpenedCollection: Sendable {
-    var fields: CollectionFields
-    var items: ItemTable
+package struct OpenedCollection: Sendable {
+    package var fields: CollectionFields
+    package var items: ItemTable
     var index: AttributeIndex
     var hasher: KeyedHash
     var sealer: SecretSealer
-    var deadRecords: Int
+    package var deadRecords: Int
 }
 
 /// Why a collection's records could not be read.
-struct VaultDamage: Error {
-    let message: String
+package struct VaultDamage: Error {
+    package let message: String
 }
 
 /// Reading a collection's records: without a key (scan) and with one (open). Runs off the actor.
-enum VaultOpening {
+///
+/// `package` so the vault fuzz target (`PuffFuzzVault`, docs/fuzzing.md) runs this very code on
+/// untrusted bytes.
+package enum VaultOpening {
     /// Applies the journal's records in order without opening them.
-    static func scan(_ replay: JournalReplay, header: VaultHeader, file: String) throws(VaultDamage)
+    package static func scan(_ replay: JournalReplay, header: VaultHeader, file: String) throws(VaultDamage)
         -> ScannedCollection
     {
         let hasher = Self.indexHasher(header: header, master: nil)!
@@ -74,7 +77,7 @@ enum VaultOpening {
     /// Opens every record with `master`'s record key and builds the collection's memory form.
     ///
     /// - Parameter records: Journal records in order (a replay, or a scan's live records).
-    static func open(
+    package static func open(
         _ records: [JournalReplay.Record], header: VaultHeader, master: MasterKey, id: CollectionID, file: String,
         fields initial: CollectionFields? = nil
     ) throws(VaultDamage) -> OpenedCollection {

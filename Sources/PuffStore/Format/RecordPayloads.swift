@@ -135,6 +135,9 @@ public struct CollectionFields: Sendable, Equatable {
             let created = try reader.u64("created")
             let modified = try reader.u64("modified")
             let next = try reader.u64("next item number")
+            guard next <= VaultRecord.numberLimit else {
+                throw ByteReader.Malformed(offset: reader.offset - 8, what: "next item number")
+            }
             let count = Int(try reader.u32("alias count"))
             guard count <= 256 else { throw ByteReader.Malformed(offset: reader.offset - 4, what: "aliases") }
             var aliases: [String] = []

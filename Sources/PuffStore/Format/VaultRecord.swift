@@ -27,6 +27,9 @@ public struct VaultRecord: Sendable {
     public let box: [UInt8]
 
     static let maxTags = 1024
+    /// Item numbers are below 2^63, so the next number (one more) and its conversion to `Int`
+    /// always fit; a record numbered higher is malformed, not a reason to trap.
+    public static let numberLimit: UInt64 = 1 << 63
 
     /// Seals `plaintext` as a record of `space`.
     public init(kind: Kind, number: UInt64, tags: [UInt8], plaintext: SecureBytes, space: SpaceID, sealer: SecretSealer)
@@ -46,6 +49,7 @@ public struct VaultRecord: Sendable {
                 throw ByteReader.Malformed(offset: 0, what: "record kind")
             }
             let number = try reader.u64("item number")
+            guard number < Self.numberLimit else { throw ByteReader.Malformed(offset: 1, what: "item number") }
             let count = Int(try reader.u16("tag count"))
             guard count <= Self.maxTags else { throw ByteReader.Malformed(offset: 9, what: "tag count") }
             let tags = Array(try reader.take(count * 16, "tags"))

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A small file written whole (a header, the catalog): an 8-byte magic, then one journal-style
-/// frame, so a flipped byte is caught before the contents are parsed.
-enum ChecksummedFile {
+/// frame, so a flipped byte is caught before the contents are parsed. `package` for the vault fuzz
+/// target, which decodes untrusted files through it.
+package enum ChecksummedFile {
     /// The magic of a collection header file.
-    static let headerMagic = Array("PUFFHDR\u{1}".utf8)
+    package static let headerMagic = Array("PUFFHDR\u{1}".utf8)
     /// The magic of the catalog file.
-    static let catalogMagic = Array("PUFFCAT\u{1}".utf8)
+    package static let catalogMagic = Array("PUFFCAT\u{1}".utf8)
 
-    static func encode(_ bytes: [UInt8], magic: [UInt8]) -> [UInt8] {
+    package static func encode(_ bytes: [UInt8], magic: [UInt8]) -> [UInt8] {
         magic + JournalFraming.frame(bytes)
     }
 
     /// The contents of a file made by ``encode(_:magic:)``.
     ///
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming `file`.
-    static func decode(_ file: [UInt8], magic: [UInt8], name: String) throws(StoreError) -> [UInt8] {
+    package static func decode(_ file: [UInt8], magic: [UInt8], name: String) throws(StoreError) -> [UInt8] {
         guard file.starts(with: magic) else {
             throw .damaged(file: name, offset: 0, reason: "not a Puff file of this kind and format version")
         }
