@@ -96,8 +96,10 @@ struct LogindWatcher: Service, CustomStringConvertible {
     }
 
     private func handle(_ signal: IncomingMessage, _ connection: BusConnection, _ state: inout State) async {
-        if signal.sender == "org.freedesktop.DBus", signal.member == "NameOwnerChanged" {
-            guard signal.arguments.first?.string == Self.logind.rawValue, let owner = signal.arguments.last?.string
+        if signal.sender == "org.freedesktop.DBus" {
+            // The bus also tells this connection its own name (NameAcquired): nothing to do.
+            guard signal.member == "NameOwnerChanged", signal.arguments.first?.string == Self.logind.rawValue,
+                let owner = signal.arguments.last?.string
             else { return }
             state.owner = owner.isEmpty ? nil : owner
             logger.notice(owner.isEmpty ? "logind left the system bus" : "logind is running")
@@ -106,7 +108,9 @@ struct LogindWatcher: Service, CustomStringConvertible {
         }
         // A signal sent straight to this connection skips the match rules: believe logind only.
         guard let owner = state.owner, signal.sender == owner else {
-            logger.debug("Ignored a signal not sent by logind", metadata: ["member": "\(signal.member ?? "")"])
+            logger.debug(
+                "Ignored a signal not sent by logind",
+                metadata: ["member": "\(signal.member ?? "")", "sender": "\(signal.sender ?? "")"])
             return
         }
         switch (signal.interface, signal.member) {

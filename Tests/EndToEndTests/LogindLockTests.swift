@@ -39,7 +39,9 @@ struct LogindLockTests {
             .signal(
                 path: Self.ours.path, interface: "org.freedesktop.login1.Session", member: "Lock",
                 destination: logind.lastCaller))
-        #expect(await flow.logged(puffd, "Ignored a signal not sent by logind"))
+        #expect(
+            await flow.logged(
+                puffd, "member=Lock sender=\(impostor.uniqueName) [PuffDaemon] Ignored a signal not sent by logind"))
         #expect(try await !flow.loginLocked(puffd))
 
         logind.lock(Self.ours)
