@@ -33,6 +33,7 @@ extension ErrorName {
     public static let accessDenied: ErrorName = "org.freedesktop.DBus.Error.AccessDenied"
     public static let noReply: ErrorName = "org.freedesktop.DBus.Error.NoReply"
     public static let disconnected: ErrorName = "org.freedesktop.DBus.Error.Disconnected"
+    public static let nameHasNoOwner: ErrorName = "org.freedesktop.DBus.Error.NameHasNoOwner"
 }
 extension ErrorName {
     /// `org.freedesktop.DBus.Error.LimitsExceeded`, for a request over one of the daemon's limits.

@@ -52,6 +52,25 @@ public struct PuffDaemon: AsyncParsableCommand {
     @Option(help: "Seconds after which an unanswered prompt is dismissed.")
     var promptTimeout: Int = 120
 
+    @Option(
+        help: ArgumentHelp(
+            "Lock a collection after SECONDS with no secret read or written in it; 0: never (default: 900, never with --ephemeral).",
+            valueName: "seconds"))
+    var lockAfterIdle: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Lock a collection SECONDS after its unlock, however busy; 0: never (default: 28800, never with --ephemeral).",
+            valueName: "seconds"))
+    var lockAfter: Int?
+
+    @Option(
+        help: """
+            The system bus, where logind says when to lock (sleep, session lock, logout) \
+            (default: DBUS_SYSTEM_BUS_ADDRESS, else the standard socket).
+            """)
+    var systemBusAddress: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -75,6 +94,19 @@ public struct PuffDaemon: AsyncParsableCommand {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
+        guard (lockAfterIdle ?? 0) >= 0, (lockAfter ?? 0) >= 0 else {
+            throw ValidationError("--lock-after-idle and --lock-after take seconds, 0 or more")
+        }
+    }
+
+    /// When collections lock by themselves. An ephemeral vault has no passcode to protect it
+    /// (its key stays in memory to reopen it), so it locks on a timer only when asked to: a CI
+    /// job relying on it must not find it locked after a quiet quarter of an hour.
+    var autoLockSettings: AutoLockSettings {
+        let defaults: AutoLockSettings = ephemeral || vault == MemoryRecordStore.kind ? .never : .standard
+        return AutoLockSettings(
+            idle: lockAfterIdle.map { $0 > 0 ? .seconds($0) : nil } ?? defaults.idle,
+            maximum: lockAfter.map { $0 > 0 ? .seconds($0) : nil } ?? defaults.maximum)
     }
 
     /// The daemon's environment, from `environ`.
@@ -129,6 +161,11 @@ public struct PuffDaemon: AsyncParsableCommand {
         let bus = SecretServiceBus(
             connection: connection, service: service, publisher: publisher, agents: agents, logger: logger)
         try await bus.subscribe()
+        // Trapped before the name is taken: SIGUSR1's default action would end the daemon.
+        let lockSignals = await UnixSignalsSequence(trapping: .sigusr1)
+        let logind = LogindWatcher(
+            address: systemBusAddress ?? BusConnection.systemBusAddress(environment: Self.environment()),
+            userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger)
 
         // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,
         // not a failure to report with a stack of service details.
@@ -140,7 +177,10 @@ public struct PuffDaemon: AsyncParsableCommand {
                             bus: bus, connection: connection, name: BusName(busName)!,  // checked in validate()
                             replace: replace, logger: logger),
                         successTerminationBehavior: .gracefullyShutdownGroup
-                    )
+                    ),
+                    .init(service: LockSignalService(signals: lockSignals, service: service)),
+                    // Without a system bus or logind the watcher ends at once; the daemon goes on.
+                    .init(service: logind, successTerminationBehavior: .ignore),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -180,6 +220,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             mode: mode,
             prompter: prompter,
             promptTimeout: .seconds(promptTimeout),
+            autoLock: autoLockSettings,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events

@@ -37,8 +37,12 @@ public final class TestDaemon: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: Self.executablePath)
         // Without a vault of their own, tests get today's behaviour: an ephemeral, unlocked vault.
         let vault = arguments.contains { $0.hasPrefix("--vault") || $0.hasPrefix("--data-dir") } ? [] : ["--ephemeral"]
+        // Nor do they hear the machine's logind: a test that wants one brings a fake on a bus of its own.
+        let systemBus =
+            arguments.contains { $0.hasPrefix("--system-bus-address") }
+            ? [] : ["--system-bus-address", "unix:path=\(home.path)/no-system-bus"]
         process.arguments =
-            ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + arguments
+            ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + systemBus + arguments
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         process.standardOutput = log
         process.standardError = log

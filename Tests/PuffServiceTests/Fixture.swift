@@ -23,7 +23,8 @@ struct Fixture {
         script: [ScriptedPrompter.Step] = [],
         storage: MemoryRecordStore = MemoryRecordStore(),
         mode: VaultMode = .ephemeral,
-        limits: ServiceLimits = ServiceLimits()
+        limits: ServiceLimits = ServiceLimits(),
+        autoLock: AutoLockSettings = .never
     ) async throws {
         self.storage = storage
         prompter = ScriptedPrompter(script)
@@ -32,16 +33,19 @@ struct Fixture {
         time = SettableTime()
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
-            store: storage, mode: mode, prompter: prompter, promptTimeout: Self.timeout, limits: limits, clock: clock,
+            store: storage, mode: mode, prompter: prompter, promptTimeout: Self.timeout, limits: limits,
+            autoLock: autoLock,
+            clock: clock,
             now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)
     }
 
     /// A persistent vault (Argon2id at libsodium's interactive limits) initialized with `passcode`.
-    static func persistent(passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore())
-        async throws -> Fixture
-    {
-        let fixture = try await Fixture(storage: storage, mode: .persistent(kdf: .interactive))
+    static func persistent(
+        passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore(),
+        autoLock: AutoLockSettings = .never
+    ) async throws -> Fixture {
+        let fixture = try await Fixture(storage: storage, mode: .persistent(kdf: .interactive), autoLock: autoLock)
         if await !fixture.service.isInitialized {
             try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
         }

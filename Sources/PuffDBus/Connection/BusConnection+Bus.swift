@@ -9,6 +9,15 @@ public enum NameRequestResult: UInt32, Sendable {
 }
 
 extension BusConnection {
+    /// The system bus's address: `DBUS_SYSTEM_BUS_ADDRESS` when set, else the standard socket
+    /// (D-Bus specification, "Well-known Message Bus Instances").
+    public static func systemBusAddress(environment: [String: String]) -> String {
+        guard let address = environment["DBUS_SYSTEM_BUS_ADDRESS"], !address.isEmpty else {
+            return "unix:path=/var/run/dbus/system_bus_socket"
+        }
+        return address
+    }
+
     private static let busName = "org.freedesktop.DBus"
     private static let busPath = ObjectPath(unchecked: "/org/freedesktop/DBus")
 
@@ -32,6 +41,23 @@ extension BusConnection {
     /// Adds a match rule so that broadcast signals reach this connection.
     public func addMatch(_ rule: String) async throws {
         _ = try await callBus("AddMatch", [.string(rule)])
+    }
+
+    /// Adds a match rule so that the signals it describes reach this connection.
+    public func addMatch(_ rule: MatchRule) async throws {
+        try await addMatch(rule.text)
+    }
+
+    /// The unique name of the connection that owns `name`, or nil when nobody does (`GetNameOwner`).
+    public func nameOwner(of name: BusName) async throws -> String? {
+        let reply: IncomingMessage
+        do {
+            reply = try await callBus("GetNameOwner", [.string(name.rawValue)])
+        } catch let error as DBusError where error.name == .nameHasNoOwner {
+            return nil
+        }
+        guard let owner = reply.arguments.first?.string else { throw DBusError(.failed, "unexpected reply") }
+        return owner
     }
 
     /// The Unix process id of the connection named `name` (`GetConnectionUnixProcessID`).

@@ -15,6 +15,11 @@ extension DBusValue {
         if case .objectPath(let value) = self { value } else { nil }
     }
 
+    /// The number of a `u` value.
+    public var uint32: UInt32? {
+        if case .uint32(let value) = self { value } else { nil }
+    }
+
     /// The flag of a `b` value.
     public var bool: Bool? {
         if case .boolean(let value) = self { value } else { nil }
@@ -43,6 +48,11 @@ extension DBusValue {
     /// The fields of a struct value.
     public var fields: [DBusValue]? {
         if case .structure(let value) = self { value } else { nil }
+    }
+
+    /// The elements of an array value (not of `ay`, which is ``bytes`` or ``secret``).
+    public var elements: [DBusValue]? {
+        if case .array(_, let value) = self { value } else { nil }
     }
 
     /// The paths of an `ao` value.

@@ -30,6 +30,7 @@ extension SecretService {
         let state = try state(of: collection)
         guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
         let plaintext = try decode(secret, client: client)
+        noteUse(state)
         let time = now()
 
         if replace, let number = state.exactMatch(attributes), var record = state.items[number] {
@@ -129,6 +130,7 @@ extension SecretService {
         var record = try record(of: id)
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
+        noteUse(state)
         var properties = change(&record)
         record.modified = now()
         properties.append(.modified(record.modified))
@@ -160,6 +162,7 @@ extension SecretService {
         _ = try record(of: id)
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
+        noteUse(state)
         let time = now()
         if let space = state.space, let sealer = state.sealer {
             let record = VaultRecord(

@@ -15,6 +15,7 @@ extension SecretService {
         let record = try record(of: id)
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
+        noteUse(state)
         return try encode(record, of: id, in: state, session: session, sessionID: sessionID)
     }
 
@@ -31,6 +32,7 @@ extension SecretService {
         for id in ids {
             guard let state = collectionStates[id.collection], !state.isLocked, let record = state.items[id.number]
             else { continue }
+            noteUse(state)
             result.append((id, try encode(record, of: id, in: state, session: session, sessionID: sessionID)))
         }
         return result

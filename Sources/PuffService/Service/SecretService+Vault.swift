@@ -100,6 +100,7 @@ extension SecretService {
         }
         catalog = newCatalog
         collectionStates[id] = vault
+        startAutoLock(vault)
         collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
         for alias in aliases { self.aliases[alias] = id }
         logger.info("Collection created", metadata: ["collection.id": "\(hidden ? "(hidden)" : id.rawValue)"])

@@ -18,6 +18,9 @@ public actor SecretService {
     let promptTimeout: Duration
     let limits: ServiceLimits
     let clock: any Clock<Duration>
+    /// ``clock`` as time since start, for the auto-lock deadlines.
+    let timeline: Timeline
+    let autoLock: AutoLockSettings
     let now: @Sendable () -> UInt64
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
@@ -50,6 +53,8 @@ public actor SecretService {
     /// Serialises mutations that await the store; see ``beginWrite()``.
     var isWriting = false
     var writeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Numbers each unlock's auto-lock clocks (``UnlockActivity/token``).
+    var nextAutoLockToken: UInt64 = 0
 
     /// Opens the vault in `store` and adds the in-memory `session` collection (alias `session`,
     /// secret-service.md §11).
@@ -66,7 +71,9 @@ public actor SecretService {
     ///   - schemaMapper: Classifies items for ``kind(of:)``.
     ///   - promptTimeout: How long a started prompt may run before it is dismissed.
     ///   - limits: What one client may make the service hold.
-    ///   - clock: Measures `promptTimeout` and passcode delays; tests pass a manual clock.
+    ///   - autoLock: When unlocked collections lock by themselves.
+    ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
+    ///     manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
     ///   - logger: Receives diagnostics; never secrets or attribute values.
     ///   - events: Receives every ``ServiceEvent``, synchronously.
@@ -79,6 +86,7 @@ public actor SecretService {
         schemaMapper: any SchemaMapper = StandardSchemaMapper(),
         promptTimeout: Duration,
         limits: ServiceLimits = ServiceLimits(),
+        autoLock: AutoLockSettings = .never,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -91,6 +99,8 @@ public actor SecretService {
         self.promptTimeout = promptTimeout
         self.limits = limits
         self.clock = clock
+        timeline = Timeline(clock)
+        self.autoLock = autoLock
         self.now = now
         self.logger = logger
         self.events = events

@@ -31,6 +31,8 @@ final class CollectionVault {
     var pendingDeletionRecord: [UInt8]?
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
+    /// Since when it is unlocked and used, for auto-lock; nil while locked.
+    var activity: UnlockActivity?
 
     /// An open, unlocked collection.
     init(id: CollectionID, space: SpaceID?, header: VaultHeader?, opened: OpenedCollection) {
@@ -95,10 +97,13 @@ final class CollectionVault {
         isLocked = false
     }
 
-    /// Wipes the keys; a private collection also forgets its items (Part A item 3).
+    /// Wipes the keys and stops the auto-lock timer; a private collection also forgets its items
+    /// (Part A item 3).
     func lock() {
         isLocked = true
         sealer = nil
+        activity?.timer?.cancel()
+        activity = nil
         guard isPrivate else { return }
         items = ItemTable()
         index = AttributeIndex()
