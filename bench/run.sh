@@ -15,6 +15,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+invocation="bench/run.sh $*"
 
 max=100000
 compare=0
@@ -358,8 +359,8 @@ if [ -n "$doc" ] && [ -s "$out/targets.md" ]; then
     end='<!-- make bench: file-store targets, end -->'
     if grep -qF "$begin" "$doc" && grep -qF "$end" "$doc"; then
         {
-            echo "Written by \`make bench\` on $(date -u '+%Y-%m-%d %H:%M UTC'), $(sed -n 's/^puffd: //p' "$out/machine.txt");"
-            echo "load average $(sed -n 's/^load average at start: //p' "$out/machine.txt") at the start."
+            echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), puffd $(sed -n 's/^puffd: .*(\(.*\))$/\1/p' "$out/machine.txt");"
+            echo "load average $(sed -n 's/^load average at start: //p' "$out/machine.txt") at the start of the run (2 cores)."
             cat "$out/reopen.md" "$out/targets.md"
         } >"$tmp/doc-block.md"
         python3 - "$doc" "$begin" "$end" "$tmp/doc-block.md" <<'PY'
