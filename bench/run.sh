@@ -9,7 +9,7 @@
 #
 #   bench/run.sh [--max N] [--compare] [--gk-max N] [--smoke] [--debug|--release]
 #                [--vault file|memory] [--kdf moderate|interactive] [--restarts N] [--doc FILE]
-#                [--puffd PATH] [--out DIR] [--png FILE] [--fill-budget-s S]
+#                [--puffd PATH] [--puffctl PATH] [--out DIR] [--png FILE] [--fill-budget-s S]
 #                [--calls N] [--min-phase-ms MS] [--lookup-runs N] [--seed N]
 set -euo pipefail
 
@@ -23,6 +23,7 @@ smoke=0
 gk_max=3000
 config=""
 puffd=""
+puffctl=""
 out=""
 png=""
 client_opts=()
@@ -34,7 +35,7 @@ restarts=""
 doc=""
 
 usage() {
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -46,6 +47,7 @@ while [ $# -gt 0 ]; do
         --debug) config=debug ;;
         --release) config=release ;;
         --puffd) puffd="$2"; shift ;;
+        --puffctl) puffctl="$2"; shift ;;
         --out) out="$2"; shift ;;
         --png) png="$2"; shift ;;
         --vault) vault="$2"; shift ;;
@@ -203,8 +205,8 @@ else
     puffd="$("${SWIFT:-swift}" build "${swift_flags[@]}" --show-bin-path)/puffd"
 fi
 [ -x "$puffd" ] || { echo "run.sh: no puffd at $puffd" >&2; exit 1; }
-puffctl="$(dirname "$puffd")/puffctl"
-[ "$vault" = memory ] || [ -x "$puffctl" ] || { echo "run.sh: the file vault needs puffctl beside puffd ($puffctl)" >&2; exit 1; }
+puffctl="${puffctl:-$(dirname "$puffd")/puffctl}"
+[ "$vault" = memory ] || [ -x "$puffctl" ] || { echo "run.sh: the file vault needs puffctl (--puffctl PATH; looked at $puffctl)" >&2; exit 1; }
 if [ "$compare" = 1 ]; then
     command -v gnome-keyring-daemon >/dev/null || { echo "run.sh: --compare needs gnome-keyring-daemon (apt-get install gnome-keyring)" >&2; exit 1; }
 fi
