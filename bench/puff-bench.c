@@ -307,16 +307,20 @@ typedef struct {
     double cpu_us;        // from /proc/<pid>/stat (10 ms resolution; phases are long enough)
     double cpu_sched_us;  // from task schedstat (ns resolution); NAN when threads came or went
     double wchar, write_bytes;
+    double file_growth;   // growth of the watched storage file (its size after minus before)
 } PerOp;
 
+#define PEROP_NAN ((PerOp){NAN, NAN, NAN, NAN, NAN})
+
 static PerOp per_op(ProcSnap a, ProcSnap b, long ops) {
-    PerOp r = {NAN, NAN, NAN, NAN};
+    PerOp r = PEROP_NAN;
     if (ops <= 0) return r;
     if (a.ticks >= 0 && b.ticks >= 0) r.cpu_us = (double)(b.ticks - a.ticks) * 1e6 / (double)clk_tck / (double)ops;
     if (a.sched_ns >= 0 && b.sched_ns >= 0 && a.task_sig == b.task_sig)
         r.cpu_sched_us = (double)(b.sched_ns - a.sched_ns) / 1e3 / (double)ops;
     if (a.wchar >= 0 && b.wchar >= 0) r.wchar = (double)(b.wchar - a.wchar) / (double)ops;
     if (a.write_bytes >= 0 && b.write_bytes >= 0) r.write_bytes = (double)(b.write_bytes - a.write_bytes) / (double)ops;
+    if (a.file_bytes >= 0 && b.file_bytes >= 0) r.file_growth = (double)(b.file_bytes - a.file_bytes) / (double)ops;
     return r;
 }
 
@@ -417,6 +421,8 @@ static long opt_calls = 200;
 static long opt_min_phase_ms = 500;
 static long opt_lookup_runs = 20;
 static bool opt_smoke;
+static bool opt_expect_locked;  // --reopen before the unlock: matches must come back in the locked list
+static bool opt_reopen;         // --reopen: item paths are not known in advance, they are looked up
 static long opt_max = 100000;
 static double opt_fill_budget_s = 0;  // 0: none
 
@@ -671,7 +677,7 @@ static double search_items(Provider *p, const char **kv, int npairs, int *nunloc
     if (ok) {
         *nunlocked = nu;
         *nlocked = nl;
-        if (first) snprintf(first, firstcap, "%s", nu > 0 ? u[0] : "");
+        if (first) snprintf(first, firstcap, "%s", nu > 0 ? u[0] : nl > 0 ? l[0] : "");
         dbus_free_string_array(u);
         dbus_free_string_array(l);
     }
@@ -859,7 +865,7 @@ static void fill_segment(Provider *p, long to) {
     s->from = from;
     s->to = to;
     long consecutive_errors = 0;
-    ProcSnap a = snap_cpu_io(p->pid, NULL);
+    ProcSnap a = snap_cpu_io(p->pid, p->watch_file);
     double t0 = now_s();
     for (long k = from; k < to; k++) {
         double us = create_item(p, k);
@@ -896,12 +902,25 @@ static void fill_segment(Provider *p, long to) {
     }
     s->wall_s = now_s() - t0;
     p->fill_total_s += s->wall_s;
-    ProcSnap b = snap_cpu_io(p->pid, NULL);
+    ProcSnap b = snap_cpu_io(p->pid, p->watch_file);
     s->st = stats_of(p->create_lat.v, (size_t)s->from, (size_t)s->to);
     s->op = per_op(a, b, s->to - s->from);
 }
 
 static bool item_ok(Provider *p, long k) { return k < p->nitems && p->paths[k] != NULL; }
+
+// Finds item k's path with SearchItems (untimed), for a run that did not create the items itself.
+static bool resolve_path(Provider *p, long k) {
+    if (k < 0 || k >= p->nitems) return false;
+    if (p->paths[k]) return true;
+    char user[32], first[256];
+    snprintf(user, sizeof user, "u%ld", k);
+    const char *kv[] = {"service", "bench", "run", run_id, "user", user};
+    int nu = 0, nl = 0;
+    if (search_items(p, kv, 3, &nu, &nl, first, sizeof first) < 0 || nu + nl != 1) return false;
+    p->paths[k] = strdup(first);
+    return p->paths[k] != NULL;
+}
 
 // Runs one read workload at the provider's current size.
 static void run_workload(Provider *p, Point *pt, int w) {
@@ -930,7 +949,9 @@ static void run_workload(Provider *p, Point *pt, int w) {
             const char *kv[] = {"service", "bench", "run", run_id, "user", user};
             int nu = 0, nl = 0;
             us = search_items(p, kv, 3, &nu, &nl, first, sizeof first);
-            exact = nu == 1 && nl == 0 && item_ok(p, k) && !strcmp(first, p->paths[k]);
+            exact = opt_expect_locked ? nu == 0 && nl == 1 : nu == 1 && nl == 0;
+            if (exact && opt_reopen && k < n && !p->paths[k]) p->paths[k] = strdup(first);
+            exact = exact && item_ok(p, k) && !strcmp(first, p->paths[k]);
         } else if (w == W_SEARCH100) {
             long g = rng_below(groups);
             snprintf(group, sizeof group, "g%ld", g);
@@ -940,6 +961,7 @@ static void run_workload(Provider *p, Point *pt, int w) {
             exact = nu == GROUP_SIZE && nl == 0;
         } else if (w == W_GETSECRET) {
             long k = rng_below(n);
+            if (opt_reopen && !item_ok(p, k)) resolve_path(p, k);
             if (!item_ok(p, k)) continue;
             us = get_secret(p, k, &exact);
         } else if (w == W_GETSECRETS100) {
@@ -966,7 +988,9 @@ static void run_workload(Provider *p, Point *pt, int w) {
     r->op = per_op(a, b, r->calls);
     r->done = lat.n > 0;
     free(lat.v);
-    const char *what[W_COUNT] = {"succeed", "succeed", "return exactly 1 hit, the right item",
+    const char *what[W_COUNT] = {"succeed", "succeed",
+                                 opt_expect_locked ? "return exactly 1 locked hit, the right item"
+                                                   : "return exactly 1 hit, the right item",
                                  "return exactly 100 hits", "return the stored bytes exactly",
                                  "return 100 secrets with the stored bytes", "print the stored secret"};
     check(r->errors == 0 && r->calls > 0, "%s N=%ld: %s: %ld of %ld calls failed", p->name, n, w_label[w], r->errors,
@@ -980,9 +1004,9 @@ static void run_workload(Provider *p, Point *pt, int w) {
 // are unions of segments, except after a fill stopped by the time budget; a segment that only
 // overlaps counts with its overlap (its resource use taken as even over its items).
 static PerOp fill_op(Provider *p, long lo, long hi) {
-    PerOp agg = {0, 0, 0, 0};
+    PerOp agg = {0, 0, 0, 0, 0};
     double ops = 0;
-    bool sched_ok = true;
+    bool sched_ok = true, file_ok = true;
     for (int i = 0; i < p->nseg; i++) {
         Segment *s = &p->seg[i];
         long a = s->from > lo ? s->from : lo, b = s->to < hi ? s->to : hi;
@@ -993,13 +1017,16 @@ static PerOp fill_op(Provider *p, long lo, long hi) {
         else agg.cpu_sched_us += s->op.cpu_sched_us * c;
         agg.wchar += s->op.wchar * c;
         agg.write_bytes += s->op.write_bytes * c;
+        if (isnan(s->op.file_growth)) file_ok = false;
+        else agg.file_growth += s->op.file_growth * c;
         ops += c;
     }
-    if (ops == 0) return (PerOp){NAN, NAN, NAN, NAN};
+    if (ops == 0) return PEROP_NAN;
     agg.cpu_us /= ops;
     agg.cpu_sched_us = sched_ok ? agg.cpu_sched_us / ops : NAN;
     agg.wchar /= ops;
     agg.write_bytes /= ops;
+    agg.file_growth = file_ok ? agg.file_growth / ops : NAN;
     return agg;
 }
 
@@ -1137,7 +1164,7 @@ static void extrapolate(Provider *p, const long *targets, int ntargets, const lo
         s->st.p99 = at(lp50, mid) * p99_ratio;
         s->st.n = (size_t)(s->to - s->from);
         s->wall_s = at(lwall, mid) * (double)(s->to - s->from) / 1e6;
-        s->op = (PerOp){at(lcpu, mid), at(lsched, mid), at(lwchar, mid), at(lwb, mid)};
+        s->op = (PerOp){at(lcpu, mid), at(lsched, mid), at(lwchar, mid), at(lwb, mid), NAN};
     }
     for (int t = 0; t < ntargets; t++) {
         long n = targets[t];
@@ -1157,7 +1184,7 @@ static void extrapolate(Provider *p, const long *targets, int ntargets, const lo
                 pt->tenth_op[k] = fill_op(p, lo, hi);
             } else {
                 pt->tenth[k] = (Stats){at(lp50, mid), at(lp50, mid) * p99_ratio, NAN, (size_t)(hi - lo)};
-                pt->tenth_op[k] = (PerOp){at(lcpu, mid), at(lsched, mid), at(lwchar, mid), at(lwb, mid)};
+                pt->tenth_op[k] = (PerOp){at(lcpu, mid), at(lsched, mid), at(lwchar, mid), at(lwb, mid), NAN};
             }
         }
         // Read workloads: a line through the last two measured points (growth never negative); p99
@@ -1180,7 +1207,7 @@ static void extrapolate(Provider *p, const long *targets, int ntargets, const lo
             r->done = true;
             r->extrapolated = true;
             r->st = (Stats){v[0], v[0] * last->w[w].st.p99 / last->w[w].st.p50, v[2], 0};
-            r->op = (PerOp){v[3], v[4], v[5], v[6]};
+            r->op = (PerOp){v[3], v[4], v[5], v[6], NAN};
         }
         pt->rss_kib = (long)llround(at(two_point(p, get_rss), (double)n));
         pt->maps = (long)llround(at(two_point(p, get_maps), (double)n));
@@ -1206,6 +1233,7 @@ static void tsv_perop(const char *pn, long n, const char *metric, PerOp op, bool
     tsv_row(pn, n, metric, "cpu_sched_us_per_op", op.cpu_sched_us, ex);
     tsv_row(pn, n, metric, "wchar_per_op", op.wchar, ex);
     tsv_row(pn, n, metric, "write_bytes_per_op", op.write_bytes, ex);
+    tsv_row(pn, n, metric, "file_growth_per_op", op.file_growth, ex);
 }
 
 static void write_tsv(void) {
@@ -1319,24 +1347,25 @@ static void print_point(Provider *p, Point *pt) {
     printf("\n### %s, N = %s%s\n\n", p->name, fmt_int(pt->n),
            pt->extrapolated ? " (EXTRAPOLATED from the measured growth, not measured)" : "");
     printf("| workload | calls | p50 | p99 | p50 ÷ ping p50 | CPU µs/op (stat) | CPU µs/op (schedstat) | "
-           "wchar B/op | write_bytes B/op |\n");
-    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+           "wchar B/op | write_bytes B/op | storage file growth B/op |\n");
+    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (int t = 0; t < 10; t++) {
         long lo = pt->n * t / 10, hi = pt->n * (t + 1) / 10;
         bool ex = pt->extrapolated && isnan(pt->tenth[t].mean);
-        printf("| CreateItem, items %s–%s%s | %s | %s | %s | %s | %s | %s | %s | %s |\n", fmt_int(lo), fmt_int(hi),
-               ex ? " *(extrapolated)*" : "", ex ? "–" : fmt_int((long)pt->tenth[t].n), us_fmt(pt->tenth[t].p50),
-               us_fmt(pt->tenth[t].p99), num(pt->tenth[t].p50 / ping50, 1), num(pt->tenth_op[t].cpu_us, 0),
-               num(pt->tenth_op[t].cpu_sched_us, 0), num(pt->tenth_op[t].wchar, 0),
-               num(pt->tenth_op[t].write_bytes, 0));
+        printf("| CreateItem, items %s–%s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", fmt_int(lo),
+               fmt_int(hi), ex ? " *(extrapolated)*" : "", ex ? "–" : fmt_int((long)pt->tenth[t].n),
+               us_fmt(pt->tenth[t].p50), us_fmt(pt->tenth[t].p99), num(pt->tenth[t].p50 / ping50, 1),
+               num(pt->tenth_op[t].cpu_us, 0), num(pt->tenth_op[t].cpu_sched_us, 0), num(pt->tenth_op[t].wchar, 0),
+               num(pt->tenth_op[t].write_bytes, 0), num(pt->tenth_op[t].file_growth, 0));
     }
     for (int w = 0; w < W_COUNT; w++) {
         WorkResult *r = &pt->w[w];
         if (!r->done) continue;
-        printf("| %s%s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w_label[w],
+        printf("| %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w_label[w],
                r->extrapolated ? " *(extrapolated)*" : "", r->extrapolated ? "–" : fmt_int(r->calls),
                us_fmt(r->st.p50), us_fmt(r->st.p99), num(r->st.p50 / ping50, 2), num(r->op.cpu_us, 0),
-               num(r->op.cpu_sched_us, 0), num(r->op.wchar, 0), num(r->op.write_bytes, 0));
+               num(r->op.cpu_sched_us, 0), num(r->op.wchar, 0), num(r->op.write_bytes, 0),
+               num(r->op.file_growth, 0));
     }
     printf("\nFill 0 → %s: %s%s. Provider RSS %s MiB, %s memory maps", fmt_int(pt->n), secs_fmt(pt->fill_s),
            pt->extrapolated ? " (extrapolated)" : "", num(pt->rss_kib < 0 ? NAN : pt->rss_kib / 1024.0, 1),
@@ -1485,6 +1514,340 @@ static int wait_name(const char *address, long long since_us, pid_t pid, double 
 }
 
 // ---------------------------------------------------------------------------------------------
+// --reopen: one round on a vault an earlier run filled, after run.sh restarted the provider
+
+#define CONTROL_PATH "/io/puff/Control"
+#define IFACE_CONTROL "io.puff.Control1"
+
+// io.puff.Control1.Unlock(collection, h passcode): the passcode goes through a pipe, as puffctl
+// sends it. Returns the call's latency in µs, or -1 (the error on stderr, never the passcode).
+static double control_unlock(Provider *p, const char *collection, const char *passcode) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC)) die("pipe: %s", strerror(errno));
+    size_t len = strlen(passcode), done = 0;
+    while (done < len) {  // a passcode is far below the pipe's capacity
+        ssize_t w = write(fds[1], passcode + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) die("cannot write the passcode pipe: %s", strerror(errno));
+        done += (size_t)w;
+    }
+    close(fds[1]);
+    DBusMessage *m = new_call(bus_name, CONTROL_PATH, IFACE_CONTROL, "Unlock");
+    int rfd = fds[0];
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &collection, DBUS_TYPE_UNIX_FD, &rfd, DBUS_TYPE_INVALID);
+    close(rfd);  // libdbus holds its own duplicate
+    DBusError err;
+    dbus_error_init(&err);
+    double t0 = now_s();
+    DBusMessage *r = call_msg(p, m, &err);
+    double us = (now_s() - t0) * 1e6;
+    if (!r) {
+        fprintf(stderr, "%s: Control1.Unlock(%s): %s: %s\n", p->name, collection, err.name, err.message);
+        dbus_error_free(&err);
+        return -1;
+    }
+    dbus_message_unref(r);
+    return us;
+}
+
+// io.puff.Control1.Lock([collection]); true when it worked.
+static bool control_lock(Provider *p, const char *collection) {
+    DBusMessage *m = new_call(bus_name, CONTROL_PATH, IFACE_CONTROL, "Lock");
+    DBusMessageIter it, arr;
+    dbus_message_iter_init_append(m, &it);
+    dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &arr);
+    dbus_message_iter_append_basic(&arr, DBUS_TYPE_STRING, &collection);
+    dbus_message_iter_close_container(&it, &arr);
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage *r = call_msg(p, m, &err);
+    if (!r) {
+        fprintf(stderr, "%s: Control1.Lock(%s): %s: %s\n", p->name, collection, err.name, err.message);
+        dbus_error_free(&err);
+        return false;
+    }
+    dbus_message_unref(r);
+    return true;
+}
+
+static void tsv_reopen(const char *prov_name, long n, const char *stat, double v) {
+    tsv_row(prov_name, n, "reopen", stat, v, false);
+}
+
+static double realtime_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+// One round: the provider was just started on a vault holding `items` bench items of run_id, all
+// locked. Measures the first answered call, the locked workloads and memory, the unlock of
+// `probe` (an empty collection under the same KDF parameters: the KDF alone) and of
+// `collection`, then the unlocked workloads and memory. The passcode is read from stdin.
+static int reopen_round(long items, int round, const char *probe, const char *collection, long long since_us,
+                        double startup_ms) {
+    Provider *p = &prov[0];
+    char passcode[1025];
+    if (!fgets(passcode, sizeof passcode, stdin)) die("--reopen reads the passcode from stdin; got nothing");
+    passcode[strcspn(passcode, "\n")] = 0;
+    p->conn = connect_bus(p->address);
+    p->nitems = items;
+    p->cap = items;
+    p->paths = calloc((size_t)items, sizeof(char *));
+    if (!p->paths) die("out of memory");
+
+    // The first Secret Service call, timed from the exec of the provider (run.sh's timestamp):
+    // with a provider that owns its name before its vault is read, this is when it really answers.
+    char user[32], first[256];
+    long k0 = rng_below(items);
+    snprintf(user, sizeof user, "u%ld", k0);
+    const char *kv0[] = {"service", "bench", "run", run_id, "user", user};
+    int nu = 0, nl = 0;
+    double first_us = search_items(p, kv0, 3, &nu, &nl, first, sizeof first);
+    double first_call_ms = since_us > 0 ? (realtime_us() - (double)since_us) / 1000.0 : NAN;
+    check(first_us >= 0 && nu == 0 && nl == 1, "%s round %d: after a restart, SearchItems finds item %ld locked",
+          p->name, round, k0);
+    p->pid = provider_pid(p);
+    check(p->pid > 0, "%s round %d: the provider's pid is known", p->name, round);
+    if (p->pid <= 0) return 1;
+    ProcSnap locked0 = snap_full(p->pid, NULL);
+
+    Point locked_pt, unlocked_pt;
+    memset(&locked_pt, 0, sizeof locked_pt);
+    memset(&unlocked_pt, 0, sizeof unlocked_pt);
+    locked_pt.n = unlocked_pt.n = items;
+    opt_expect_locked = true;
+    run_workload(p, &locked_pt, W_PING_PROVIDER);
+    run_workload(p, &locked_pt, W_PING_BUS);
+    run_workload(p, &locked_pt, W_SEARCH1);
+    ProcSnap locked1 = snap_full(p->pid, NULL);
+    // Every item is back after the restart (found through the blind index, locked).
+    const char *kv_all[] = {"service", "bench", "run", run_id};
+    double all_us = search_items(p, kv_all, 2, &nu, &nl, NULL, 0);
+    check(all_us >= 0 && nu == 0 && nl == items, "%s round %d: all %ld items are there after the restart, locked "
+          "(%d unlocked, %d locked)", p->name, round, items, nu, nl);
+
+    // The KDF alone, before and after the real unlock (the empty collection is locked again in
+    // between), so that neither the first nor the second Argon2id run of the process is favoured.
+    double probe1_us = control_unlock(p, probe, passcode);
+    check(probe1_us >= 0, "%s round %d: Control1.Unlock of the empty collection %s works", p->name, round, probe);
+    double unlock_us = control_unlock(p, collection, passcode);
+    check(unlock_us >= 0, "%s round %d: Control1.Unlock of %s works", p->name, round, collection);
+    ProcSnap unlocked0 = snap_full(p->pid, NULL);
+    bool relocked = control_lock(p, probe);
+    check(relocked, "%s round %d: Control1.Lock of %s works", p->name, round, probe);
+    double probe2_us = relocked ? control_unlock(p, probe, passcode) : -1;
+    check(probe2_us >= 0, "%s round %d: %s unlocks again", p->name, round, probe);
+    memset(passcode, 0, sizeof passcode);
+    if (probe1_us < 0) probe1_us = NAN;
+    if (probe2_us < 0) probe2_us = NAN;
+    if (unlock_us < 0) unlock_us = NAN;
+    double probe_us = (probe1_us + probe2_us) / 2;
+
+    opt_expect_locked = false;
+    bool sess = open_session(p);
+    check(sess, "%s round %d: OpenSession(\"plain\") works", p->name, round);
+    run_workload(p, &unlocked_pt, W_PING_PROVIDER);
+    run_workload(p, &unlocked_pt, W_SEARCH1);
+    if (sess) run_workload(p, &unlocked_pt, W_GETSECRET);
+    ProcSnap unlocked1 = snap_full(p->pid, NULL);
+    if (provider_alive(p)) check(true, "%s round %d: the provider is still up", p->name, round);
+
+    double lping = locked_pt.w[W_PING_PROVIDER].st.p50, uping = unlocked_pt.w[W_PING_PROVIDER].st.p50;
+    if (round == 1)
+        printf("\n### %s restarted on its %s-item vault (locked), then unlocked\n\n"
+               "| round | start-up ms | first call ms | RSS locked | SearchItems 1 hit, locked (÷ ping) | "
+               "SearchItems of all, locked, ms | unlock, empty collection (KDF), ms, before / after | unlock, %s, ms | "
+               "RSS at unlock | "
+               "SearchItems 1 hit, unlocked (÷ ping) | GetSecret (÷ ping) | RSS unlocked |\n"
+               "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+               p->name, fmt_int(items), collection);
+    double ls1 = locked_pt.w[W_SEARCH1].st.p50, us1 = unlocked_pt.w[W_SEARCH1].st.p50;
+    double gs = unlocked_pt.w[W_GETSECRET].st.p50;
+    printf("| %d | %s | %s | %s MiB | %s µs (%s×) | %s | %s / %s | %s | %s MiB | %s µs (%s×) | %s µs (%s×) | %s MiB |\n",
+           round, num(startup_ms, 1), num(first_call_ms, 1), num(locked1.rss_kib / 1024.0, 1), num(ls1, 0),
+           num(ls1 / lping, 2), num(all_us / 1000.0, 1), num(probe1_us / 1000.0, 0), num(probe2_us / 1000.0, 0),
+           num(unlock_us / 1000.0, 1),
+           num(unlocked0.rss_kib / 1024.0, 1), num(us1, 0), num(us1 / uping, 2), num(gs, 0), num(gs / uping, 2),
+           num(unlocked1.rss_kib / 1024.0, 1));
+    fflush(stdout);
+    const char *pn = p->name;
+    if (!isnan(startup_ms)) tsv_reopen(pn, items, "startup_ms", startup_ms);
+    tsv_reopen(pn, items, "first_call_ms", first_call_ms);
+    tsv_reopen(pn, items, "rss_locked_start_kib", (double)locked0.rss_kib);
+    tsv_reopen(pn, items, "rss_locked_kib", (double)locked1.rss_kib);
+    tsv_reopen(pn, items, "maps_locked", (double)locked1.maps);
+    tsv_reopen(pn, items, "ping_locked_p50_us", lping);
+    tsv_reopen(pn, items, "search1_locked_p50_us", ls1);
+    tsv_reopen(pn, items, "search1_locked_over_ping", ls1 / lping);
+    tsv_reopen(pn, items, "search1_locked_cpu_us", locked_pt.w[W_SEARCH1].op.cpu_sched_us);
+    tsv_reopen(pn, items, "search_all_locked_ms", all_us / 1000.0);
+    tsv_reopen(pn, items, "unlock_kdf_only_ms", probe_us / 1000.0);
+    tsv_reopen(pn, items, "unlock_kdf_only_first_ms", probe1_us / 1000.0);
+    tsv_reopen(pn, items, "unlock_kdf_only_second_ms", probe2_us / 1000.0);
+    tsv_reopen(pn, items, "unlock_ms", unlock_us / 1000.0);
+    tsv_reopen(pn, items, "unlock_beyond_kdf_ms", (unlock_us - probe_us) / 1000.0);
+    tsv_reopen(pn, items, "rss_unlocked_kib", (double)unlocked1.rss_kib);
+    tsv_reopen(pn, items, "rss_unlocked_at_unlock_kib", (double)unlocked0.rss_kib);
+    tsv_reopen(pn, items, "maps_unlocked", (double)unlocked1.maps);
+    tsv_reopen(pn, items, "ping_unlocked_p50_us", uping);
+    tsv_reopen(pn, items, "search1_unlocked_p50_us", us1);
+    tsv_reopen(pn, items, "search1_unlocked_over_ping", us1 / uping);
+    tsv_reopen(pn, items, "getsecret_p50_us", gs);
+    tsv_reopen(pn, items, "getsecret_over_ping", gs / uping);
+    dbus_connection_close(p->conn);
+    dbus_connection_unref(p->conn);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --file-targets: the encrypted-vault issue's targets for the file store, from a run's TSV
+
+typedef struct {
+    char provider[64], metric[48], stat[48], source[16];
+    long n;
+    double value;
+} TsvRow;
+
+static TsvRow *rows;
+static size_t nrows;
+
+static void read_tsv(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) die("cannot read %s: %s", path, strerror(errno));
+    char line[512];
+    size_t cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        TsvRow r;
+        if (sscanf(line, "%63[^\t]\t%ld\t%47[^\t]\t%47[^\t]\t%lf\t%15s", r.provider, &r.n, r.metric, r.stat, &r.value,
+                   r.source) != 6)
+            continue;  // the header, or a line of another shape
+        if (nrows == cap) {
+            cap = cap ? cap * 2 : 1024;
+            rows = xrealloc(rows, cap * sizeof *rows);
+        }
+        rows[nrows++] = r;
+    }
+    fclose(f);
+}
+
+// The median of every measured row matching provider/metric/stat (and n, unless n < 0); NAN if none.
+// *lo and *hi, when given, get the smallest and largest.
+static double row_median(const char *pn, long n, const char *metric, const char *stat, double *lo, double *hi,
+                         int *count) {
+    Samples v = {0};
+    for (size_t i = 0; i < nrows; i++)
+        if (!strcmp(rows[i].provider, pn) && (n < 0 || rows[i].n == n) && !strcmp(rows[i].metric, metric) &&
+            !strcmp(rows[i].stat, stat) && !strcmp(rows[i].source, "measured") && !isnan(rows[i].value))
+            samples_add(&v, rows[i].value);
+    if (count) *count = (int)v.n;
+    if (v.n == 0) {
+        if (lo) *lo = NAN;
+        if (hi) *hi = NAN;
+        return NAN;
+    }
+    qsort(v.v, v.n, sizeof(double), cmp_double);
+    double med = v.n % 2 ? v.v[v.n / 2] : (v.v[v.n / 2 - 1] + v.v[v.n / 2]) / 2;
+    if (lo) *lo = v.v[0];
+    if (hi) *hi = v.v[v.n - 1];
+    free(v.v);
+    return med;
+}
+
+static double row1(const char *pn, long n, const char *metric, const char *stat) {
+    return row_median(pn, n, metric, stat, NULL, NULL, NULL);
+}
+
+static const char *met(bool measured, bool ok) { return !measured ? "not measured" : ok ? "yes" : "**no**"; }
+
+static const char *range_fmt(double med, double lo, double hi, int count, int prec, const char *unit) {
+    static char bufs[8][96];
+    static int which;
+    char *b = bufs[which++ % 8];
+    if (isnan(med)) return "–";
+    if (count > 1)
+        snprintf(b, 96, "%s %s (median of %d; %s–%s)", num(med, prec), unit, count, num(lo, prec), num(hi, prec));
+    else
+        snprintf(b, 96, "%s %s", num(med, prec), unit);
+    return b;
+}
+
+static int file_targets(const char *tsv_path, const char *pn) {
+    read_tsv(tsv_path);
+    long nmax = -1;
+    for (size_t i = 0; i < nrows; i++)
+        if (!strcmp(rows[i].provider, pn) && !strcmp(rows[i].metric, "fill") && !strcmp(rows[i].source, "measured") &&
+            rows[i].n > nmax)
+            nmax = rows[i].n;
+    if (nmax < 0) die("%s: no measured fill of provider %s", tsv_path, pn);
+    long reopen_n = -1;
+    for (size_t i = 0; i < nrows; i++)
+        if (!strcmp(rows[i].provider, pn) && !strcmp(rows[i].metric, "reopen")) reopen_n = rows[i].n;
+    const char *at = nmax == 100000 ? "" : " (**not at 100,000**: the run's largest N)";
+    printf("\n### File store: targets of the encrypted-vault issue (%s, N = %s%s)\n\n", pn, fmt_int(nmax), at);
+    printf("| target | measured | met |\n| --- | --- | --- |\n");
+
+    double fill10k = row1(pn, 10000, "fill", "total_s");
+    printf("| fill 0 → 10,000 by single CreateItem, each durable before its reply, ≤ 5 s | %s | %s |\n",
+           isnan(fill10k) ? "– (N < 10,000)" : secs_fmt(fill10k), met(!isnan(fill10k), fill10k <= 5.0));
+
+    double g1 = row1(pn, nmax, "create_tenth01", "file_growth_per_op");
+    double g10 = row1(pn, nmax, "create_tenth10", "file_growth_per_op");
+    double wb1 = row1(pn, nmax, "create_tenth01", "write_bytes_per_op");
+    double wb10 = row1(pn, nmax, "create_tenth10", "write_bytes_per_op");
+    printf("| bytes written per CreateItem ≤ 1 KiB at N (journal growth, last tenth of the fill) | %s B | %s |\n",
+           num(g10, 0), met(!isnan(g10), g10 <= 1024));
+    printf("| … flat in N (last tenth ÷ first tenth of the journal growth ≤ 1.3) | %s ÷ %s B = %s× | %s |\n",
+           num(g10, 0), num(g1, 0), num(g10 / g1, 2), met(!isnan(g10 / g1), g10 / g1 <= 1.3));
+    printf("| (for reference: `write_bytes`, which counts a whole 4 KiB page per `fdatasync`ed append) | "
+           "%s B (last tenth), %s B (first tenth) | – |\n", num(wb10, 0), num(wb1, 0));
+
+    double lo, hi;
+    int cnt;
+    double kdf = row_median(pn, reopen_n, "reopen", "unlock_kdf_only_ms", &lo, &hi, &cnt);
+    double kdf_lo = lo, kdf_hi = hi;
+    int kdf_cnt = cnt;
+    double beyond = row_median(pn, reopen_n, "reopen", "unlock_beyond_kdf_ms", &lo, &hi, &cnt);
+    double unl = row1(pn, reopen_n, "reopen", "unlock_ms");
+    printf("| unlock of a %s-item collection ≤ 200 ms beyond its KDF (Control1.Unlock after a restart, minus the "
+           "unlock of an empty collection with the same KDF) | %s (whole unlock %s ms) | %s |\n",
+           fmt_int(reopen_n), range_fmt(beyond, lo, hi, cnt, 0, "ms"), num(unl, 0), met(!isnan(beyond), beyond <= 200));
+    double st = row_median(pn, reopen_n, "reopen", "startup_ms", &lo, &hi, &cnt);
+    printf("| start-up to bus name with a %s-item vault ≤ 100 ms | %s | %s |\n", fmt_int(reopen_n),
+           range_fmt(st, lo, hi, cnt, 1, "ms"), met(!isnan(st), st <= 100));
+    double fc = row_median(pn, reopen_n, "reopen", "first_call_ms", &lo, &hi, &cnt);
+    printf("| (for reference: from the exec to the first answered SearchItems) | %s | – |\n",
+           range_fmt(fc, lo, hi, cnt, 1, "ms"));
+    double rl = row_median(pn, reopen_n, "reopen", "rss_locked_kib", &lo, &hi, &cnt) / 1024.0;
+    printf("| RSS ≤ 64 MiB, locked (after a restart, before any unlock) | %s | %s |\n",
+           range_fmt(rl, lo / 1024.0, hi / 1024.0, cnt, 1, "MiB"), met(!isnan(rl), rl <= 64));
+    double ru = row_median(pn, reopen_n, "reopen", "rss_unlocked_kib", &lo, &hi, &cnt) / 1024.0;
+    printf("| RSS ≤ 64 MiB, unlocked (after a restart and the unlock) | %s | %s |\n",
+           range_fmt(ru, lo / 1024.0, hi / 1024.0, cnt, 1, "MiB"), met(!isnan(ru), ru <= 64));
+    double rf = row1(pn, nmax, "memory", "rss_kib") / 1024.0;
+    printf("| RSS ≤ 64 MiB, unlocked (right after the fill, without a restart) | %s MiB | %s |\n", num(rf, 1),
+           met(!isnan(rf), rf <= 64));
+    double sl = row_median(pn, reopen_n, "reopen", "search1_locked_over_ping", &lo, &hi, &cnt);
+    printf("| SearchItems (1 hit), locked, p50 ≤ 1.5 × Ping p50 | %s | %s |\n", range_fmt(sl, lo, hi, cnt, 2, "×"),
+           met(!isnan(sl), sl <= 1.5));
+    double su = row1(pn, nmax, "search1", "p50_over_ping");
+    printf("| SearchItems (1 hit), unlocked, p50 ≤ 1.5 × Ping p50 (after the fill) | %s× | %s |\n", num(su, 2),
+           met(!isnan(su), su <= 1.5));
+    double su2 = row_median(pn, reopen_n, "reopen", "search1_unlocked_over_ping", &lo, &hi, &cnt);
+    printf("| SearchItems (1 hit), unlocked, p50 ≤ 1.5 × Ping p50 (after a restart and the unlock) | %s | %s |\n",
+           range_fmt(su2, lo, hi, cnt, 2, "×"), met(!isnan(su2), su2 <= 1.5));
+    double gs = row1(pn, nmax, "getsecret", "p50_over_ping");
+    printf("| GetSecret p50 ≤ 1.2 × Ping p50 (after the fill) | %s× | %s |\n", num(gs, 2), met(!isnan(gs), gs <= 1.2));
+    double gs2 = row_median(pn, reopen_n, "reopen", "getsecret_over_ping", &lo, &hi, &cnt);
+    printf("| GetSecret p50 ≤ 1.2 × Ping p50 (after a restart and the unlock) | %s | %s |\n",
+           range_fmt(gs2, lo, hi, cnt, 2, "×"), met(!isnan(gs2), gs2 <= 1.2));
+    printf("| one unlock with the default KDF (Argon2id; the empty collection's Control1.Unlock) in 0.3–1 s | %s | "
+           "%s |\n", range_fmt(kdf, kdf_lo, kdf_hi, kdf_cnt, 0, "ms"),
+           met(!isnan(kdf), kdf >= 300 && kdf <= 1000));
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
 // main
 
 static void usage(void) {
@@ -1503,7 +1866,14 @@ static void usage(void) {
             "  --tsv FILE          machine-readable results (read by bench/plot.gp)\n"
             "  --bus-name NAME     provider bus name (default org.freedesktop.secrets)\n"
             "  --seed N            random seed for the read workloads\n"
-            "  puff-bench --wait-name BUS_ADDRESS [--since-us T] [--pid P] [--timeout-s S]\n");
+            "  --run-id ID         the run's id (attribute run=ID; default: made up); --reopen needs the fill's\n"
+            "  puff-bench --wait-name BUS_ADDRESS [--since-us T] [--pid P] [--timeout-s S]\n"
+            "  puff-bench --reopen --run-id ID --items N [--round R] [--probe C] [--collection C] [--since-us T]\n"
+            "             [--round-startup-ms MS] [--tsv-append FILE] [--smoke] NAME=BUS_ADDRESS   (passcode on stdin)\n"
+            "      one round on a restarted provider whose vault holds the N items of run ID, all locked:\n"
+            "      locked workloads, Control1.Unlock of C (default login) and of the empty collection P (the KDF\n"
+            "      alone), unlocked workloads, memory\n"
+            "  puff-bench --file-targets TSV [--provider NAME]   the file-store targets table from a run's TSV\n");
     exit(2);
 }
 
@@ -1536,6 +1906,11 @@ int main(int argc, char **argv) {
     const char *caps[8], *watches[8], *startups[8];
     int ncaps = 0, nwatches = 0, nstartups = 0;
     uint64_t seed = 42;
+    const char *opt_run_id = NULL, *probe = "kdf-probe", *collection = "login", *tsv_append = NULL;
+    const char *targets_tsv = NULL, *targets_provider = "puff";
+    long reopen_items = 0;
+    int reopen_round_no = 1;
+    double round_startup_ms = NAN;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1580,6 +1955,35 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--seed")) {
             NEED_ARG;
             seed = strtoull(v, NULL, 10);
+        } else if (!strcmp(a, "--run-id")) {
+            NEED_ARG;
+            opt_run_id = v;
+        } else if (!strcmp(a, "--reopen")) {
+            opt_reopen = true;
+        } else if (!strcmp(a, "--items")) {
+            NEED_ARG;
+            reopen_items = atol(v);
+        } else if (!strcmp(a, "--round")) {
+            NEED_ARG;
+            reopen_round_no = atoi(v);
+        } else if (!strcmp(a, "--probe")) {
+            NEED_ARG;
+            probe = v;
+        } else if (!strcmp(a, "--collection")) {
+            NEED_ARG;
+            collection = v;
+        } else if (!strcmp(a, "--round-startup-ms")) {
+            NEED_ARG;
+            round_startup_ms = atof(v);
+        } else if (!strcmp(a, "--tsv-append")) {
+            NEED_ARG;
+            tsv_append = v;
+        } else if (!strcmp(a, "--file-targets")) {
+            NEED_ARG;
+            targets_tsv = v;
+        } else if (!strcmp(a, "--provider")) {
+            NEED_ARG;
+            targets_provider = v;
         } else if (!strcmp(a, "--wait-name")) {
             NEED_ARG;
             wait_address = v;
@@ -1606,6 +2010,7 @@ int main(int argc, char **argv) {
         }
     }
     if (wait_address) return wait_name(wait_address, since_us, wait_pid, timeout_s);
+    if (targets_tsv) return file_targets(targets_tsv, targets_provider);
     if (nprov == 0) usage();
     if (opt_smoke) {
         opt_max = 200;
@@ -1637,10 +2042,28 @@ int main(int argc, char **argv) {
         free(copy);
     }
     rng_state ^= seed * 0x9e3779b97f4a7c15ull;
-    {
+    if (opt_run_id) {
+        size_t len = strlen(opt_run_id);
+        if (len == 0 || len >= sizeof run_id || strspn(opt_run_id, "0123456789abcdefghijklmnopqrstuvwxyz") != len)
+            die("--run-id: 1 to %zu lower-case letters and digits", sizeof run_id - 1);
+        memcpy(run_id, opt_run_id, len + 1);
+    } else {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         snprintf(run_id, sizeof run_id, "%08lx%04x", (unsigned long)(ts.tv_sec ^ ts.tv_nsec), (unsigned)getpid() & 0xffff);
+    }
+    if (opt_reopen) {
+        if (!opt_run_id || reopen_items < 1 || nprov != 1) die("--reopen needs --run-id, --items N and one NAME=ADDRESS");
+        if (tsv_append) {
+            tsv = fopen(tsv_append, "a");
+            if (!tsv) die("cannot append to %s: %s", tsv_append, strerror(errno));
+        }
+        signal(SIGPIPE, SIG_IGN);
+        reopen_round(reopen_items, reopen_round_no, probe, collection, since_us, round_startup_ms);
+        if (tsv) fclose(tsv);
+        // stdout holds only the round's table row; run.sh adds these counts to the run's total.
+        fprintf(stderr, "[puff-bench] checks: %ld passed, %ld failed\n", checks_passed, checks_failed);
+        return checks_failed ? 1 : 0;
     }
     if (tsv_path) {
         tsv = fopen(tsv_path, "w");
@@ -1756,6 +2179,17 @@ int main(int argc, char **argv) {
         check(p->create_errors == 0 && p->nitems == p->cap,
               "%s: every CreateItem succeeded (%ld of %ld failed, %ld of %ld stored)", p->name, p->create_errors,
               expected, p->nitems, p->cap);
+        if (p->watch_file) {  // every segment's growth was measured: the file grew by at least one byte per item
+            double grown = 0;
+            bool known = p->nseg > 0;
+            for (int j = 0; j < p->nseg; j++) {
+                if (p->seg[j].extrapolated) continue;
+                if (isnan(p->seg[j].op.file_growth)) known = false;
+                else grown += p->seg[j].op.file_growth * (double)(p->seg[j].to - p->seg[j].from);
+            }
+            check(known && grown >= (double)p->nitems, "%s: its storage file grew during the fill (%.0f bytes for %ld items)",
+                  p->name, grown, p->nitems);
+        }
         if (p->watch_file && p->npt >= 2 && !p->pt[0].extrapolated)
             check(p->pt[p->npt - 1].file_bytes > p->pt[0].file_bytes,
                   "%s: its storage file grows with the number of items", p->name);

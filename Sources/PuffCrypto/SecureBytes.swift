@@ -10,12 +10,12 @@ import CSodium
 /// The bytes are written once, inside an initialiser, and never change afterwards, which is what
 /// makes sharing one instance between tasks safe.
 ///
-/// Values of up to ``SecureSlab/slotSize`` bytes share `sodium_malloc`'d pages (``SecureSlab``);
-/// larger ones get a region of their own. Either way the memory is locked and wiped when freed.
+/// Values of up to 4 KiB share `sodium_malloc`'d pages (``SecureSlab``); larger ones get a region
+/// of their own. Either way the memory is locked and wiped when freed.
 public final class SecureBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer?
-    /// Whether `base` is a ``SecureSlab`` slot rather than a region of its own.
-    private let isSlot: Bool
+    /// The ``SecureSlab`` size class of `base`'s slot; nil for a region of its own.
+    private let sizeClass: Int?
     /// The number of bytes held.
     public let count: Int
 
@@ -31,14 +31,14 @@ public final class SecureBytes: @unchecked Sendable {
         self.count = count
         if count == 0 {
             base = nil
-            isSlot = false
+            sizeClass = nil
             try fill(UnsafeMutableRawBufferPointer(start: nil, count: 0))
             return
         }
-        let slot = count <= SecureSlab.slotSize
+        let slot = SecureSlab.sizeClass(for: count)
         let memory: UnsafeMutableRawPointer
-        if slot {
-            memory = SecureSlab.shared.allocate()
+        if let slot {
+            memory = SecureSlab.shared.allocate(sizeClass: slot)
         } else {
             // sodium_malloc only returns nil when the process is out of memory or address space.
             guard let region = sodium_malloc(count) else { fatalError("sodium_malloc(\(count)) failed") }
@@ -49,11 +49,11 @@ public final class SecureBytes: @unchecked Sendable {
         do {
             try fill(UnsafeMutableRawBufferPointer(start: memory, count: count))
         } catch {
-            if slot { SecureSlab.shared.release(memory) } else { sodium_free(memory) }
+            if let slot { SecureSlab.shared.release(memory, sizeClass: slot) } else { sodium_free(memory) }
             throw error
         }
         base = memory
-        isSlot = slot
+        sizeClass = slot
     }
 
     /// Copies `bytes` into secure memory. The caller remains responsible for the source buffer.
@@ -82,7 +82,7 @@ public final class SecureBytes: @unchecked Sendable {
     deinit {
         guard let base else { return }
         // Both paths zero the bytes: the slab before reuse, sodium_free before unmapping.
-        if isSlot { SecureSlab.shared.release(base) } else { sodium_free(base) }
+        if let sizeClass { SecureSlab.shared.release(base, sizeClass: sizeClass) } else { sodium_free(base) }
     }
 
     /// Whether no bytes are held.
