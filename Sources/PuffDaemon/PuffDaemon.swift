@@ -50,7 +50,7 @@ public struct PuffDaemon: AsyncParsableCommand {
     var pinentry: String = PinentryPrompter.defaultProgram
 
     @Option(help: "Seconds after which an unanswered prompt is dismissed.")
-    var promptTimeout: Int = 120
+    var promptTimeout: Int = 60
 
     @Option(
         help: ArgumentHelp(
