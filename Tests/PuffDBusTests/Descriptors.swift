@@ -55,4 +55,15 @@ enum Descriptors {
         var byte: UInt8 = 0
         return recv(peer.rawValue, &byte, 1, Int32(MSG_DONTWAIT)) == 0
     }
+
+    /// Whether the other end closes within two seconds. Another test's process spawn, between its
+    /// fork and its exec, briefly holds a copy of every descriptor (close-on-exec ones too).
+    static func otherEndCloses(_ peer: UnixFD) -> Bool {
+        var poller = pollfd(fd: peer.rawValue, events: Int16(POLLIN), revents: 0)
+        for _ in 0..<200 {
+            if otherEndIsClosed(peer) { return true }
+            _ = poll(&poller, 1, 10)
+        }
+        return otherEndIsClosed(peer)
+    }
 }

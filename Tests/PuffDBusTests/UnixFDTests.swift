@@ -44,7 +44,7 @@ import Testing
         #expect(fcntl(number, F_GETFD) >= 0)
         #expect(!Descriptors.otherEndIsClosed(peer), "the decoded descriptor must still be open")
         decoded = nil
-        #expect(Descriptors.otherEndIsClosed(peer), "releasing the decoded value must close its descriptor")
+        #expect(Descriptors.otherEndCloses(peer), "releasing the decoded value must close its descriptor")
     }
 
     @Test func duplicatingSomethingThatIsNotADescriptorThrowsEBADF() {
