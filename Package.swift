@@ -96,7 +96,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffCrypto"]),
+        .testTarget(name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffService", "PuffCrypto"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore"],

@@ -37,7 +37,8 @@ public enum ClientError: Error, Sendable, Equatable {
     case passcodeIOFailed(errno: Int32)
     /// `io.puff.Error.AlreadyInitialized`: `init` on a vault that has its passcode.
     case alreadyInitialized
-    /// The daemon refused a new passcode; the text is its reason.
+    /// `io.puff.Error.PasscodePolicy`: the new passcode breaks the collection's policy; the text
+    /// is the daemon's, which says what the policy needs.
     case passcodePolicy(String)
     /// `io.puff.Error.Damaged`: the collection's files failed to open.
     case damaged(collection: String?)
@@ -126,7 +127,9 @@ public enum ClientError: Error, Sendable, Equatable {
         case .passcodesDiffer: "the passcodes did not match; nothing was changed"
         case .passcodeIOFailed(let code): "could not pass the passcode on (errno \(code))"
         case .alreadyInitialized: "the vault already has a passcode: change it with `puffctl passwd`"
-        case .passcodePolicy(let reason): "puffd refused the new passcode: \(reason)"
+        case .passcodePolicy(let reason):
+            "\(reason.isEmpty ? "the passcode breaks the collection's policy" : reason); nothing was changed, "
+                + "try again with one that fits"
         case .damaged(let collection):
             "\(Self.quoted(collection, or: "the collection")) is damaged: see `puffctl status`"
         case .accessDenied: "puffd refused the call: run puffctl as the user puffd runs as"

@@ -53,7 +53,10 @@ struct PinentryText {
         switch request.purpose {
         case .unlock(let collection, let label):
             let name = label.isEmpty ? collection.rawValue : label
-            description = "\(request.application) wants to unlock the collection “\(name)”.\nEnter its passcode."
+            // The policy reminds the person which passcode is meant ("6 digits").
+            let hint = request.policy.map { " (\($0.requirement))" } ?? ""
+            description =
+                "\(request.application) wants to unlock the collection “\(name)”.\nEnter its passcode\(hint)."
         }
     }
 }

@@ -14,6 +14,7 @@ extension ErrorName {
     static let noSuchCollection: ErrorName = "io.puff.Error.NoSuchCollection"
     static let notInitialized: ErrorName = "io.puff.Error.NotInitialized"
     static let alreadyInitialized: ErrorName = "io.puff.Error.AlreadyInitialized"
+    static let passcodePolicy: ErrorName = "io.puff.Error.PasscodePolicy"
     static let damaged: ErrorName = "io.puff.Error.Damaged"
     static let controlIsLocked: ErrorName = "io.puff.Error.IsLocked"
 }

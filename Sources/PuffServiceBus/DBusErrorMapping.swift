@@ -47,6 +47,8 @@ public final class DBusErrorMapping: Sendable {
         case .wrongPasscode: DBusError(.wrongPasscode, "wrong passcode")
         case .notInitialized: DBusError(.notInitialized, "no passcode set: run puffctl init")
         case .alreadyInitialized: DBusError(.alreadyInitialized, "the vault already has a passcode")
+        case .passcodePolicy(let policy):
+            DBusError(.passcodePolicy, "the passcode must be \(policy.requirement) (policy \(policy.name))")
         case .damaged(let why): DBusError(.damaged, why)
         case .failed(let why): DBusError(.failed, why)
         }

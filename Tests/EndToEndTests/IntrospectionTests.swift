@@ -101,4 +101,20 @@ struct IntrospectionTests {
             #expect(secretInterfaces == [interface], "\(path) serves \(secretInterfaces)")
         }
     }
+
+    @Test func theRunningDaemonServesControl1AsItsInterfaceFileSays() async throws {
+        let file = TestBus.repositoryRoot.appendingPathComponent("dbus/io.puff.Control1.xml")
+        let reference = try Self.interfaceBlocks(try String(contentsOf: file, encoding: .utf8))
+        let daemon = try await TestDaemon()
+        let client = try await BusConnection.connect(address: daemon.bus.address)
+        defer { client.close() }
+        let reply = try await client.call(
+            .methodCall(
+                destination: "org.freedesktop.secrets", path: ObjectPath("/io/puff/Control")!,
+                interface: "org.freedesktop.DBus.Introspectable", member: "Introspect"))
+        let served = try Self.interfaceBlocks(try #require(reply.arguments.first?.string))
+        let control = try #require(reference["io.puff.Control1"])
+        #expect(control.contains("method Init in:a{sv} in:h"))
+        #expect(served["io.puff.Control1"] == control)
+    }
 }

@@ -77,8 +77,14 @@ struct ClientErrorTests {
         #expect(Self.mapped("io.puff.Error.NotInitialized").message == "no passcode set: run `puffctl init`")
     }
 
-    @Test func thePolicyRefusalCarriesTheDaemonsReason() {
-        #expect(Self.mapped("io.puff.Error.PasscodePolicy").message.hasSuffix("text from the daemon"))
+    @Test func thePolicyRefusalSaysWhatIsNeededAndWhatToDo() {
+        let error = ClientError(
+            DBusError(ErrorName("io.puff.Error.PasscodePolicy"), "the passcode must be 6 digits (policy digits6)"))
+        #expect(error == .passcodePolicy("the passcode must be 6 digits (policy digits6)"))
+        #expect(
+            error.message
+                == "the passcode must be 6 digits (policy digits6); nothing was changed, try again with one that fits")
+        #expect(error.exitStatus == .usage)
     }
 
     @Test func noBusAtAllIsStatusFive() {

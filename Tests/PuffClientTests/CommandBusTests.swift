@@ -95,6 +95,31 @@ struct CommandBusTests {
         #expect(create.passcodes == ["diary pass"])
     }
 
+    @Test func initAndCreateSendTheChosenPolicy() async throws {
+        let fake = try await FakeControl()
+        fake.reply(to: "Status", with: Replies.status(initialized: false, []))
+        let first = try Descriptors.readEnd(holding: "123456\n")
+        defer { close(first) }
+        #expect(await run(fake, ["init", "--policy", "digits6", "--passcode-fd", "\(first)"]) == 0)
+        let second = try Descriptors.readEnd(holding: "12345678\n")
+        defer { close(second) }
+        let create = ["collection", "create", "Phone", "--policy", "numeric", "--min-length", "8"]
+        #expect(await run(fake, create + ["--passcode-fd", "\(second)"]) == 0)
+        let calls = fake.calls.filter { $0.member != "Status" }
+        #expect(calls.map(\.member) == ["Init", "CreateCollection"])
+        #expect(calls.map(\.policy) == ["digits6", "numeric"])
+        #expect(calls.map(\.minimumLength) == [nil, 8])
+    }
+
+    @Test func aPasscodeThePolicyRefusesExitsWithOne() async throws {
+        let fake = try await FakeControl()
+        fake.fail("ChangePasscode", with: "io.puff.Error.PasscodePolicy")
+        let fd = try Descriptors.readEnd(holding: "123456\n12345\n")
+        defer { close(fd) }
+        #expect(await run(fake, ["passwd", "work", "--passcode-fd", "\(fd)"]) == 1)
+        #expect(fake.calls.last?.member == "ChangePasscode")
+    }
+
     @Test func listAsksEveryVisibleCollection() async throws {
         let fake = try await FakeControl()
         #expect(await run(fake, ["list", "--json"]) == 0)

@@ -64,6 +64,30 @@ struct ControlClientBusTests {
         #expect(fake.calls.first?.flags == ["private": true, "hidden": true])
     }
 
+    @Test func initAndCreateCollectionSendThePolicyOnlyWhenOneIsChosen() async throws {
+        let fake = try await FakeControl()
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        try await client.initialize(passcode: secure("123456"), policy: .digits6)
+        try await client.initialize(passcode: secure("first pass"))
+        _ = try await client.createCollection(
+            label: "Phone", isPrivate: false, isHidden: false, policy: .numeric, minimumLength: 8,
+            passcode: secure("12345678"))
+        let calls = fake.calls
+        #expect(calls.map(\.member) == ["Init", "Init", "CreateCollection"])
+        #expect(calls.map(\.policy) == ["digits6", nil, "numeric"])
+        #expect(calls.map(\.minimumLength) == [nil, nil, 8])
+        #expect(calls[2].flags == ["private": false, "hidden": false])
+    }
+
+    @Test func aPolicyRefusalBecomesThePolicyErrorWithTheDaemonsReason() async throws {
+        let fake = try await FakeControl()
+        fake.fail("Init", with: "io.puff.Error.PasscodePolicy")
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        await #expect(throws: ClientError.passcodePolicy("scripted")) {
+            try await client.initialize(passcode: secure("12345"), policy: .digits6)
+        }
+    }
+
     @Test func anErrorReplyBecomesTheClientErrorForItsCollection() async throws {
         let fake = try await FakeControl()
         fake.fail("Unlock", with: "io.puff.Error.WrongPasscode")

@@ -16,8 +16,12 @@ final class FakeControl: Sendable {
         var strings: [String]
         /// The bytes read from each `h` argument, in order.
         var passcodes: [String]
-        /// The `a{sv}` options of `CreateCollection`.
+        /// The boolean `a{sv}` options of `CreateCollection`.
         var flags: [String: Bool]
+        /// The `policy` option of `Init` or `CreateCollection`.
+        var policy: String?
+        /// The `min_length` option of `Init` or `CreateCollection`.
+        var minimumLength: UInt32?
     }
 
     /// The bus name the fake owns, passed to puffctl with `--bus-name`.
@@ -127,7 +131,13 @@ final class FakeControl: Sendable {
             case .array(_, let values): call.strings += values.compactMap(\.string)
             case .unixFD(let fd): call.passcodes.append(readToEnd(fd.rawValue))
             case .dictionary:
-                for (key, value) in argument.variantDictionary ?? [:] { call.flags[key] = value.bool }
+                for (key, value) in argument.variantDictionary ?? [:] {
+                    switch (key, value) {
+                    case ("policy", .string(let name)): call.policy = name
+                    case ("min_length", .uint32(let length)): call.minimumLength = length
+                    default: call.flags[key] = value.bool
+                    }
+                }
             default: break
             }
         }

@@ -76,6 +76,30 @@ struct ParsingTests {
         #expect(stdin.passcodes.newSource == .standardInput)
     }
 
+    @Test func initAndCollectionCreateTakeAPolicyAndAMinimumLength() throws {
+        let initialize = try parse(["init", "--policy", "digits6", "--stdin"], as: Initialize.self)
+        #expect(initialize.policy.policy == .digits6)
+        #expect(initialize.policy.minimumLength == nil)
+        let create = try parse(
+            ["collection", "create", "Phone", "--policy", "numeric", "--min-length", "8"], as: CreateCollection.self)
+        #expect(create.policy.policy == .numeric)
+        #expect(create.policy.minimumLength == 8)
+        let plain = try parse(["init"], as: Initialize.self)
+        #expect(plain.policy.policy == nil, "puffd's default")
+    }
+
+    @Test(arguments: [
+        ["init", "--policy", "pin"],
+        ["init", "--policy", "digits6", "--min-length", "8"],
+        ["init", "--policy", "numeric", "--min-length", "3"],
+        ["collection", "create", "x", "--min-length", "0"],
+        ["collection", "create", "x", "--min-length", "256"],
+    ])
+    func aPolicyThatCannotBeIsRefusedBeforeAnyPasscodeIsAskedFor(_ arguments: [String]) async {
+        #expect(throws: (any Error).self) { try Puffctl.parseAsRoot(arguments) }
+        #expect(await Puffctl.run(arguments: arguments) == 1)
+    }
+
     @Test func unlockHiddenTakesNoCollection() throws {
         #expect(try parse(["unlock", "--hidden"], as: Unlock.self).hidden)
         #expect(throws: (any Error).self) { try Puffctl.parseAsRoot(["unlock", "work", "--hidden"]) }

@@ -37,6 +37,12 @@ struct PasscodePromptTests {
         #expect(channel.told.isEmpty)
     }
 
+    @Test func theNewPasscodePromptSaysWhatThePolicyNeeds() throws {
+        let channel = ScriptedChannel(interactive: true, answers: ["123456", "123456"])
+        _ = try PasscodePrompt.new(from: channel, for: "phone", requirement: "6 digits")
+        #expect(channel.prompts == ["Enter new passcode for phone (6 digits):", "Repeat it:"])
+    }
+
     @Test func aMismatchAsksAgain() throws {
         let channel = ScriptedChannel(interactive: true, answers: ["one", "two", "three", "three"])
         let passcode = try PasscodePrompt.new(from: channel, for: "work")

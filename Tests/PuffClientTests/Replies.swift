@@ -8,16 +8,26 @@ enum Replies {
         .dictionary(key: "s", value: "v", pairs.map { .init(.string($0.0), .variant($0.1)) })
     }
 
-    /// A full collection entry of `Status`.
+    /// A collection's passcode policy as `Status` gives it: name, minimum length, text.
+    typealias Policy = (name: String, minimumLength: UInt32, text: String)
+
+    /// A full collection entry of `Status`; `policy` left out as for a damaged collection.
     static func collection(
         _ id: String, label: String, locked: Bool, items: UInt32, isPrivate: Bool = false, hidden: Bool = false,
-        isDefault: Bool = false, damaged: String = ""
+        isDefault: Bool = false, damaged: String = "", policy: Policy? = nil
     ) -> DBusValue {
-        dictionary([
+        var pairs: [(String, DBusValue)] = [
             ("id", .string(id)), ("label", .string(label)), ("locked", .boolean(locked)), ("items", .uint32(items)),
             ("private", .boolean(isPrivate)), ("hidden", .boolean(hidden)), ("default", .boolean(isDefault)),
             ("damaged", .string(damaged)), ("store", .string("file")),
-        ])
+        ]
+        if let policy {
+            pairs += [
+                ("policy", .string(policy.name)), ("min_length", .uint32(policy.minimumLength)),
+                ("policy_text", .string(policy.text)),
+            ]
+        }
+        return dictionary(pairs)
     }
 
     /// A `Status` body: an initialized file vault with `collections`.
@@ -31,9 +41,12 @@ enum Replies {
         ]
     }
 
-    /// The `Status` body most tests use: `login` (default, unlocked) and `work` (private, locked).
+    /// The `Status` body most tests use: `login` (default, unlocked, the default policy) and
+    /// `work` (private, locked, `digits6`).
     static let twoCollections = status([
-        collection("login", label: "Login", locked: false, items: 3, isDefault: true),
-        collection("work", label: "Work", locked: true, items: 1, isPrivate: true),
+        collection(
+            "login", label: "Login", locked: false, items: 3, isDefault: true,
+            policy: ("alphanumeric", 8, "at least 8 characters")),
+        collection("work", label: "Work", locked: true, items: 1, isPrivate: true, policy: ("digits6", 6, "6 digits")),
     ])
 }

@@ -19,8 +19,12 @@ struct StatusOutputTests {
         #expect(status.version == "0.1.0")
         #expect(
             status.collections == [
-                CollectionStatus(id: "login", label: "Login", isLocked: false, itemCount: 3, isDefault: true),
-                CollectionStatus(id: "work", label: "Work", isLocked: true, itemCount: 1, isPrivate: true),
+                CollectionStatus(
+                    id: "login", label: "Login", isLocked: false, itemCount: 3, isDefault: true,
+                    policy: "alphanumeric", minimumLength: 8, policyText: "at least 8 characters"),
+                CollectionStatus(
+                    id: "work", label: "Work", isLocked: true, itemCount: 1, isPrivate: true, policy: "digits6",
+                    minimumLength: 6, policyText: "6 digits"),
             ])
     }
 
@@ -35,8 +39,14 @@ struct StatusOutputTests {
         #expect(collections.count == 2)
         #expect(
             Set(collections[0].keys)
-                == ["id", "label", "locked", "items", "private", "hidden", "default", "damaged", "store"])
+                == [
+                    "id", "label", "locked", "items", "private", "hidden", "default", "damaged", "store", "policy",
+                    "min_length", "policy_text",
+                ])
         #expect(collections[0]["id"] as? String == "login")
+        #expect(collections[1]["policy"] as? String == "digits6")
+        #expect(collections[1]["min_length"] as? Int == 6)
+        #expect(collections[1]["policy_text"] as? String == "6 digits")
         #expect(collections[0]["default"] as? Bool == true)
         #expect(collections[1]["locked"] as? Bool == true)
         #expect(collections[1]["items"] as? Int == 1)
@@ -52,9 +62,11 @@ struct StatusOutputTests {
         let text = StatusOutput.text(try VaultStatus(reply: Replies.twoCollections))
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines[0] == "puffd 0.1.0, file store in /home/me/.local/share/puff")
-        #expect(lines[1].split(separator: " ") == ["COLLECTION", "LABEL", "STATE", "ITEMS", "FLAGS"])
-        #expect(lines[2].split(separator: " ") == ["login", "Login", "unlocked", "3", "default"])
-        #expect(lines[3].split(separator: " ") == ["work", "Work", "locked", "1", "private"])
+        // Cells are two or more spaces apart; a policy's text has single spaces.
+        let cells = lines.dropFirst().map { $0.split(separator: #/ {2,}/#).map(String.init) }
+        #expect(cells[0] == ["COLLECTION", "LABEL", "STATE", "ITEMS", "PASSCODE", "FLAGS"])
+        #expect(cells[1] == ["login", "Login", "unlocked", "3", "at least 8 characters", "default"])
+        #expect(cells[2] == ["work", "Work", "locked", "1", "6 digits", "private"])
         #expect(!lines.contains { $0.hasSuffix(" ") })
     }
 
@@ -65,6 +77,20 @@ struct StatusOutputTests {
         let text = StatusOutput.collectionsText(status.collections)
         #expect(text.contains("damaged"))
         #expect(text.hasSuffix("old is damaged: bad MAC"))
+    }
+
+    @Test func aCollectionWithoutAPolicyShowsADashAndNoPolicyKeys() throws {
+        let status = try VaultStatus(
+            reply: Replies.status([Replies.collection("old", label: "Old", locked: true, items: 0, damaged: "bad MAC")])
+        )
+        #expect(status.collections[0].policy == nil)
+        let cells = StatusOutput.collectionsText(status.collections).split(separator: "\n")[1]
+            .split(separator: #/ {2,}/#)
+        #expect(cells[4] == "-")
+        let object = try jsonObject(StatusOutput.json(status))
+        let collection = try #require((object["collections"] as? [[String: Any]])?.first)
+        #expect(collection["policy"] == nil)
+        #expect(collection["min_length"] == nil)
     }
 
     @Test func anUninitializedVaultSaysToRunInit() throws {

@@ -91,6 +91,7 @@ import Testing
         (.alreadyExists, "org.freedesktop.Secret.Error.AlreadyExists"),
         (.limitExceeded("x"), "org.freedesktop.DBus.Error.LimitsExceeded"),
         (.failed("x"), "org.freedesktop.DBus.Error.Failed"),
+        (.passcodePolicy(.digits6), "io.puff.Error.PasscodePolicy"),
     ])
     func serviceErrorsMapToTheirDBusNames(_ error: ServiceError, _ name: String) {
         #expect(DBusErrorMapping.map(error).name.rawValue == name)

@@ -85,8 +85,8 @@ import Testing
         var fixture = try await Fixture.persistent()
         let isPrivate = state == .privateAndLocked
         let collection =
-            isPrivate ? try await fixture.makeCollection("Diary", passcode: "diary", isPrivate: true) : .login
-        let passcode = isPrivate ? "diary" : "correct horse"
+            isPrivate ? try await fixture.makeCollection("Diary", passcode: "diary pass", isPrivate: true) : .login
+        let passcode = isPrivate ? "diary pass" : "correct horse"
         let session = try await fixture.plainSession()
         var items: [ItemID] = []
         for number in 1...4 {

@@ -28,12 +28,13 @@ import Testing
             secret: Fixture.plain(Array(secret.utf8), session: session.session), replace: false, client: Self.client)
     }
 
-    /// A vault with `login` (passcode "one") and a second collection (passcode "two"), one item each.
+    /// A vault with `login` (passcode "one pass") and a second collection (passcode "two pass"),
+    /// one item each.
     func makeVault() async throws -> CollectionID {
         let service = try await service(over: folder.appendingPathComponent("pristine").path, logs: .init())
-        try await service.initialize(passcode: Fixture.passcode("one"))
+        try await service.initialize(passcode: Fixture.passcode("one pass"))
         let other = try await service.createCollection(
-            label: "Other", passcode: Fixture.passcode("two"), isPrivate: false, isHidden: false)
+            label: "Other", passcode: Fixture.passcode("two pass"), isPrivate: false, isHidden: false)
         try await store("login secret", in: .login, of: service)
         try await store("other secret", in: other, of: service)
         try await store("other second", in: other, of: service)
@@ -103,7 +104,8 @@ import Testing
                     }
                     if offset % 64 == 0 {
                         let secret = untouched == .login ? "login secret" : "other secret"
-                        try await expectOpens(untouched, passcode: untouched == .login ? "one" : "two", secret, service)
+                        try await expectOpens(
+                            untouched, passcode: untouched == .login ? "one pass" : "two pass", secret, service)
                     }
                 } else {
                     #expect(file == "catalog")

@@ -11,10 +11,12 @@ import Testing
 extension Fixture {
     /// Creates a collection under its own passcode (`puffctl collection create`).
     func makeCollection(
-        _ label: String, passcode: String, isPrivate: Bool = false, isHidden: Bool = false
+        _ label: String, passcode: String, isPrivate: Bool = false, isHidden: Bool = false,
+        policy: PasscodePolicy = .standard
     ) async throws(ServiceError) -> CollectionID {
         try await service.createCollection(
-            label: label, passcode: Fixture.passcode(passcode), isPrivate: isPrivate, isHidden: isHidden)
+            label: label, passcode: Fixture.passcode(passcode), isPrivate: isPrivate, isHidden: isHidden,
+            policy: policy)
     }
 
     /// Unlocks a named collection, or with nil whichever hidden ones `passcode` opens.

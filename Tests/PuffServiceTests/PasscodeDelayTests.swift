@@ -47,7 +47,7 @@ import Testing
         #expect(hidden == .wrongPasscode)
         let change = await fixture.failure(after: .seconds(2)) { () async throws(ServiceError) in
             try await fixture.service.changePasscode(
-                of: .login, old: Fixture.passcode("wrong"), new: Fixture.passcode("new"))
+                of: .login, old: Fixture.passcode("wrong"), new: Fixture.passcode("new pass"))
         }
         #expect(change == .wrongPasscode, "a wrong old passcode counts as a failed attempt too")
     }

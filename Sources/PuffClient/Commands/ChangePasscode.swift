@@ -10,7 +10,8 @@ struct ChangePasscode: AsyncParsableCommand {
             Asks for the current passcode, then the new one (twice on a terminal). With --stdin \
             both come from standard input, current first, one per line; with --passcode-fd N both \
             come from N the same way, unless --new-passcode-fd M gives the new one its own \
-            descriptor. Items are not re-encrypted: only the collection's key is rewrapped.
+            descriptor. The new passcode must meet the collection's policy (see `puffctl \
+            status`). Items are not re-encrypted: only the collection's key is rewrapped.
             """
     )
 
@@ -28,7 +29,7 @@ struct ChangePasscode: AsyncParsableCommand {
         // the first stopped.
         let newChannel = passcodes.newSource == passcodes.oldSource ? oldChannel : try passcodes.newSource.open()
         let old = try PasscodePrompt.existing(from: oldChannel, prompt: "Current passcode for \(target.id):")
-        let new = try PasscodePrompt.new(from: newChannel, for: target.id)
+        let new = try PasscodePrompt.new(from: newChannel, for: target.id, requirement: target.policyText)
         try await client.changePasscode(of: target.id, old: old, new: new)
     }
 }

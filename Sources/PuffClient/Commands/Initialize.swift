@@ -6,9 +6,14 @@ struct Initialize: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Set the passcode of a new vault; this creates the login collection.",
-        discussion: "On a terminal the passcode is typed twice. --stdin and --passcode-fd read it once."
+        discussion: """
+            On a terminal the passcode is typed twice. --stdin and --passcode-fd read it once. \
+            The passcode must meet --policy (default: alphanumeric, at least 8 characters); \
+            `puffctl passwd` keeps to it later.
+            """
     )
 
+    @OptionGroup var policy: PolicyOptions
     @OptionGroup var passcode: PasscodeOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -18,6 +23,6 @@ struct Initialize: AsyncParsableCommand {
         guard try await !client.status().isInitialized else { throw ClientError.alreadyInitialized }
         let channel = try passcode.source.open()
         let code = try PasscodePrompt.new(from: channel, for: "login")
-        try await client.initialize(passcode: code)
+        try await client.initialize(passcode: code, policy: policy.policy, minimumLength: policy.minimumLength)
     }
 }

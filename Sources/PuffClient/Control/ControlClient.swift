@@ -46,11 +46,15 @@ public final class ControlClient: Sendable {
         try VaultStatus(reply: await call("Status", expecting: "a{sv}aa{sv}"))
     }
 
-    /// `Init`: sets the passcode of a new vault, which creates the unlocked `login` collection.
-    public func initialize(passcode: SecureBytes) async throws(ClientError) {
+    /// `Init`: sets the passcode of a new vault, which creates the unlocked `login` collection
+    /// under `policy` with `minimumLength` (puffd's defaults when nil).
+    public func initialize(passcode: SecureBytes, policy: PolicyName? = nil, minimumLength: UInt32? = nil)
+        async throws(ClientError)
+    {
+        let options = DBusValue.dictionary(key: "s", value: "v", Self.policyEntries(policy, minimumLength))
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         _ = try await call(
-            "Init", [.unixFD(pipe)], expecting: "", collection: "login", timeout: Self.passcodeCallTimeout)
+            "Init", [options, .unixFD(pipe)], expecting: "", collection: "login", timeout: Self.passcodeCallTimeout)
     }
 
     /// `Unlock`: opens `collection`, or with `""` whichever hidden collection the passcode opens.
@@ -78,18 +82,20 @@ public final class ControlClient: Sendable {
             collection: collection, timeout: Self.passcodeCallTimeout)
     }
 
-    /// `CreateCollection`: a new collection, unlocked, under its own passcode.
+    /// `CreateCollection`: a new collection, unlocked, under its own passcode and `policy` with
+    /// `minimumLength` (puffd's defaults when nil).
     ///
     /// - Returns: The new collection's id.
-    public func createCollection(label: String, isPrivate: Bool, isHidden: Bool, passcode: SecureBytes)
-        async throws(ClientError) -> String
-    {
+    public func createCollection(
+        label: String, isPrivate: Bool, isHidden: Bool, policy: PolicyName? = nil, minimumLength: UInt32? = nil,
+        passcode: SecureBytes
+    ) async throws(ClientError) -> String {
         let options = DBusValue.dictionary(
             key: "s", value: "v",
             [
                 .init(.string("private"), .variant(.boolean(isPrivate))),
                 .init(.string("hidden"), .variant(.boolean(isHidden))),
-            ]
+            ] + Self.policyEntries(policy, minimumLength)
         )
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         let reply = try await call(
@@ -148,6 +154,14 @@ public final class ControlClient: Sendable {
             throw .unexpectedReply(member: member.rawValue)
         }
         return reply.arguments
+    }
+
+    /// The `policy` (s) and `min_length` (u) options; none for puffd's default.
+    private static func policyEntries(_ policy: PolicyName?, _ minimumLength: UInt32?) -> [DBusValue.DictEntry] {
+        var entries: [DBusValue.DictEntry] = []
+        if let policy { entries.append(.init(.string("policy"), .variant(.string(policy.rawValue)))) }
+        if let minimumLength { entries.append(.init(.string("min_length"), .variant(.uint32(minimumLength)))) }
+        return entries
     }
 
     private static func string(_ reply: [DBusValue], member: String) throws(ClientError) -> String {

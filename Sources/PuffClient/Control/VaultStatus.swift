@@ -78,11 +78,18 @@ public struct CollectionStatus: Sendable, Equatable {
     public var damage: String
     /// The store kind holding it.
     public var store: String
+    /// The passcode policy's name (`digits6`, ...); nil when puffd did not say (a damaged collection).
+    public var policy: String?
+    /// The policy's minimum length; for `digits4` and `digits6`, their only length.
+    public var minimumLength: UInt32?
+    /// What a passcode needs, for people: "6 digits", "at least 8 characters".
+    public var policyText: String?
 
     /// Creates a collection status from its parts.
     public init(
         id: String, label: String, isLocked: Bool, itemCount: UInt32, isPrivate: Bool = false,
-        isHidden: Bool = false, isDefault: Bool = false, damage: String = "", store: String = "file"
+        isHidden: Bool = false, isDefault: Bool = false, damage: String = "", store: String = "file",
+        policy: String? = nil, minimumLength: UInt32? = nil, policyText: String? = nil
     ) {
         self.id = id
         self.label = label
@@ -93,6 +100,9 @@ public struct CollectionStatus: Sendable, Equatable {
         self.isDefault = isDefault
         self.damage = damage
         self.store = store
+        self.policy = policy
+        self.minimumLength = minimumLength
+        self.policyText = policyText
     }
 
     /// Decodes one collection entry of `Status`; only `id` is required.
@@ -107,6 +117,9 @@ public struct CollectionStatus: Sendable, Equatable {
         isDefault = try fields.bool("default") ?? false
         damage = try fields.string("damaged") ?? ""
         store = try fields.string("store") ?? ""
+        policy = try fields.string("policy")
+        minimumLength = try fields.uint32("min_length")
+        policyText = try fields.string("policy_text")
     }
 }
 
@@ -140,5 +153,8 @@ extension CollectionStatus: Encodable {
         case isHidden = "hidden"
         case isDefault = "default"
         case damage = "damaged"
+        case policy
+        case minimumLength = "min_length"
+        case policyText = "policy_text"
     }
 }

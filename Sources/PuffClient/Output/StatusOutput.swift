@@ -19,7 +19,7 @@ enum StatusOutput {
     /// The collections table, followed by one line per damaged collection saying why.
     static func collectionsText(_ collections: [CollectionStatus]) -> String {
         guard !collections.isEmpty else { return "no collections" }
-        var table = TextTable("COLLECTION", "LABEL", "STATE", "ITEMS", "FLAGS")
+        var table = TextTable("COLLECTION", "LABEL", "STATE", "ITEMS", "PASSCODE", "FLAGS")
         for collection in collections {
             let state = !collection.damage.isEmpty ? "damaged" : collection.isLocked ? "locked" : "unlocked"
             let flags = [
@@ -27,7 +27,7 @@ enum StatusOutput {
                 collection.isHidden ? "hidden" : nil,
             ]
             table.append(
-                collection.id, collection.label, state, String(collection.itemCount),
+                collection.id, collection.label, state, String(collection.itemCount), collection.policyText ?? "-",
                 flags.compactMap(\.self).joined(separator: ","))
         }
         let damage = collections.filter { !$0.damage.isEmpty }.map { "\($0.id) is damaged: \($0.damage)" }

@@ -39,13 +39,17 @@ enum PasscodePrompt {
     }
 
     /// Reads a new passcode for `name`: on a terminal it is typed twice (asked again on a mismatch,
-    /// at most ``attempts`` times); from a descriptor it is one line.
+    /// at most ``attempts`` times), the prompt saying what the policy needs (`requirement`, for
+    /// example "6 digits") when known; from a descriptor it is one line.
     ///
     /// - Throws: ``ClientError/passcodesDiffer`` after the last mismatch, or whatever reading throws.
-    static func new(from channel: any PasscodeChannel, for name: String) throws(ClientError) -> SecureBytes {
+    static func new(from channel: any PasscodeChannel, for name: String, requirement: String? = nil)
+        throws(ClientError) -> SecureBytes
+    {
         guard channel.isInteractive else { return try channel.readPasscode(prompt: "") }
+        let hint = requirement.map { " (\($0))" } ?? ""
         for attempt in 1...attempts {
-            let first = try channel.readPasscode(prompt: "Enter new passcode for \(name):")
+            let first = try channel.readPasscode(prompt: "Enter new passcode for \(name)\(hint):")
             let second = try channel.readPasscode(prompt: "Repeat it:")
             if first.constantTimeEquals(second) { return first }
             if attempt < attempts { channel.tell("Passcodes do not match; try again.") }

@@ -28,6 +28,9 @@ public enum ServiceError: Error, Equatable, Sendable {
     case notInitialized
     /// `init` on a vault that already has its login collection.
     case alreadyInitialized
+    /// A new passcode does not meet the collection's policy. Carries the policy, never the
+    /// passcode.
+    case passcodePolicy(PasscodePolicy)
     /// The collection's files failed to open; the message names file and offset.
     case damaged(String)
     /// Anything else, for example a failed write; details are logged.
@@ -49,6 +52,7 @@ extension ServiceError: CustomStringConvertible {
         case .wrongPasscode: "wrong passcode"
         case .notInitialized: "no passcode set: run puffctl init"
         case .alreadyInitialized: "the vault already has a passcode"
+        case .passcodePolicy(let policy): "the passcode must be \(policy.requirement) (policy \(policy.name))"
         case .damaged(let why): "damaged: \(why)"
         case .failed(let why): "failed: \(why)"
         }

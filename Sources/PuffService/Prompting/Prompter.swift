@@ -40,16 +40,21 @@ public struct PromptRequest: Sendable, Equatable {
     public var application: String
     /// Why the question is asked again (a wrong passcode), or nil the first time.
     public var error: String?
+    /// What the passcode asked for looks like, so a prompter can say "6 digits"
+    /// (``PasscodePolicy/requirement``); nil when no passcode is asked for.
+    public var policy: PasscodePolicy?
 
     /// Creates a request.
     public init(
-        purpose: Purpose, caller: ClientID, windowID: String, application: String? = nil, error: String? = nil
+        purpose: Purpose, caller: ClientID, windowID: String, application: String? = nil, error: String? = nil,
+        policy: PasscodePolicy? = nil
     ) {
         self.purpose = purpose
         self.caller = caller
         self.windowID = windowID
         self.application = application ?? caller.rawValue
         self.error = error
+        self.policy = policy
     }
 }
 

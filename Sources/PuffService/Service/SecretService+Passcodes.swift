@@ -178,14 +178,20 @@ extension SecretService {
         emit(.collectionDeleted(id))
     }
 
-    /// Rewraps the collection's master key under `new`; items are not re-encrypted.
+    /// Rewraps the collection's master key under `new`, which must meet the collection's policy;
+    /// items are not re-encrypted. `old` need not meet it (it may predate the policy).
     ///
-    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``,
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)`` (checked first,
+    ///   so no key derivation runs and no wrong-passcode delay applies), ``ServiceError/wrongPasscode``,
     ///   ``ServiceError/failed(_:)``.
     public func changePasscode(of id: CollectionID, old: SecureBytes, new: SecureBytes) async throws(ServiceError) {
         guard let vault = collectionStates[id], var header = vault.header, let space = vault.space else {
             throw .noSuchObject
         }
+        guard let policy = header.passcodePolicy else {
+            throw .failed("the collection's passcode policy (kind \(header.policyKind)) is newer than this puffd")
+        }
+        guard policy.admits(new) else { throw .passcodePolicy(policy) }
         let oldKey = try await passcodeKey(old, header: header)
         guard
             let master = try? MasterKey.unwrap(

@@ -30,10 +30,12 @@ extension SecretService {
         var seen: Set<CollectionID> = []
         for target in prompt.targets where seen.insert(target.collection).inserted {
             guard let state = collectionStates[target.collection] else { continue }
+            // An ephemeral vault's collection has no passcode, so no policy to show.
+            let policy = state.escrow == nil ? state.header?.passcodePolicy : nil
             requests.append(
                 PromptRequest(
                     purpose: .unlock(collection: target.collection, label: state.fields.label),
-                    caller: client, windowID: windowID, application: application))
+                    caller: client, windowID: windowID, application: application, policy: policy))
         }
         let prompter = self.prompter
         prompt.work = Task {

@@ -11,6 +11,8 @@ public struct CollectionStatus: Sendable, Equatable {
     public var isPrivate: Bool
     public var isHidden: Bool
     public var isDefault: Bool
+    /// What a new passcode must look like; nil when unknown (damaged, or written by a newer Puff).
+    public var policy: PasscodePolicy?
     /// Why its files did not open; `""` when fine.
     public var damage: String
 }
@@ -33,13 +35,13 @@ extension SecretService {
                 CollectionStatus(
                     id: id.rawValue, label: vault.fields.label, isLocked: vault.isLocked, itemCount: vault.count,
                     isPrivate: vault.isPrivate, isHidden: vault.isHidden, isDefault: readAlias("default") == id,
-                    damage: ""))
+                    policy: vault.header?.passcodePolicy, damage: ""))
         }
         for (name, reason) in damaged {
             list.append(
                 CollectionStatus(
                     id: name, label: "", isLocked: true, itemCount: 0, isPrivate: false, isHidden: false,
-                    isDefault: false, damage: reason))
+                    isDefault: false, policy: nil, damage: reason))
         }
         return VaultStatus(
             isInitialized: isInitialized, storeKind: type(of: store).kind, location: store.location ?? "",

@@ -8,35 +8,40 @@ extension SecretService {
     public var isInitialized: Bool { catalog != nil }
 
     /// Sets the vault's first passcode: creates the `login` collection, unlocked, with aliases
-    /// `default` and `login`. An ephemeral vault passes nil (a random key, kept in memory).
+    /// `default` and `login`, under `policy`. An ephemeral vault passes nil (a random key, kept in
+    /// memory).
     ///
-    /// - Throws: ``ServiceError/alreadyInitialized``, ``ServiceError/failed(_:)``.
-    public func initialize(passcode: SecureBytes?) async throws(ServiceError) {
-        try await initialize(passcode: passcode, announce: true)
+    /// - Throws: ``ServiceError/alreadyInitialized``, ``ServiceError/passcodePolicy(_:)``,
+    ///   ``ServiceError/failed(_:)``.
+    public func initialize(passcode: SecureBytes?, policy: PasscodePolicy = .standard) async throws(ServiceError) {
+        try await initialize(passcode: passcode, policy: policy, announce: true)
     }
 
-    /// ``initialize(passcode:)``, announcing `login` or (while the service starts) not.
-    func initialize(passcode: SecureBytes?, announce: Bool) async throws(ServiceError) {
+    /// ``initialize(passcode:policy:)``, announcing `login` or (while the service starts) not.
+    func initialize(passcode: SecureBytes?, policy: PasscodePolicy = .standard, announce: Bool)
+        async throws(ServiceError)
+    {
         await beginWrite()
         defer { endWrite() }
         guard catalog == nil else { throw .alreadyInitialized }
         catalog = Catalog(hiddenKDF: mode.kdf)
         do {
             _ = try await makeCollection(
-                id: .login, label: "Login", passcode: passcode, flags: [], aliases: ["default", "login"],
-                announce: announce)
+                id: .login, label: "Login", passcode: passcode, policy: policy, flags: [],
+                aliases: ["default", "login"], announce: announce)
         } catch {
             catalog = nil
             throw error
         }
     }
 
-    /// Creates a collection under `passcode` and announces it (hidden ones are not announced).
+    /// Creates a collection under `passcode`, which must meet `policy`, and announces it (hidden
+    /// ones are not announced).
     ///
     /// - Throws: ``ServiceError/notInitialized``, ``ServiceError/limitExceeded(_:)``,
-    ///   ``ServiceError/failed(_:)``.
+    ///   ``ServiceError/passcodePolicy(_:)``, ``ServiceError/failed(_:)``.
     public func createCollection(
-        label: String, passcode: SecureBytes?, isPrivate: Bool, isHidden: Bool
+        label: String, passcode: SecureBytes?, isPrivate: Bool, isHidden: Bool, policy: PasscodePolicy = .standard
     ) async throws(ServiceError) -> CollectionID {
         try checkLabel(label)
         await beginWrite()
@@ -49,21 +54,29 @@ extension SecretService {
         var flags: VaultHeader.Flags = []
         if isPrivate || isHidden { flags.insert(.private) }
         if isHidden { flags.insert(.hidden) }
-        return try await makeCollection(id: id, label: label, passcode: passcode, flags: flags, aliases: []).id
+        return try await makeCollection(
+            id: id, label: label, passcode: passcode, policy: policy, flags: flags, aliases: []
+        ).id
     }
 
-    /// Writes a new collection's header, collection record and (unless hidden) catalog entry, then
-    /// adds it unlocked. The caller holds the write turn and has set ``catalog``.
+    /// Writes a new collection's header (with `policy`), collection record and (unless hidden)
+    /// catalog entry, then adds it unlocked. The caller holds the write turn and has set
+    /// ``catalog``.
+    ///
+    /// - Throws: ``ServiceError/passcodePolicy(_:)`` before anything is derived or written when
+    ///   `passcode` does not meet `policy`; ``ServiceError/failed(_:)``.
     func makeCollection(
-        id: CollectionID, label: String, passcode: SecureBytes?, flags: VaultHeader.Flags, aliases: [String],
-        announce: Bool = true
+        id: CollectionID, label: String, passcode: SecureBytes?, policy: PasscodePolicy = .standard,
+        flags: VaultHeader.Flags, aliases: [String], announce: Bool = true
     ) async throws(ServiceError) -> CollectionVault {
+        if let passcode, !policy.admits(passcode) { throw .passcodePolicy(policy) }
         let hidden = flags.contains(.hidden)
         let kdf = hidden ? catalog!.hiddenKDF : mode.kdf
         let salt = hidden ? catalog!.hiddenSalt : PasscodeKDF.newSalt()
         let space = SpaceID.random()
         var header = VaultHeader(
-            flags: flags, kdf: kdf, salt: salt, space: space,
+            flags: flags, kdf: kdf, salt: salt, policyKind: policy.headerKind,
+            policyMinimumLength: UInt8(clamping: policy.minimumLength), space: space,
             indexKey: flags.contains(.private) ? nil : SecureRandom.bytes(32), collectionID: hidden ? nil : id.rawValue)
         let master = MasterKey()
         let passcodeKey = try await passcodeKey(passcode, header: header)

@@ -19,17 +19,19 @@ extension SecretInterfaces {
                         "data_dir": .string(status.location), "version": .string(ControlNames.version),
                     ]
                     let collections = status.collections.map { entry -> DBusValue in
-                        .variantDictionary([
+                        let fields: [String: DBusValue] = [
                             "id": .string(entry.id), "label": .string(entry.label), "locked": .boolean(entry.isLocked),
                             "items": .uint32(UInt32(clamping: entry.itemCount)), "private": .boolean(entry.isPrivate),
                             "hidden": .boolean(entry.isHidden), "default": .boolean(entry.isDefault),
                             "damaged": .string(entry.damage), "store": .string(status.storeKind),
-                        ])
+                        ]
+                        return .variantDictionary(fields.merging(entry.policy?.statusEntries ?? [:]) { $1 })
                     }
                     return [.variantDictionary(vault), .array(element: "a{sv}", collections)]
                 },
-                controlMethod("Init", in: [.init("passcode", "h")]) { call in
-                    try await service.initialize(passcode: try await call.passcode(0))
+                controlMethod("Init", in: [.init("options", "a{sv}"), .init("passcode", "h")]) { call in
+                    let policy = try PasscodePolicy(options: try call.argument(0, \.variantDictionary))
+                    try await service.initialize(passcode: try await call.passcode(1), policy: policy)
                     return []
                 },
                 controlMethod(
@@ -62,9 +64,11 @@ extension SecretInterfaces {
                     out: [.init("collection", "s")]
                 ) { call in
                     let options = try call.argument(1, \.variantDictionary)
+                    let policy = try PasscodePolicy(options: options)
                     let id = try await service.createCollection(
                         label: try call.argument(0, \.string), passcode: try await call.passcode(2),
-                        isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false)
+                        isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false,
+                        policy: policy)
                     return [.string(id.rawValue)]
                 },
                 controlMethod("DeleteCollection", in: [.init("collection", "s")]) { call in

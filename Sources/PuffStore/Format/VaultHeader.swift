@@ -23,7 +23,8 @@ public struct VaultHeader: Sendable, Equatable {
     public var flags: Flags
     public var kdf: KDFParameters
     public var salt: [UInt8]
-    /// The passcode policy's kind and minimum length (the next issue enforces them).
+    /// The passcode policy's kind and minimum length, as docs/vault-format.md lists them; PuffService's
+    /// `PasscodePolicy` reads and enforces them.
     public var policyKind: UInt8
     public var policyMinimumLength: UInt8
     public var space: SpaceID

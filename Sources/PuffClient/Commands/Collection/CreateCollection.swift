@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 
-/// `puffctl collection create NAME [--private] [--hidden]`.
+/// `puffctl collection create NAME [--private] [--hidden] [--policy P [--min-length N]]`.
 struct CreateCollection: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create a collection under a passcode of its own, and print its id.",
         discussion: """
             On a terminal the passcode is typed twice. --stdin and --passcode-fd read it once. \
+            The passcode must meet --policy (default: alphanumeric, at least 8 characters). \
             The new collection starts unlocked.
             """
     )
@@ -21,6 +22,7 @@ struct CreateCollection: AsyncParsableCommand {
     @Flag(name: .customLong("hidden"), help: "List the collection only while it is open (implies --private).")
     var isHidden = false
 
+    @OptionGroup var policy: PolicyOptions
     @OptionGroup var passcode: PasscodeOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -32,7 +34,8 @@ struct CreateCollection: AsyncParsableCommand {
         let client = try await connection.connect()
         let code = try PasscodePrompt.new(from: try passcode.source.open(), for: name)
         let id = try await client.createCollection(
-            label: name, isPrivate: isPrivate || isHidden, isHidden: isHidden, passcode: code)
+            label: name, isPrivate: isPrivate || isHidden, isHidden: isHidden, policy: policy.policy,
+            minimumLength: policy.minimumLength, passcode: code)
         Console.out(id)
     }
 }
