@@ -52,7 +52,7 @@ struct AgentService: ObjectTree {
         if !text.error.isEmpty { terminal.show(text.error + "\n") }
         let passcode: SecureBytes
         do {
-            passcode = try terminal.readPasscode(prompt: "Passcode for “\(text.name)”:")
+            passcode = try terminal.readPasscode(prompt: "Passcode for “\(text.name)”\(text.hint):")
         } catch .cancelled {
             terminal.show("(the prompt ended)\n")
             return false
@@ -78,6 +78,8 @@ struct AgentQuestion {
     var name: String
     var description: String
     var error: String
+    /// What the collection's passcode policy asks for, as " (6 digits)", or "".
+    var hint: String
 
     init(_ question: [String: DBusValue]) {
         let collection = question["collection"]?.string ?? ""
@@ -86,5 +88,7 @@ struct AgentQuestion {
         let application = question["application"]?.string ?? "an application"
         description = "\(application) wants to unlock the collection “\(name)”."
         error = question["error"]?.string ?? ""
+        let policy = question["policy"]?.string ?? ""
+        hint = policy.isEmpty ? "" : " (\(policy))"
     }
 }

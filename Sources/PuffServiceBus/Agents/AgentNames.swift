@@ -13,7 +13,7 @@ enum AgentNames {
     static func question(_ request: PromptRequest) -> [String: DBusValue] {
         var question: [String: DBusValue] = [
             "application": .string(request.application), "window_id": .string(request.windowID),
-            "error": .string(request.error ?? ""),
+            "error": .string(request.error ?? ""), "policy": .string(request.policy?.requirement ?? ""),
         ]
         switch request.purpose {
         case .unlock(let collection, let label):
