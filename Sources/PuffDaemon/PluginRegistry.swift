@@ -48,7 +48,7 @@ public enum PluginRegistry {
 
     /// Whether every name in `order` (for example `agent,pinentry,none`) is a prompter.
     public static func isPrompterOrder(_ order: String) -> Bool {
-        let names = order.split(separator: ",").map { String($0.filter { $0 != " " }) }
+        let names = names(in: order)
         return !names.isEmpty && names.allSatisfy(prompters.contains)
     }
 
@@ -58,10 +58,15 @@ public enum PluginRegistry {
         _ order: String, settings: PrompterSettings = PrompterSettings(), logger: Logger
     ) -> PrompterChain? {
         var members: [any Prompter] = []
-        for name in order.split(separator: ",").map({ String($0.filter { $0 != " " }) }) {
+        for name in names(in: order) {
             guard let member = prompter(named: name, settings: settings, logger: logger) else { return nil }
             members.append(member)
         }
         return members.isEmpty ? nil : PrompterChain(members)
+    }
+
+    /// The names of a comma-separated prompter order, spaces dropped.
+    private static func names(in order: String) -> [String] {
+        order.split(separator: ",").map { String($0.filter { $0 != " " }) }
     }
 }

@@ -14,17 +14,16 @@ public enum PasscodePipe {
     /// - Throws: ``ClientError/passcodeIOFailed(errno:)`` when the pipe cannot be made or filled.
     public static func readEnd(carrying passcode: SecureBytes) throws(ClientError) -> UnixFD {
         precondition(passcode.count <= PasscodeReader.maximumLength, "a passcode longer than the reader allows")
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .passcodeIOFailed(errno: errno) }
-        let readEnd = UnixFD(taking: ends[0])
-        defer { close(ends[1]) }
-        // Glibc's module leaves pipe2 out; puffctl starts no processes, so the window is harmless.
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let ends: (read: UnixFD, write: UnixFD)
+        do {
+            ends = try UnixFD.pipe()
+        } catch {
+            throw .passcodeIOFailed(errno: error.errno)
+        }
         let failure = passcode.withUnsafeBytes { bytes -> Int32? in
             var offset = 0
             while offset < bytes.count {
-                let written = write(ends[1], bytes.baseAddress! + offset, bytes.count - offset)
+                let written = write(ends.write.rawValue, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0, errno == EINTR { continue }
                 guard written > 0 else { return written < 0 ? errno : EIO }
                 offset += written
@@ -32,6 +31,6 @@ public enum PasscodePipe {
             return nil
         }
         if let failure { throw .passcodeIOFailed(errno: failure) }
-        return readEnd
+        return ends.read
     }
 }

@@ -7,9 +7,9 @@ import Glibc
 /// as long as something still holds the decoded value, and one being sent stays open until the
 /// message is built (libdbus then keeps a duplicate of its own).
 public final class UnixFD: Sendable {
-    /// Why a descriptor could not be duplicated.
+    /// Why a descriptor could not be duplicated or a pipe made.
     public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
-        /// The `errno` of the failed `fcntl(F_DUPFD_CLOEXEC)`, for example `EBADF` or `EMFILE`.
+        /// The `errno` of the failed `fcntl(F_DUPFD_CLOEXEC)` or `pipe`, for example `EBADF` or `EMFILE`.
         public var errno: Int32
 
         /// Creates an error from an `errno` value.
@@ -34,6 +34,15 @@ public final class UnixFD: Sendable {
         let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { throw Error(errno: errno) }
         return UnixFD(taking: copy)
+    }
+
+    /// A new pipe, both ends close-on-exec, for passing a passcode beside a message.
+    public static func pipe() throws(UnixFD.Error) -> (read: UnixFD, write: UnixFD) {
+        var ends: [Int32] = [-1, -1]
+        guard Glibc.pipe(&ends) == 0 else { throw Error(errno: errno) }
+        // Glibc's module leaves pipe2 out: the flags follow at once.
+        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (UnixFD(taking: ends[0]), UnixFD(taking: ends[1]))
     }
 
     deinit {

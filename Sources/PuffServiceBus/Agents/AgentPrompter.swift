@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import Glibc
 public import PuffDBus
 public import PuffService
 import Synchronization
@@ -78,26 +77,33 @@ public final class AgentPrompter: Prompter, Sendable {
     }
 
     private func ask(_ agent: Agent, _ request: PromptRequest) async throws -> PromptReply {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw DBusError(.failed, "no pipe for the agent's answer") }
-        for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let reader = UnixFD(taking: ends[0])
         let connection = self.connection
-        let answered: Bool = try await withTaskCancellationHandler {
-            // The write end goes to the agent inside the message; ours closes when `call` returns,
-            // so the read below sees end of file once the agent has closed its copy.
-            let message = OutgoingMessage.methodCall(
-                destination: agent.owner, path: agent.path, interface: AgentNames.interface, member: "Ask",
-                [.variantDictionary(AgentNames.question(request)), .unixFD(UnixFD(taking: ends[1]))])
-            let reply = try await connection.call(message, timeout: Self.answerTimeout)
-            guard let answered = reply.arguments.first?.bool else {
-                throw DBusError(.failed, "the agent's answer is not a boolean")
+        let reader: UnixFD
+        let answered: Bool
+        do {
+            // The write end goes to the agent inside the message; ours closes with this block, so
+            // the read below sees end of file once the agent has closed its copy.
+            let ends: (read: UnixFD, write: UnixFD)
+            do {
+                ends = try UnixFD.pipe()
+            } catch {
+                throw DBusError(.failed, "no pipe for the agent's answer")
             }
-            return answered
-        } onCancel: {
-            connection.send(
-                .methodCall(
-                    destination: agent.owner, path: agent.path, interface: AgentNames.interface, member: "Cancel"))
+            reader = ends.read
+            answered = try await withTaskCancellationHandler {
+                let message = OutgoingMessage.methodCall(
+                    destination: agent.owner, path: agent.path, interface: AgentNames.interface, member: "Ask",
+                    [.variantDictionary(AgentNames.question(request)), .unixFD(ends.write)])
+                let reply = try await connection.call(message, timeout: Self.answerTimeout)
+                guard let answered = reply.arguments.first?.bool else {
+                    throw DBusError(.failed, "the agent's answer is not a boolean")
+                }
+                return answered
+            } onCancel: {
+                connection.send(
+                    .methodCall(
+                        destination: agent.owner, path: agent.path, interface: AgentNames.interface, member: "Cancel"))
+            }
         }
         guard answered else { return .dismissed }
         let passcode = try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(reader) }
