@@ -24,9 +24,36 @@ struct PinentryDialogue {
         try command("SETDESC", text.description)
         try command("SETPROMPT", text.prompt)
         if let error = request.error { try command("SETERROR", error) }
+        defer { try? channel.send("BYE") }
+        guard request.purpose.asksNewPasscode else { return try getPIN() }
+        // pinentry asks twice itself and answers once both match; one too old for SETREPEAT
+        // (it answers ERR) gets two GETPINs, compared here.
+        try channel.send("SETREPEAT", "Repeat:")
+        guard try channel.response().error != nil else {
+            // Only the wording of the mismatch message: pinentry has its own if this fails.
+            try channel.send("SETREPEATERROR", "The passcodes differ")
+            _ = try channel.response()
+            return try getPIN()
+        }
+        for _ in 1...Self.repeatAttempts {
+            guard case .passcode(let first) = try getPIN() else { return .dismissed }
+            // pinentry forgets SETERROR after each GETPIN, so the repeat shows none.
+            try command("SETPROMPT", "Repeat:")
+            guard case .passcode(let second) = try getPIN() else { return .dismissed }
+            if first.constantTimeEquals(second) { return .passcode(first) }
+            try command("SETPROMPT", text.prompt)
+            try command("SETERROR", "The passcodes differ, try again")
+        }
+        return .dismissed
+    }
+
+    /// How often an old pinentry may get two different new passcodes before the question ends.
+    static let repeatAttempts = 3
+
+    /// Asks for the PIN; ``PromptReply/dismissed`` when the person cancelled.
+    private func getPIN() throws(AssuanError) -> PromptReply {
         try channel.send("GETPIN")
         let (pin, error) = try channel.response()
-        try? channel.send("BYE")
         if let error {
             if Self.cancelledCodes.contains(error.code) || error.message.lowercased().contains("cancel") {
                 return .dismissed
@@ -50,13 +77,23 @@ struct PinentryText {
     var prompt = "Passcode:"
 
     init(_ request: PromptRequest) {
+        let name = request.purpose.collectionName
+        let application = request.application
+        // The policy reminds the person which passcode is meant ("6 digits").
+        let hint = request.policy.map { " (\($0.requirement))" } ?? ""
         switch request.purpose {
-        case .unlock(let collection, let label):
-            let name = label.isEmpty ? collection.rawValue : label
-            // The policy reminds the person which passcode is meant ("6 digits").
-            let hint = request.policy.map { " (\($0.requirement))" } ?? ""
+        case .unlock:
+            description = "\(application) wants to unlock the collection “\(name)”.\nEnter its passcode\(hint)."
+        case .create:
+            description = "\(application) wants to create the collection “\(name)”.\nChoose its passcode\(hint)."
+            prompt = "New passcode:"
+        case .currentPasscode:
             description =
-                "\(request.application) wants to unlock the collection “\(name)”.\nEnter its passcode\(hint)."
+                "\(application) wants to change the passcode of the collection “\(name)”.\nEnter its current passcode."
+            prompt = "Current passcode:"
+        case .newPasscode:
+            description = "Choose the new passcode of the collection “\(name)”\(hint)."
+            prompt = "New passcode:"
         }
     }
 }

@@ -11,6 +11,9 @@ public struct SecretInterfaces: Sendable {
     let prompt: Interface
     /// `io.puff.Control1`, puffd's own interface (not part of the reference document).
     let control: Interface
+    /// gnome-keyring's private interface, `ChangeWithPrompt` only (not part of the reference
+    /// document either).
+    let gnomeKeyring: Interface
 
     init(context: BusContext) {
         service = Self.service(context)
@@ -19,10 +22,14 @@ public struct SecretInterfaces: Sendable {
         session = Self.session(context)
         prompt = Self.prompt(context)
         control = Self.control(context)
+        gnomeKeyring = Self.gnomeKeyring(context)
     }
 
     /// All five, in the order of `dbus/org.freedesktop.Secrets.xml`.
     var all: [Interface] { [service, collection, item, session, prompt] }
+
+    /// Every interface served, so a call to any of their methods is decoded.
+    var served: [Interface] { all + [control, gnomeKeyring] }
 
     /// The introspection document of the interfaces Puff serves; `dbus/org.freedesktop.Secrets.xml`
     /// is exactly this text, and a test keeps the two equal.

@@ -20,7 +20,7 @@ public struct SecretServiceBus: Sendable {
     static func decodePolicy(router: Router, interfaces: SecretInterfaces) -> DecodePolicy {
         DecodePolicy(
             secretFields: [SecretServiceNames.secretSignature.rawValue: 2],
-            methodSignatures: router.methodSignatures(serving: interfaces.all + [interfaces.control]))
+            methodSignatures: router.methodSignatures(serving: interfaces.served))
     }
 
     /// Wires `service` to `connection` and `publisher` (the service's event sink); nothing is

@@ -13,6 +13,9 @@ public enum SecretServiceNames {
     public static let item: InterfaceName = "org.freedesktop.Secret.Item"
     public static let session: InterfaceName = "org.freedesktop.Secret.Session"
     public static let prompt: InterfaceName = "org.freedesktop.Secret.Prompt"
+    /// gnome-keyring's private interface on the service object (secret-service.md §3.1), of
+    /// which puffd serves `ChangeWithPrompt`, the passcode change Seahorse-era tools use.
+    public static let gnomeKeyringInternal: InterfaceName = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
 
     /// Property keys that `CreateCollection` and `CreateItem` read from their `a{sv}` argument.
     public static let collectionLabelKey = "org.freedesktop.Secret.Collection.Label"

@@ -15,7 +15,8 @@ struct SecretTree: ObjectTree {
         }
         switch ObjectPaths.parse(path) {
         case .service?:
-            return ResolvedObject(interfaces: [interfaces.service], object: SecretObject.service)
+            return ResolvedObject(
+                interfaces: [interfaces.service, interfaces.gnomeKeyring], object: SecretObject.service)
         case .collection?, .alias?:
             guard let (id, info) = await context.resolveCollection(at: path) else { return nil }
             return ResolvedObject(interfaces: [interfaces.collection], object: SecretObject.collection(id, info))

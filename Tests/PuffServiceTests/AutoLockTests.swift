@@ -121,7 +121,7 @@ import Testing
 
     @Test func lockAllLocksWhatIsUnlockedAndLeavesLockedCollectionsAlone() async throws {
         let (fixture, item) = try await Self.fixture(AutoLockSettings(idle: Self.idle, maximum: nil))
-        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         #expect(await fixture.clock.waitForSleepers(2))
         _ = await fixture.service.lock([Fixture.reference(work)], client: Fixture.alice)
         #expect(fixture.clock.sleeperCount == 1, "a client's Lock stops the collection's timer")

@@ -55,7 +55,7 @@ import Testing
     ])
     func collectionIdentifiersAreDerivedFromLabels(label: String, identifier: String) async throws {
         let fixture = try await Fixture()
-        let id = try await fixture.service.createCollection(label: label, alias: nil, client: Fixture.alice)
+        let id = try await fixture.service.createCollectionAtOnce(label: label, alias: nil, client: Fixture.alice)
         #expect(id.rawValue == identifier)
         #expect(try await fixture.service.collectionInfo(id).label == label)
     }
@@ -64,7 +64,8 @@ import Testing
         let service = try await Fixture().service
         var ids: [String] = []
         for _ in 0..<3 {
-            ids.append(try await service.createCollection(label: "My Coll", alias: "", client: Fixture.alice).rawValue)
+            ids.append(
+                try await service.createCollectionAtOnce(label: "My Coll", alias: "", client: Fixture.alice).rawValue)
         }
         #expect(ids == ["My_Coll", "My_Coll_1", "My_Coll_2"])
         #expect(await service.collections.map(\.rawValue) == ["login", "My_Coll", "My_Coll_1", "My_Coll_2", "session"])
@@ -72,7 +73,7 @@ import Testing
 
     @Test func creatingWithAnAliasThatResolvesReturnsThatCollectionRelabelled() async throws {
         let fixture = try await Fixture()
-        let id = try await fixture.service.createCollection(
+        let id = try await fixture.service.createCollectionAtOnce(
             label: "Default keyring", alias: "default", client: Fixture.alice)
         #expect(id == .login)
         #expect(try await fixture.service.collectionInfo(.login).label == "Default keyring")
@@ -81,7 +82,7 @@ import Testing
 
     @Test func creatingWithANewAliasSetsIt() async throws {
         let fixture = try await Fixture()
-        let id = try await fixture.service.createCollection(label: "Work", alias: "work", client: Fixture.alice)
+        let id = try await fixture.service.createCollectionAtOnce(label: "Work", alias: "work", client: Fixture.alice)
         #expect(await fixture.service.readAlias("work") == id)
         let catalog = try Catalog(decoding: try #require(await fixture.storage.catalog()))
         #expect(catalog.aliases["work"] == "Work")
@@ -97,7 +98,7 @@ import Testing
                 == .noSuchObject)
         #expect(
             await serviceError { () async throws(ServiceError) in try await service.deleteCollection(.session) } != nil)
-        let again = try await service.createCollection(label: "login", alias: nil, client: Fixture.alice)
+        let again = try await service.createCollectionAtOnce(label: "login", alias: nil, client: Fixture.alice)
         #expect(again == .login)
         #expect(await service.readAlias("default") == nil, "a new collection with the old name does not inherit it")
     }

@@ -47,7 +47,7 @@ import Testing
 
     @Test func collectionLifecycleAndLockingEmitTheRightEvents() async throws {
         let fixture = try await Fixture()
-        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         let item = try await fixture.store(["k": "1"], in: work)
         _ = fixture.recorder.drain()
         try await fixture.service.setLabel("Job", of: work)
@@ -64,7 +64,7 @@ import Testing
 
     @Test func creatingACollectionAnnouncesItAndUpdatesTheList() async throws {
         let fixture = try await Fixture()
-        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         #expect(fixture.recorder.events == [.collectionCreated(work)])
         #expect(await fixture.service.collections == [.login, work, .session])
     }

@@ -4,6 +4,7 @@ import PuffCrypto
 import PuffService
 import PuffStore
 import PuffTesting
+import Testing
 
 /// A service wired to test doubles, plus the handles tests need to drive and observe it.
 struct Fixture {
@@ -122,5 +123,20 @@ func serviceError<T>(_ body: () async throws(ServiceError) -> T) async -> Servic
         return nil
     } catch {
         return error
+    }
+}
+
+extension SecretService {
+    /// `CreateCollection` where no prompt is needed (an ephemeral vault, or an alias that
+    /// resolves): the collection. A prompt coming back fails the test.
+    func createCollectionAtOnce(label: String, alias: String?, client: ClientID) async throws(ServiceError)
+        -> CollectionID
+    {
+        let (id, prompt) = try await createCollection(label: label, alias: alias, client: client)
+        guard let id, prompt == nil else {
+            Issue.record("CreateCollection handed out prompt \(String(describing: prompt)) where none was expected")
+            throw .failed("a prompt came back")
+        }
+        return id
     }
 }

@@ -52,7 +52,7 @@ import Testing
 
     @Test func searchMatchesEveryPairExactlyInAStableOrder() async throws {
         let fixture = try await Fixture()
-        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         let w1 = try await fixture.store(["service": "git", "user": "a"], in: work)
         let l1 = try await fixture.store(["service": "git", "user": "b"])
         let l2 = try await fixture.store(["service": "git", "user": "a", "port": "22"])
@@ -72,7 +72,7 @@ import Testing
 
     @Test func lockedAndUnknownItemsAreLeftOutOfSecrets() async throws {
         let fixture = try await Fixture()
-        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         let open = try await fixture.store(["k": "1"])
         let closed = try await fixture.store(["k": "2"], in: work)
         _ = await fixture.service.lock([Fixture.reference(work)], client: Fixture.alice)
@@ -173,7 +173,7 @@ import Testing
             await serviceError { () async throws(ServiceError) in try await fixture.service.deleteCollection(.login) })
         errors.append(
             await serviceError { () async throws(ServiceError) in
-                try await fixture.service.createCollection(label: "W", alias: "w", client: Fixture.alice)
+                try await fixture.service.createCollectionAtOnce(label: "W", alias: "w", client: Fixture.alice)
             })
         errors.append(
             await serviceError { () async throws(ServiceError) in try await fixture.service.setAlias("default", to: nil)
@@ -271,7 +271,8 @@ import Testing
             })
         errors.append(
             await serviceError { () async throws(ServiceError) in
-                try await fixture.service.createCollection(label: marker, alias: marker + "/", client: Fixture.alice)
+                try await fixture.service.createCollectionAtOnce(
+                    label: marker, alias: marker + "/", client: Fixture.alice)
             })
         #expect(errors.compactMap { $0 }.count == 6)
         for case let error? in errors {

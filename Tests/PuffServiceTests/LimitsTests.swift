@@ -117,10 +117,10 @@ import Testing
         limits.itemsPerCollection = 2
         limits.collections = 3
         let fixture = try await Fixture(limits: limits)
-        _ = try await fixture.service.createCollection(label: "A", alias: nil, client: Fixture.alice)
+        _ = try await fixture.service.createCollectionAtOnce(label: "A", alias: nil, client: Fixture.alice)
         #expect(
             await serviceError { () async throws(ServiceError) in
-                try await fixture.service.createCollection(label: "B", alias: nil, client: Fixture.alice)
+                try await fixture.service.createCollectionAtOnce(label: "B", alias: nil, client: Fixture.alice)
             } == .limitExceeded("at most 3 collections may exist"))
         try await fixture.store(["n": "1"], replace: false)
         let second = try await fixture.store(["n": "2"], replace: false)

@@ -14,7 +14,7 @@ import Testing
         script: [ScriptedPrompter.Step] = []
     ) async throws -> (Fixture, CollectionID, ItemID) {
         let fixture = try await Fixture(script: script)
-        let work = try await fixture.service.createCollection(label: "Work", alias: nil, client: Fixture.alice)
+        let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         let item = try await fixture.store(["k": "v"], in: work)
         _ = await fixture.service.lock([Fixture.reference(work, "/w")], client: Fixture.alice)
         _ = fixture.recorder.drain()

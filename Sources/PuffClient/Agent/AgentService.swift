@@ -52,7 +52,7 @@ struct AgentService: ObjectTree {
         if !text.error.isEmpty { terminal.show(text.error + "\n") }
         let passcode: SecureBytes
         do {
-            passcode = try terminal.readPasscode(prompt: "Passcode for “\(text.name)”\(text.hint):")
+            passcode = try read(text, on: terminal)
         } catch .cancelled {
             terminal.show("(the prompt ended)\n")
             return false
@@ -71,6 +71,23 @@ struct AgentService: ObjectTree {
             return true
         }
     }
+
+    /// How often two different new passcodes may be typed before the question is declined.
+    static let repeatAttempts = 3
+
+    /// Reads the passcode; a new one twice, until both match (compared in constant time).
+    private static func read(_ text: AgentQuestion, on terminal: AgentTerminal) throws(AgentTerminal.Outcome)
+        -> SecureBytes
+    {
+        guard text.repeats else { return try terminal.readPasscode(prompt: text.prompt) }
+        for _ in 1...repeatAttempts {
+            let first = try terminal.readPasscode(prompt: text.prompt)
+            let second = try terminal.readPasscode(prompt: "Repeat it:")
+            if first.constantTimeEquals(second) { return first }
+            terminal.show("The passcodes differ, try again.\n")
+        }
+        throw .declined
+    }
 }
 
 /// What an `Ask` question says, in words for the terminal.
@@ -78,17 +95,33 @@ struct AgentQuestion {
     var name: String
     var description: String
     var error: String
-    /// What the collection's passcode policy asks for, as " (6 digits)", or "".
-    var hint: String
+    /// What to type, with the policy's requirement: "Passcode for “Login” (6 digits):".
+    var prompt: String
+    /// Whether a new passcode is asked, typed twice.
+    var repeats: Bool
 
     init(_ question: [String: DBusValue]) {
         let collection = question["collection"]?.string ?? ""
         let label = question["label"]?.string ?? ""
         name = label.isEmpty ? collection : label
         let application = question["application"]?.string ?? "an application"
-        description = "\(application) wants to unlock the collection “\(name)”."
         error = question["error"]?.string ?? ""
         let policy = question["policy"]?.string ?? ""
-        hint = policy.isEmpty ? "" : " (\(policy))"
+        let hint = policy.isEmpty ? "" : " (\(policy))"
+        repeats = question["repeat"]?.bool ?? false
+        switch question["purpose"]?.string ?? "unlock" {
+        case "create":
+            description = "\(application) wants to create the collection “\(name)”."
+            prompt = "New passcode for “\(name)”\(hint):"
+        case "current-passcode":
+            description = "\(application) wants to change the passcode of the collection “\(name)”."
+            prompt = "Current passcode of “\(name)”:"
+        case "new-passcode":
+            description = "Choose the new passcode of the collection “\(name)”."
+            prompt = "New passcode for “\(name)”\(hint):"
+        default:
+            description = "\(application) wants to unlock the collection “\(name)”."
+            prompt = "Passcode for “\(name)”\(hint):"
+        }
     }
 }

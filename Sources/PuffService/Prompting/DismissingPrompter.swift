@@ -15,13 +15,16 @@ public struct DismissingPrompter: Prompter {
 
     /// Logs a hint and answers ``PromptReply/dismissed``.
     public func prompt(_ request: PromptRequest) async throws -> PromptReply {
-        switch request.purpose {
-        case .unlock(let collection, _):
-            logger.notice(
-                "No prompter can reach a person; dismissing the unlock prompt. To unlock, run: puffctl unlock \(collection.rawValue)",
-                metadata: ["collection.id": "\(collection.rawValue)", "client.name": "\(request.caller.rawValue)"]
-            )
-        }
+        let hint =
+            switch request.purpose {
+            case .unlock(let collection, _): "To unlock, run: puffctl unlock \(collection.rawValue)"
+            case .create: "To create a collection, run: puffctl collection create"
+            case .currentPasscode(let collection, _), .newPasscode(let collection, _):
+                "To change its passcode, run: puffctl passwd \(collection.rawValue)"
+            }
+        logger.notice(
+            "No prompter can reach a person; dismissing the prompt. \(hint)",
+            metadata: ["client.name": "\(request.caller.rawValue)"])
         return .dismissed
     }
 }

@@ -26,8 +26,33 @@ extension Prompter {
 public struct PromptRequest: Sendable, Equatable {
     /// What the person is asked to approve.
     public enum Purpose: Sendable, Equatable {
-        /// Unlock one collection.
+        /// Unlock one collection: its passcode.
         case unlock(collection: CollectionID, label: String)
+        /// Create a collection: a new passcode, asked twice.
+        case create(label: String)
+        /// Change a collection's passcode, first step: its current passcode.
+        case currentPasscode(collection: CollectionID, label: String)
+        /// Change a collection's passcode, second step: the new one, asked twice.
+        case newPasscode(collection: CollectionID, label: String)
+
+        /// Whether the answer is a new passcode, which a prompter asks twice (pinentry's
+        /// `SETREPEAT`) and answers once, after both matched.
+        public var asksNewPasscode: Bool {
+            switch self {
+            case .create, .newPasscode: true
+            case .unlock, .currentPasscode: false
+            }
+        }
+
+        /// The collection's name for the person: its label, else its id.
+        public var collectionName: String {
+            switch self {
+            case .create(let label): label
+            case .unlock(let collection, let label), .currentPasscode(let collection, let label),
+                .newPasscode(let collection, let label):
+                label.isEmpty ? collection.rawValue : label
+            }
+        }
     }
 
     /// What the person is asked to approve.
@@ -62,7 +87,7 @@ public struct PromptRequest: Sendable, Equatable {
 public enum PromptReply: Sendable {
     /// The person approved without a passcode.
     case confirmed
-    /// The person typed a passcode.
+    /// The person typed a passcode (a new one: typed twice, the same both times).
     case passcode(SecureBytes)
     /// The person declined.
     case dismissed

@@ -20,15 +20,19 @@ extension SecretService {
 
     /// Creates a collection, or returns the one `alias` already names (secret-service.md §6.2).
     ///
-    /// The identifier comes from the label (§1.3). When `alias` already resolves, that collection is
-    /// returned with `label` applied; otherwise the new collection gets the alias. No prompt yet.
+    /// When `alias` already resolves, that collection is returned with `label` applied. Otherwise a
+    /// new collection needs a new passcode, which only a person can give: a prompt is returned
+    /// that asks for it and completes with the new collection (on a vault with no passcode yet,
+    /// it sets the first one and creates `login`). An ephemeral vault has no passcodes: the
+    /// collection is created at once, its identifier made from the label (§1.3).
     ///
     /// - Parameters:
     ///   - alias: An alias to resolve or set; nil or `""` for none.
+    /// - Returns: The collection, or the prompt that will create it.
     /// - Throws: ``ServiceError/invalidArgument(_:)`` for a malformed alias;
     ///   ``ServiceError/limitExceeded(_:)``; ``ServiceError/failed(_:)`` when the change cannot be saved.
     public func createCollection(label: String, alias: String?, client: ClientID) async throws(ServiceError)
-        -> CollectionID
+        -> (collection: CollectionID?, prompt: PromptID?)
     {
         try checkLabel(label)
         await beginWrite()
@@ -40,21 +44,29 @@ extension SecretService {
             }
             if let existing = readAlias(alias) {
                 try await applyLabel(label, to: existing)
-                return existing
+                return (existing, nil)
             }
         }
-        // A new collection needs a new passcode, which only a person can give: `puffctl collection
-        // create` until prompts can ask for one. An ephemeral vault has no passcodes.
-        guard case .ephemeral = mode else {
-            throw .failed("create collections with `puffctl collection create`")
-        }
-        guard catalog != nil else { throw .notInitialized }
-        guard collectionStates.count < limits.collections else {
+        guard collectionStates.count + hiddenHeaders.count < limits.collections else {
             throw .limitExceeded("at most \(limits.collections) collections may exist")
         }
+        guard case .ephemeral = mode else {
+            return (nil, try addPrompt(.create(label: label, alias: alias), owner: client))
+        }
+        guard catalog != nil else { throw .notInitialized }
         let id = CollectionID(CollectionIdentifier.make(fromLabel: label) { collectionStates[CollectionID($0)] != nil })
         _ = try await makeCollection(id: id, label: label, passcode: nil, flags: [], aliases: alias.map { [$0] } ?? [])
-        return id
+        return (id, nil)
+    }
+
+    /// Hands out a prompt that changes a collection's passcode: it asks for the current one, then
+    /// for a new one that meets the collection's policy (gnome-keyring's `ChangeWithPrompt`).
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown collection or one without a
+    ///   passcode (`session`, an ephemeral vault's); ``ServiceError/limitExceeded(_:)``.
+    public func changePasscodePrompt(_ id: CollectionID, client: ClientID) throws(ServiceError) -> PromptID {
+        guard let vault = collectionStates[id], vault.header != nil, vault.escrow == nil else { throw .noSuchObject }
+        return try addPrompt(.changePasscode(id), owner: client)
     }
 
     /// Deletes a collection and its items, even while locked (gnome-keyring, secret-service.md §6.10).

@@ -28,17 +28,7 @@ extension SecretService {
             }
         }
         guard !pending.isEmpty else { return (unlocked, nil) }
-        guard promptCounts[client, default: 0] < limits.promptsPerClient else {
-            throw .limitExceeded("a connection may have at most \(limits.promptsPerClient) prompts waiting")
-        }
-        guard prompts.count < limits.prompts else {
-            throw .limitExceeded("at most \(limits.prompts) prompts may wait at once")
-        }
-        let id = PromptID("p\(nextPromptNumber)")
-        nextPromptNumber += 1
-        prompts[id] = PendingPrompt(owner: client, targets: pending)
-        promptCounts[client, default: 0] += 1
-        return (unlocked, id)
+        return (unlocked, try addPrompt(.unlock(pending), owner: client))
     }
 
     /// Locks the collections of the given references without prompting (secret-service.md §6.6).

@@ -185,22 +185,52 @@ extension SecretService {
     ///   so no key derivation runs and no wrong-passcode delay applies), ``ServiceError/wrongPasscode``,
     ///   ``ServiceError/failed(_:)``.
     public func changePasscode(of id: CollectionID, old: SecureBytes, new: SecureBytes) async throws(ServiceError) {
-        guard let vault = collectionStates[id], var header = vault.header, let space = vault.space else {
-            throw .noSuchObject
-        }
+        let policy = try policy(of: id)
+        guard policy.admits(new) else { throw .passcodePolicy(policy) }
+        let master = try await masterKey(of: id, passcode: old)
+        try await changePasscode(of: id, master: master, new: new)
+    }
+
+    /// The passcode policy of a collection that has a header.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``; ``ServiceError/failed(_:)`` for a policy newer
+    ///   than this puffd.
+    func policy(of id: CollectionID) throws(ServiceError) -> PasscodePolicy {
+        guard let header = collectionStates[id]?.header else { throw .noSuchObject }
         guard let policy = header.passcodePolicy else {
             throw .failed("the collection's passcode policy (kind \(header.policyKind)) is newer than this puffd")
         }
-        guard policy.admits(new) else { throw .passcodePolicy(policy) }
-        let oldKey = try await passcodeKey(old, header: header)
+        return policy
+    }
+
+    /// Unwraps a collection's master key with `passcode` without unlocking it (the first step of
+    /// a passcode change); a wrong passcode costs the same delay as a wrong unlock.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``.
+    func masterKey(of id: CollectionID, passcode: SecureBytes) async throws(ServiceError) -> MasterKey {
+        guard let header = collectionStates[id]?.header else { throw .noSuchObject }
+        let key = try await passcodeKey(passcode, header: header)
         guard
-            let master = try? MasterKey.unwrap(
-                header.wrappedKey, under: oldKey, associatedData: header.wrapAssociatedData)
+            let master = try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
         else {
             try await failedAttempt(id.rawValue)
             throw .wrongPasscode
         }
         failedAttempts[id.rawValue] = nil
+        return master
+    }
+
+    /// Wraps `master`, the collection's key, under `new` (which must meet the policy) in a fresh
+    /// header and saves it.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)``,
+    ///   ``ServiceError/failed(_:)``.
+    func changePasscode(of id: CollectionID, master: MasterKey, new: SecureBytes) async throws(ServiceError) {
+        let policy = try policy(of: id)
+        guard policy.admits(new) else { throw .passcodePolicy(policy) }
+        guard let vault = collectionStates[id], var header = vault.header, let space = vault.space else {
+            throw .noSuchObject
+        }
         if !vault.isHidden {
             header.salt = PasscodeKDF.newSalt()
             header.kdf = mode.kdf
@@ -212,6 +242,8 @@ extension SecretService {
         header.wrappedKey = wrapped
         await beginWrite()
         defer { endWrite() }
+        // The collection may have gone while the key was derived.
+        guard collectionStates[id] === vault else { throw .noSuchObject }
         do {
             try await store.replaceHeader(header.encoded(), of: space)
         } catch {

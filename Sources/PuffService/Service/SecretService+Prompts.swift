@@ -3,12 +3,33 @@ import Logging
 import PuffStore
 
 extension SecretService {
-    /// Why a prompt ended without approval; only logged.
+    /// How a prompt ended.
     enum PromptOutcome: Sendable {
-        case approved
+        /// Approved; the `Completed` result, or nil for an unlock (computed when it completes).
+        case approved(PromptResult?)
         case dismissedByPrompter
         case prompterFailed
         case timedOut
+        /// What approval was to do failed; the prompt is dismissed.
+        case failed(ServiceError)
+    }
+
+    /// Registers a prompt for `action`, owned by `owner`, and returns its id.
+    ///
+    /// - Throws: ``ServiceError/limitExceeded(_:)`` when the client or the service already has
+    ///   too many prompts waiting.
+    func addPrompt(_ action: PendingPrompt.Action, owner: ClientID) throws(ServiceError) -> PromptID {
+        guard promptCounts[owner, default: 0] < limits.promptsPerClient else {
+            throw .limitExceeded("a connection may have at most \(limits.promptsPerClient) prompts waiting")
+        }
+        guard prompts.count < limits.prompts else {
+            throw .limitExceeded("at most \(limits.prompts) prompts may wait at once")
+        }
+        let id = PromptID("p\(nextPromptNumber)")
+        nextPromptNumber += 1
+        prompts[id] = PendingPrompt(owner: owner, action: action)
+        promptCounts[owner, default: 0] += 1
+        return id
     }
 
     /// Starts a prompt and returns at once; the prompter runs in a task owned by the prompt table
@@ -26,20 +47,10 @@ extension SecretService {
         guard var prompt = prompts[id] else { throw .noSuchObject }
         guard prompt.owner == client else { throw .accessDenied }
         guard prompt.work == nil else { throw .alreadyExists }
-        var requests: [PromptRequest] = []
-        var seen: Set<CollectionID> = []
-        for target in prompt.targets where seen.insert(target.collection).inserted {
-            guard let state = collectionStates[target.collection] else { continue }
-            // An ephemeral vault's collection has no passcode, so no policy to show.
-            let policy = state.escrow == nil ? state.header?.passcodePolicy : nil
-            requests.append(
-                PromptRequest(
-                    purpose: .unlock(collection: target.collection, label: state.fields.label),
-                    caller: client, windowID: windowID, application: application, policy: policy))
-        }
-        let prompter = self.prompter
+        let asker = PromptAsker(prompter: prompter, caller: client, windowID: windowID, application: application)
+        let action = prompt.action
         prompt.work = Task {
-            let outcome = await self.ask(prompter, requests)
+            let outcome = await self.run(action, asking: asker)
             self.finishPrompt(id, outcome: outcome)
         }
         let clock = self.clock
@@ -64,7 +75,7 @@ extension SecretService {
         Self.decrement(&promptCounts, prompt.owner)
         prompt.work?.cancel()
         prompt.timer?.cancel()
-        emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: .paths([])))
+        emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: prompt.action.dismissedResult))
     }
 
     /// Completes a prompt exactly once; later calls (the loser of the prompter/timer race, or a
@@ -74,53 +85,22 @@ extension SecretService {
         Self.decrement(&promptCounts, prompt.owner)
         prompt.work?.cancel()
         prompt.timer?.cancel()
-        guard case .approved = outcome else {
+        guard case .approved(let result) = outcome else {
             logger.info("Prompt dismissed", metadata: ["prompt.id": "\(id)", "reason": "\(outcome)"])
-            emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: .paths([])))
+            emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: prompt.action.dismissedResult))
+            return
+        }
+        if let result {
+            emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: result))
             return
         }
         // A collection may have been deleted, or locked again, while the person was deciding.
-        let spellings = prompt.targets.filter { collectionStates[$0.collection]?.isLocked == false }.map(\.spelling)
-        emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .paths(spellings)))
-    }
-
-    /// How many passcodes one prompt may try on one collection before it is dismissed.
-    static let passcodeAttempts = 3
-
-    /// Asks about each collection in turn and unlocks it with the answer, asking again after a
-    /// wrong passcode (up to ``passcodeAttempts``); a refusal or error dismisses the whole prompt.
-    private func ask(_ prompter: any Prompter, _ requests: [PromptRequest]) async -> PromptOutcome {
-        for var request in requests {
-            guard case .unlock(let collection, _) = request.purpose else { continue }
-            var attempt = 1
-            while true {
-                let reply: PromptReply
-                do {
-                    reply = try await prompter.prompt(request)
-                } catch {
-                    return .prompterFailed
-                }
-                guard !Task.isCancelled else { return .dismissedByPrompter }
-                if let vault = collectionStates[collection], let escrow = vault.escrow {
-                    // No passcode exists (ephemeral vault): any approval opens it.
-                    if case .dismissed = reply { return .dismissedByPrompter }
-                    guard (try? await open(vault, master: escrow)) != nil else { return .dismissedByPrompter }
-                    break
-                }
-                // A confirmation is not a passcode: it opens only a collection without one (above).
-                guard case .passcode(let passcode) = reply else { return .dismissedByPrompter }
-                do {
-                    try await unlock(collection, passcode: passcode)
-                    break
-                } catch .wrongPasscode where attempt < Self.passcodeAttempts && !Task.isCancelled {
-                    attempt += 1
-                    request.error = "Wrong passcode, try again (attempt \(attempt) of \(Self.passcodeAttempts))"
-                } catch {
-                    return .dismissedByPrompter
-                }
-            }
+        guard case .unlock(let targets) = prompt.action else {
+            emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .none))
+            return
         }
-        return .approved
+        let spellings = targets.filter { collectionStates[$0.collection]?.isLocked == false }.map(\.spelling)
+        emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .paths(spellings)))
     }
 
     /// Sleeps on an existential clock (opens it so the generic `sleep(until:)` can be called).

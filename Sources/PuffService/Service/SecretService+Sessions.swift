@@ -83,7 +83,8 @@ extension SecretService {
 
     /// Forgets everything `client` owned after it left the bus: its sessions and its prompts.
     ///
-    /// Running prompters are cancelled; the prompts emit no `Completed` (nobody is left to hear it).
+    /// Running prompters are cancelled (a pinentry asking for the client is ended); the prompts
+    /// emit no `Completed`, which is unicast to its owner and nobody is left to hear it.
     public func clientVanished(_ client: ClientID) {
         if sessionCounts.removeValue(forKey: client) != nil {
             sessions = sessions.filter { $0.value.owner != client }
@@ -93,6 +94,7 @@ extension SecretService {
                 prompts[id] = nil
                 prompt.work?.cancel()
                 prompt.timer?.cancel()
+                logger.info("Prompt dismissed", metadata: ["prompt.id": "\(id)", "reason": "its client left"])
             }
         }
     }

@@ -36,12 +36,13 @@ extension SecretService {
     }
 
     /// Creates a collection under `passcode`, which must meet `policy`, and announces it (hidden
-    /// ones are not announced).
+    /// ones are not announced); `aliases` then name it.
     ///
     /// - Throws: ``ServiceError/notInitialized``, ``ServiceError/limitExceeded(_:)``,
     ///   ``ServiceError/passcodePolicy(_:)``, ``ServiceError/failed(_:)``.
     public func createCollection(
-        label: String, passcode: SecureBytes?, isPrivate: Bool, isHidden: Bool, policy: PasscodePolicy = .standard
+        label: String, passcode: SecureBytes?, isPrivate: Bool, isHidden: Bool, policy: PasscodePolicy = .standard,
+        aliases: [String] = []
     ) async throws(ServiceError) -> CollectionID {
         try checkLabel(label)
         await beginWrite()
@@ -55,7 +56,7 @@ extension SecretService {
         if isPrivate || isHidden { flags.insert(.private) }
         if isHidden { flags.insert(.hidden) }
         return try await makeCollection(
-            id: id, label: label, passcode: passcode, policy: policy, flags: flags, aliases: []
+            id: id, label: label, passcode: passcode, policy: policy, flags: flags, aliases: aliases
         ).id
     }
 

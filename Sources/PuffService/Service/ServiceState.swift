@@ -17,7 +17,8 @@ struct Session: Sendable {
     var lastUse: UInt64
 }
 
-/// A prompt handed out by `Unlock` that has not completed yet.
+/// A prompt handed out by `Unlock`, `CreateCollection` or `ChangeWithPrompt` that has not
+/// completed yet.
 struct PendingPrompt: Sendable {
     /// A locked collection and the caller's spelling that led to it.
     struct Target: Sendable {
@@ -25,8 +26,27 @@ struct PendingPrompt: Sendable {
         let spelling: String
     }
 
+    /// What approving the prompt does.
+    enum Action: Sendable {
+        /// Unlock these collections.
+        case unlock([Target])
+        /// Create a collection under a new passcode (the vault's first one when it has none yet).
+        case create(label: String, alias: String?)
+        /// Change this collection's passcode.
+        case changePasscode(CollectionID)
+
+        /// The typed empty result `Completed(true, …)` carries (secret-service.md §6.11).
+        var dismissedResult: PromptResult {
+            switch self {
+            case .unlock: .paths([])
+            case .create: .collection(nil)
+            case .changePasscode: .none
+            }
+        }
+    }
+
     let owner: ClientID
-    let targets: [Target]
+    let action: Action
     /// Runs the prompter; set by `startPrompt`.
     var work: Task<Void, Never>?
     /// Dismisses the prompt when the timeout expires.

@@ -15,12 +15,18 @@ enum AgentNames {
             "application": .string(request.application), "window_id": .string(request.windowID),
             "error": .string(request.error ?? ""), "policy": .string(request.policy?.requirement ?? ""),
         ]
-        switch request.purpose {
-        case .unlock(let collection, let label):
-            question["purpose"] = .string("unlock")
-            question["collection"] = .string(collection.rawValue)
-            question["label"] = .string(label)
-        }
+        let (purpose, collection): (String, String) =
+            switch request.purpose {
+            case .unlock(let collection, _): ("unlock", collection.rawValue)
+            case .create: ("create", "")
+            case .currentPasscode(let collection, _): ("current-passcode", collection.rawValue)
+            case .newPasscode(let collection, _): ("new-passcode", collection.rawValue)
+            }
+        question["purpose"] = .string(purpose)
+        question["collection"] = .string(collection)
+        question["label"] = .string(request.purpose.collectionName)
+        // The agent asks a new passcode twice and answers once both match.
+        question["repeat"] = .boolean(request.purpose.asksNewPasscode)
         return question
     }
 }

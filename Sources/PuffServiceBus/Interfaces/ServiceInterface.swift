@@ -43,9 +43,12 @@ extension SecretInterfaces {
                         }
                         label = text
                     }
-                    let id = try await service.createCollection(
+                    let (id, prompt) = try await service.createCollection(
                         label: label, alias: alias.isEmpty ? nil : alias, client: call.client)
-                    return [.objectPath(ObjectPaths.path(of: id)), .objectPath(.root)]
+                    return [
+                        .objectPath(id.map(ObjectPaths.path(of:)) ?? .root),
+                        .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root),
+                    ]
                 },
                 Method(
                     "SearchItems", in: [.init("attributes", "a{ss}")],

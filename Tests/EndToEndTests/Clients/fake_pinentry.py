@@ -3,13 +3,18 @@
 GETPIN from a script.
 
 FAKE_PINENTRY_ANSWERS names a file with one answer per line, consumed one per GETPIN across runs:
-a passcode, or CANCEL (the person pressed Cancel). FAKE_PINENTRY_LOG names a file that gets every
-command except the PIN's data: `GETPIN` and the SETTITLE/SETDESC/SETPROMPT/SETERROR/OPTION lines
-with their arguments. The test reads it to see what the person was shown.
+a passcode, CANCEL (the person pressed Cancel) or HOLD (nobody answers: it waits until killed,
+after writing its pid to FAKE_PINENTRY_LOG + ".held"). After SETREPEAT, like a real pinentry, one
+GETPIN takes two answers and asks again (logging `REPEAT MISMATCH`) until two match; with
+FAKE_PINENTRY_NO_REPEAT set it is an old pinentry that answers SETREPEAT with ERR.
+FAKE_PINENTRY_LOG names a file that gets every command except the PIN's data: `GETPIN` and the
+SETTITLE/SETDESC/SETPROMPT/SETERROR/SETREPEAT/OPTION lines with their arguments. The test reads it
+to see what the person was shown.
 """
 
 import os
 import sys
+import time
 
 
 def reply(line):
@@ -30,8 +35,16 @@ def escape(text):
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
+def hold():
+    with open(os.environ["FAKE_PINENTRY_LOG"] + ".held", "w") as f:
+        f.write(str(os.getpid()))
+    while True:
+        time.sleep(60)
+
+
 def main():
     log = open(os.environ["FAKE_PINENTRY_LOG"], "a")
+    repeat = False
     reply("OK Pleased to meet you")
     for line in sys.stdin:
         line = line.rstrip("\n")
@@ -40,15 +53,28 @@ def main():
         log.flush()
         if command == "GETPIN":
             answer = next_answer()
+            if answer == "HOLD":
+                hold()
+            while repeat and answer != "CANCEL":
+                again = next_answer()
+                if again == answer:
+                    reply("S PIN_REPEATED")
+                    break
+                log.write("REPEAT MISMATCH\n")
+                log.flush()
+                answer = next_answer()
             if answer == "CANCEL":
                 reply("ERR 83886179 Operation cancelled <Pinentry>")
             else:
                 reply("D " + escape(answer))
                 reply("OK")
+        elif command == "SETREPEAT" and os.environ.get("FAKE_PINENTRY_NO_REPEAT"):
+            reply("ERR 536871187 Unknown IPC command <User defined source 1>")
         elif command == "BYE":
             reply("OK closing connection")
             return
         else:
+            repeat = repeat or command == "SETREPEAT"
             reply("OK")
 
 

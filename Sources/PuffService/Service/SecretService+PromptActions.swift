@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffCrypto
+import PuffStore
+
+/// Who a prompt asks, and for whom: makes the prompt's ``PromptRequest``s.
+struct PromptAsker: Sendable {
+    let prompter: any Prompter
+    let caller: ClientID
+    let windowID: String
+    let application: String?
+
+    /// A first question for `purpose`.
+    func request(_ purpose: PromptRequest.Purpose, policy: PasscodePolicy?) -> PromptRequest {
+        PromptRequest(purpose: purpose, caller: caller, windowID: windowID, application: application, policy: policy)
+    }
+}
+
+extension SecretService {
+    /// How many passcodes one question may take before the prompt is dismissed.
+    static let passcodeAttempts = 3
+
+    /// Asks what `action` needs and does it: the body of a started prompt.
+    func run(_ action: PendingPrompt.Action, asking asker: PromptAsker) async -> PromptOutcome {
+        switch action {
+        case .unlock(let targets): await runUnlock(targets.map(\.collection), asker)
+        case .create(let label, let alias): await runCreate(label: label, alias: alias, asker)
+        case .changePasscode(let id): await runChange(id, asker)
+        }
+    }
+
+    /// Asks for each locked collection's passcode in turn and unlocks it.
+    private func runUnlock(_ collections: [CollectionID], _ asker: PromptAsker) async -> PromptOutcome {
+        var seen: Set<CollectionID> = []
+        for collection in collections where seen.insert(collection).inserted {
+            // Gone, or unlocked some other way (puffctl) while an earlier one was asked about.
+            guard let vault = collectionStates[collection], vault.isLocked else { continue }
+            let purpose = PromptRequest.Purpose.unlock(collection: collection, label: vault.fields.label)
+            if let escrow = vault.escrow {
+                // No passcode exists (ephemeral vault): a confirmation opens it.
+                let reply: PromptReply
+                do {
+                    reply = try await asker.prompter.prompt(asker.request(purpose, policy: nil))
+                } catch {
+                    return .prompterFailed
+                }
+                guard !Task.isCancelled else { return .dismissedByPrompter }
+                if case .dismissed = reply { return .dismissedByPrompter }
+                guard (try? await open(vault, master: escrow)) != nil else { return .dismissedByPrompter }
+                continue
+            }
+            let request = asker.request(purpose, policy: vault.header?.passcodePolicy)
+            if let failure = await askPasscode(request, asker) { passcode throws(ServiceError) in
+                try await unlock(collection, passcode: passcode)
+            } {
+                return failure
+            }
+        }
+        return .approved(nil)
+    }
+
+    /// Asks for a new collection's passcode (twice, by the prompter) and creates it. On a vault
+    /// with no passcode yet, the new passcode becomes its first: it creates `login`, which also
+    /// gets the aliases `default` and `login`, whatever label the client asked for.
+    private func runCreate(label: String, alias: String?, _ asker: PromptAsker) async -> PromptOutcome {
+        let policy = PasscodePolicy.standard
+        let request = asker.request(.create(label: isInitialized ? label : "Login"), policy: policy)
+        var created: CollectionID?
+        if let failure = await askPasscode(
+            request, asker,
+            use: { passcode throws(ServiceError) in
+                guard isInitialized else {
+                    try await initialize(passcode: passcode, policy: policy)
+                    created = .login
+                    if let alias, readAlias(alias) == nil { try await setAlias(alias, to: .login) }
+                    return
+                }
+                created = try await createCollection(
+                    label: label, passcode: passcode, isPrivate: false, isHidden: false, policy: policy,
+                    aliases: alias.map { [$0] } ?? [])
+            })
+        {
+            return failure
+        }
+        return .approved(.collection(created))
+    }
+
+    /// Asks for a collection's current passcode, then for its new one (twice, by the prompter),
+    /// and rewraps its key.
+    private func runChange(_ id: CollectionID, _ asker: PromptAsker) async -> PromptOutcome {
+        guard let vault = collectionStates[id], let policy = try? policy(of: id) else {
+            return .failed(.noSuchObject)
+        }
+        let label = vault.fields.label
+        var master: MasterKey?
+        let current = asker.request(.currentPasscode(collection: id, label: label), policy: policy)
+        if let failure = await askPasscode(
+            current, asker,
+            use: { passcode throws(ServiceError) in
+                master = try await masterKey(of: id, passcode: passcode)
+            })
+        {
+            return failure
+        }
+        guard let master else { return .failed(.wrongPasscode) }
+        let new = asker.request(.newPasscode(collection: id, label: label), policy: policy)
+        if let failure = await askPasscode(
+            new, asker,
+            use: { passcode throws(ServiceError) in
+                try await changePasscode(of: id, master: master, new: passcode)
+            })
+        {
+            return failure
+        }
+        return .approved(.none)
+    }
+
+    /// Asks `request` until `use` accepts the passcode. A wrong passcode or one that breaks the
+    /// policy is asked again with the reason, up to ``passcodeAttempts`` answers in all.
+    ///
+    /// - Returns: nil once `use` succeeded; otherwise how the prompt ends.
+    private func askPasscode(
+        _ request: PromptRequest, _ asker: PromptAsker,
+        use: (SecureBytes) async throws(ServiceError) -> Void
+    ) async -> PromptOutcome? {
+        var request = request
+        for attempt in 1...Self.passcodeAttempts {
+            let reply: PromptReply
+            do {
+                reply = try await asker.prompter.prompt(request)
+            } catch {
+                return .prompterFailed
+            }
+            guard !Task.isCancelled else { return .dismissedByPrompter }
+            // A confirmation is not a passcode.
+            guard case .passcode(let passcode) = reply else { return .dismissedByPrompter }
+            let reason: String
+            do {
+                try await use(passcode)
+                return nil
+            } catch .wrongPasscode {
+                reason = "Wrong passcode"
+            } catch .passcodePolicy(let policy) {
+                reason = "The passcode must be \(policy.requirement)"
+            } catch {
+                return .failed(error)
+            }
+            guard attempt < Self.passcodeAttempts, !Task.isCancelled else { break }
+            request.error = "\(reason), try again (attempt \(attempt + 1) of \(Self.passcodeAttempts))"
+        }
+        return .dismissedByPrompter
+    }
+}
