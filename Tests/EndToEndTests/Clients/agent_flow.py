@@ -7,7 +7,9 @@ DBUS_SESSION_BUS_ADDRESS names a bus where puffd (with the `agent` prompter) ser
 `login` holding an item with service=agent-e2e and the secret `agent-secret`, under the passcode
 `right pass`. The driver starts `puffctl agent` on a pty, runs `secret-tool lookup`, types a
 wrong passcode, checks the agent shows the error and asks again, types the right one and checks
-the secret comes back. Then it stops the agent with Ctrl-C and checks that a lookup is dismissed
+the secret comes back. It creates a collection through libsecret (create_collection.py), types two
+different new passcodes, checks the agent asks again, then types the same one twice and checks the
+collection is made. Then it stops the agent with Ctrl-C and checks that a lookup is dismissed
 (no agent left, the next prompter is `none`) quickly.
 
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`. Never prints a secret.
@@ -78,6 +80,28 @@ def main():
         lookup.kill()
         out = b""
     case("secret-tool gets the secret", None if out == b"agent-secret" else f"got {len(out)} bytes")
+
+    create = subprocess.Popen(["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "create_collection.py"),
+                               "Agent Work"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    asked = read_until(fd, "New passcode for “Agent Work” (at least 8 characters):")
+    case("a new collection's passcode is asked, naming the application",
+         None if asked and "wants to create the collection “Agent Work”." in asked else "no question within 20 s")
+    os.write(fd, b"work pass 1\n")
+    read_until(fd, "Repeat it:")
+    os.write(fd, b"work pass 2\n")
+    differ = read_until(fd, "New passcode for “Agent Work” (at least 8 characters):")
+    case("two different new passcodes are asked again",
+         None if differ and "The passcodes differ, try again." in differ else "no second question")
+    os.write(fd, b"work pass 1\n")
+    read_until(fd, "Repeat it:")
+    os.write(fd, b"work pass 1\n")
+    try:
+        made, _ = create.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        create.kill()
+        made = b""
+    case("libsecret gets the new collection",
+         None if made == b"/org/freedesktop/secrets/collection/Agent_5fWork\n" else f"got {made!r}")
 
     os.kill(pid, signal.SIGINT)
     os.waitpid(pid, 0)
