@@ -111,6 +111,9 @@ public struct PuffDaemon: AsyncParsableCommand {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
+        if let pinentryTty, !pinentryTty.hasPrefix("/") {
+            throw ValidationError("--pinentry-tty takes a terminal's path, such as /dev/pts/3")
+        }
         if let promptTimeout, promptTimeout <= 0 { throw ValidationError("--prompt-timeout must be positive") }
         guard (lockAfterIdle ?? 0) >= 0, (lockAfter ?? 0) >= 0 else {
             throw ValidationError("--lock-after-idle and --lock-after take seconds, 0 or more")
@@ -160,6 +163,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "puffd")
+        if case .file(let path) = source { logger.info("Configuration read from \(path)") }
         ProcessHardening.apply(logger: logger)
         if printIntrospection {
             // Nothing but the XML may reach the output: it is compared byte for byte.

@@ -84,6 +84,11 @@ struct ConfigurationPrecedenceTests {
         #expect(configuration.effectiveAutoLock == .never)
     }
 
+    @Test func aRelativePinentryTerminalIsRefusedOnTheCommandLineAsInTheFile() {
+        #expect(throws: (any Error).self) { try PuffDaemon.parse(["--pinentry-tty", "pts/3"]) }
+        #expect(throws: Never.self) { try PuffDaemon.parse(["--pinentry-tty", "/dev/pts/3"]) }
+    }
+
     @Test func aFileNamedWithConfigMustExist() throws {
         #expect(throws: ConfigurationError.self) { try effective(["--config", "/nonexistent/puffd.toml"]) }
     }

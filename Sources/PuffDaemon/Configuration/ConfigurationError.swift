@@ -26,7 +26,7 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         var place = file
         if let line { place += ":\(line)" }
-        if let line, let column, line > 0 { place += ":\(column)" }
+        if line != nil, let column { place += ":\(column)" }
         return [place, key, reason].compactMap { $0 }.joined(separator: ": ")
     }
 }
