@@ -12,7 +12,7 @@ public enum ConfigurationFile {
     /// specification ignores relative ones), else `$HOME/.config/puff/puffd.toml`.
     public static func defaultPath(environment: [String: String]) -> String {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/puff/puffd.toml" }
-        return (environment["HOME"] ?? "/") + "/.config/puff/puffd.toml"
+        return (environment["HOME"] ?? "") + "/.config/puff/puffd.toml"
     }
 
     /// Reads the file at `path` over `base`; nil when `path` does not exist and `required` is false.
