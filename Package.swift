@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // puffd.toml is read with toml++ (through TOMLKit), so no TOML parser is ours.
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries: only the wrapper targets below import them.
@@ -58,6 +60,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .executableTarget(name: "puffd", dependencies: ["PuffDaemon"]),
@@ -93,6 +96,13 @@ let package = Package(
             name: "PuffClientTests",
             dependencies: [
                 "PuffClient", "PuffDBus", "PuffCrypto", "PuffTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "PuffDaemonTests",
+            dependencies: [
+                "PuffDaemon", "PuffService", "PuffDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

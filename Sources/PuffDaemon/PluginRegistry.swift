@@ -17,16 +17,19 @@ public enum PluginRegistry {
     public struct PrompterSettings: Sendable {
         /// The pinentry program (`--pinentry`).
         public var pinentry = PinentryPrompter.defaultProgram
+        /// The terminal a curses or tty pinentry draws on (`--pinentry-tty`); nil: none.
+        public var pinentryTerminal: String?
         /// The daemon's environment, handed to pinentry for `DISPLAY` and `WAYLAND_DISPLAY`.
         public var environment: [String: String] = [:]
         /// The agents `puffctl agent` registers with; nil where nothing serves the bus.
         public var agents: AgentPrompter?
 
         public init(
-            pinentry: String = PinentryPrompter.defaultProgram, environment: [String: String] = [:],
-            agents: AgentPrompter? = nil
+            pinentry: String = PinentryPrompter.defaultProgram, pinentryTerminal: String? = nil,
+            environment: [String: String] = [:], agents: AgentPrompter? = nil
         ) {
             self.pinentry = pinentry
+            self.pinentryTerminal = pinentryTerminal
             self.environment = environment
             self.agents = agents
         }
@@ -39,7 +42,9 @@ public enum PluginRegistry {
         switch name {
         case DismissingPrompter.kind: DismissingPrompter(logger: logger)
         case PinentryPrompter.kind:
-            PinentryPrompter(program: settings.pinentry, environment: settings.environment, logger: logger)
+            PinentryPrompter(
+                program: settings.pinentry, terminal: settings.pinentryTerminal, environment: settings.environment,
+                logger: logger)
         // Without a bus (--print-introspection) no agent can register: the chain skips it.
         case AgentPrompter.kind: settings.agents ?? PrompterChain([])
         default: nil
@@ -66,7 +71,7 @@ public enum PluginRegistry {
     }
 
     /// The names of a comma-separated prompter order, spaces dropped.
-    private static func names(in order: String) -> [String] {
+    static func names(in order: String) -> [String] {
         order.split(separator: ",").map { String($0.filter { $0 != " " }) }
     }
 }

@@ -27,8 +27,20 @@ public struct PuffDaemon: AsyncParsableCommand {
     @Flag(help: "Take the name over from a provider that is already running.")
     var replace = false
 
-    @Option(help: "Record store: \(PluginRegistry.recordStores.joined(separator: ", ")).")
-    var vault: String = FileRecordStore.kind
+    @Option(
+        help: ArgumentHelp(
+            "The configuration file (default: $XDG_CONFIG_HOME/puff/puffd.toml); options given here override it.",
+            valueName: "path"))
+    var config: String?
+
+    @Flag(help: "Print the configuration in effect, as TOML, and exit.")
+    var printConfig = false
+
+    // The options below have no defaults of their own: nil means "not given", so the
+    // configuration file's value (or the built-in default, DaemonConfiguration) applies.
+
+    @Option(help: "Record store: \(PluginRegistry.recordStores.joined(separator: ", ")) (default: file).")
+    var vault: String?
 
     @Option(help: "Vault folder for the file store (default: $XDG_DATA_HOME/puff).")
     var dataDir: String?
@@ -37,20 +49,26 @@ public struct PuffDaemon: AsyncParsableCommand {
     var ephemeral = false
 
     @Option(help: ArgumentHelp("Argon2id strength of new passcodes: moderate or interactive.", visibility: .hidden))
-    var kdf: String = "moderate"
+    var kdf: String?
 
     @Option(
         help: """
             Who is asked to unlock, in order; the first that can reach a person answers \
-            (\(PluginRegistry.prompters.joined(separator: ", "))).
+            (\(PluginRegistry.prompters.joined(separator: ", ")); default: agent,pinentry,none).
             """)
-    var prompter: String = "agent,pinentry,none"
+    var prompter: String?
 
-    @Option(help: "The pinentry program for the pinentry prompter.")
-    var pinentry: String = PinentryPrompter.defaultProgram
+    @Option(help: "The pinentry program for the pinentry prompter (default: \(PinentryPrompter.defaultProgram)).")
+    var pinentry: String?
 
-    @Option(help: "Seconds after which an unanswered prompt is dismissed.")
-    var promptTimeout: Int = 60
+    @Option(
+        help: ArgumentHelp(
+            "The terminal a curses or tty pinentry draws on, such as /dev/pts/3; pinentry is then used without a display.",
+            valueName: "tty"))
+    var pinentryTty: String?
+
+    @Option(help: "Seconds after which an unanswered prompt is dismissed (default: 60).")
+    var promptTimeout: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -71,8 +89,8 @@ public struct PuffDaemon: AsyncParsableCommand {
             """)
     var systemBusAddress: String?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: info).")
+    var logLevel: String?
 
     @Flag(help: "Print the introspection XML of the Secret Service interfaces and exit.")
     var printIntrospection = false
@@ -81,32 +99,25 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     public mutating func validate() throws {
         guard BusName(busName) != nil else { throw ValidationError("'\(busName)' is not a valid bus name") }
-        guard PluginRegistry.recordStores.contains(vault) else {
+        if let vault, !PluginRegistry.recordStores.contains(vault) {
             throw ValidationError(
                 "unknown vault '\(vault)'; choose one of: \(PluginRegistry.recordStores.joined(separator: ", "))")
         }
-        guard ["moderate", "interactive"].contains(kdf) else { throw ValidationError("unknown --kdf '\(kdf)'") }
-        guard PluginRegistry.isPrompterOrder(prompter) else {
+        if let kdf, !["moderate", "interactive"].contains(kdf) { throw ValidationError("unknown --kdf '\(kdf)'") }
+        if let prompter, !PluginRegistry.isPrompterOrder(prompter) {
             throw ValidationError(
                 "unknown prompter '\(prompter)'; choose one of: \(PluginRegistry.prompters.joined(separator: ", "))")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
-        guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
+        if let pinentryTty, !pinentryTty.hasPrefix("/") {
+            throw ValidationError("--pinentry-tty takes a terminal's path, such as /dev/pts/3")
+        }
+        if let promptTimeout, promptTimeout <= 0 { throw ValidationError("--prompt-timeout must be positive") }
         guard (lockAfterIdle ?? 0) >= 0, (lockAfter ?? 0) >= 0 else {
             throw ValidationError("--lock-after-idle and --lock-after take seconds, 0 or more")
         }
-    }
-
-    /// When collections lock by themselves. An ephemeral vault has no passcode to protect it
-    /// (its key stays in memory to reopen it), so it locks on a timer only when asked to: a CI
-    /// job relying on it must not find it locked after a quiet quarter of an hour.
-    var autoLockSettings: AutoLockSettings {
-        let defaults: AutoLockSettings = ephemeral || vault == MemoryRecordStore.kind ? .never : .standard
-        return AutoLockSettings(
-            idle: lockAfterIdle.map { $0 > 0 ? .seconds($0) : nil } ?? defaults.idle,
-            maximum: lockAfter.map { $0 > 0 ? .seconds($0) : nil } ?? defaults.maximum)
     }
 
     /// The daemon's environment, from `environ`.
@@ -130,18 +141,34 @@ public struct PuffDaemon: AsyncParsableCommand {
     /// Runs the daemon. A separate name from `run()` so that callers outside an
     /// `@main` type reach this async body rather than ParsableCommand's synchronous default.
     public func serve() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info  // checked in validate()
+        let environment = Self.environment()
+        let settings: DaemonConfiguration
+        let source: ConfigurationPrinter.Source
+        do {
+            (settings, source) = try effectiveConfiguration(environment: environment)
+        } catch {
+            // Before logging is set up (the file names the level): one line, as compilers print.
+            let line = "puffd: \(error)\n"
+            _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            throw ExitCode(2)
+        }
+        if printConfig {
+            print(ConfigurationPrinter.render(settings, source: source, environment: environment), terminator: "")
+            return
+        }
+        let level = Logger.Level(rawValue: settings.logLevel) ?? .info  // checked by validate() and the file
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "puffd")
+        if case .file(let path) = source { logger.info("Configuration read from \(path)") }
         ProcessHardening.apply(logger: logger)
         if printIntrospection {
             // Nothing but the XML may reach the output: it is compared byte for byte.
             let quiet = Logger(label: "puffd", factory: { _ in SwiftLogNoOpLogHandler() })
-            let service = try await makeService(logger: quiet, events: { _ in })
+            let service = try await makeService(settings, environment: environment, logger: quiet, events: { _ in })
             print(SecretInterfaces.referenceDocument(for: service), terminator: "")
             return
         }
@@ -157,14 +184,16 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         let publisher = SignalPublisher(connection: connection)
         let agents = AgentPrompter(connection: connection)
-        let service = try await makeService(logger: logger, events: publisher.sink, agents: agents)
+        let service = try await makeService(
+            settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
         let bus = SecretServiceBus(
-            connection: connection, service: service, publisher: publisher, agents: agents, logger: logger)
+            connection: connection, service: service, publisher: publisher, limits: settings.busLimits,
+            agents: agents, logger: logger)
         try await bus.subscribe()
         // Trapped before the name is taken: SIGUSR1's default action would end the daemon.
         let lockSignals = await UnixSignalsSequence(trapping: .sigusr1)
         let logind = LogindWatcher(
-            address: systemBusAddress ?? BusConnection.systemBusAddress(environment: Self.environment()),
+            address: systemBusAddress ?? BusConnection.systemBusAddress(environment: environment),
             userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger)
 
         // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,
@@ -194,33 +223,37 @@ public struct PuffDaemon: AsyncParsableCommand {
     }
 
     private func makeService(
-        logger: Logger, events: @escaping @Sendable (ServiceEvent) -> Void, agents: AgentPrompter? = nil
+        _ settings: DaemonConfiguration, environment: [String: String], logger: Logger,
+        events: @escaping @Sendable (ServiceEvent) -> Void, agents: AgentPrompter? = nil
     ) async throws -> SecretService {
-        // validate() has checked every name, so these lookups cannot fail.
-        let settings = PluginRegistry.PrompterSettings(
-            pinentry: pinentry, environment: Self.environment(), agents: agents)
-        let prompter = PluginRegistry.prompterChain(self.prompter, settings: settings, logger: logger)!
+        // validate() and the file reader have checked every name, so these lookups cannot fail.
+        let prompterSettings = PluginRegistry.PrompterSettings(
+            pinentry: settings.pinentry, pinentryTerminal: settings.pinentryTTY, environment: environment,
+            agents: agents)
+        let order = settings.prompterOrder.joined(separator: ",")
+        let prompter = PluginRegistry.prompterChain(order, settings: prompterSettings, logger: logger)!
         let store: any RecordStore
         let mode: VaultMode
-        if ephemeral || vault == MemoryRecordStore.kind || printIntrospection {
+        if settings.isEphemeral || printIntrospection {
             store = MemoryRecordStore()
             mode = .ephemeral
         } else {
-            let folder = dataDir ?? Self.defaultDataDir()
+            let folder = settings.effectiveDataDir(environment: environment)
             do {
                 store = try FileRecordStore(folder: folder)
             } catch {
                 logger.critical("cannot open the vault: \(error)")
                 throw ExitCode(2)
             }
-            mode = .persistent(kdf: kdf == "interactive" ? .interactive : .moderate)
+            mode = .persistent(kdf: settings.kdf == "interactive" ? .interactive : .moderate)
         }
         let service = try await SecretService(
             store: store,
             mode: mode,
             prompter: prompter,
-            promptTimeout: .seconds(promptTimeout),
-            autoLock: autoLockSettings,
+            promptTimeout: .seconds(settings.promptTimeout),
+            limits: settings.limits,
+            autoLock: settings.effectiveAutoLock,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events
@@ -229,14 +262,5 @@ public struct PuffDaemon: AsyncParsableCommand {
             logger.notice("No passcode set yet: run `puffctl init` to create the login collection")
         }
         return service
-    }
-
-    /// `$XDG_DATA_HOME/puff`, or `~/.local/share/puff`.
-    static func defaultDataDir() -> String {
-        if let data = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), data.hasPrefix("/") {
-            return data + "/puff"
-        }
-        let home = getenv("HOME").map { String(cString: $0) } ?? "/tmp"
-        return home + "/.local/share/puff"
     }
 }

@@ -9,11 +9,16 @@ struct PinentryDialogue {
 
     let channel: AssuanChannel
     let terminal: String?
+    /// The terminal's type for curses (`OPTION ttytype`), sent with ``terminal``.
+    var terminalType = PinentryPrompter.fallbackTerminalType
 
     /// Asks, and returns the PIN or ``PromptReply/dismissed`` when the person cancelled.
     func ask(_ request: PromptRequest) throws(AssuanError) -> PromptReply {
         guard case (nil, nil) = try channel.response() else { throw .unexpected("no greeting") }
-        if let terminal { try command("OPTION", "ttyname=\(terminal)") }
+        if let terminal {
+            try command("OPTION", "ttyname=\(terminal)")
+            try command("OPTION", "ttytype=\(terminalType)")
+        }
         if let window = UInt64(request.windowID), window != 0 {
             // Older pinentries reject the option: a missing parent window is not worth failing for.
             try channel.send("OPTION", "parent-wid=\(window)")

@@ -17,6 +17,11 @@ public struct PinentryPrompter: Prompter {
     /// Debian's `pinentry` alternative.
     public static let defaultProgram = "/usr/bin/pinentry"
 
+    /// The terminal type sent with a terminal when the daemon has no `TERM`: a daemon started by
+    /// systemd or D-Bus activation has none, and curses cannot draw without one; every terminal
+    /// emulator understands a VT100.
+    public static let fallbackTerminalType = "vt100"
+
     /// The pinentry executable.
     public let program: String
     /// The terminal a curses or tty pinentry should use (`OPTION ttyname`), if any.
@@ -70,7 +75,11 @@ public struct PinentryPrompter: Prompter {
                 }
                 group.addTask {
                     try await BlockingWork.run { () throws(AssuanError) in
-                        try PinentryDialogue(channel: channel, terminal: terminal).ask(request)
+                        try PinentryDialogue(
+                            channel: channel, terminal: terminal,
+                            terminalType: environment["TERM"].flatMap { $0.isEmpty ? nil : $0 }
+                                ?? Self.fallbackTerminalType
+                        ).ask(request)
                     }
                 }
                 var reply: PromptReply = .dismissed

@@ -11,7 +11,7 @@ import Testing
     /// A channel whose "server" is the other end of two pipes, written by the test.
     final class Server {
         let channel: AssuanChannel
-        let toClient: Int32
+        private(set) var toClient: Int32
         let fromClient: Int32
 
         init() {
@@ -25,8 +25,15 @@ import Testing
         }
 
         deinit {
-            close(toClient)
+            if toClient >= 0 { close(toClient) }
             close(fromClient)
+        }
+
+        /// Closes the server's writing end once. Closing it again in deinit would close whatever
+        /// descriptor a test running in parallel had been given the same number since.
+        func hangUp() {
+            close(toClient)
+            toClient = -1
         }
 
         func say(_ text: String) {
@@ -72,7 +79,7 @@ import Testing
     @Test func aServerThatClosesMidLineEndsTheConversation() {
         let server = Server()
         server.say("D partial")
-        close(server.toClient)
+        server.hangUp()
         #expect(throws: AssuanError.closed) { try server.channel.readLine() }
     }
 

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import TOMLKit
+
+/// Reads `puffd.toml` with toml++ (through TOMLKit) into a ``DaemonConfiguration``.
+///
+/// Every table and key is checked against ``ConfigurationKeys``: an unknown one, a wrong type or
+/// a value out of range is an error, never ignored, so a typo cannot silently leave a default in
+/// place. When several things are wrong, the one on the earliest line is reported.
+public enum ConfigurationFile {
+    /// The default location: `$XDG_CONFIG_HOME/puff/puffd.toml` when that is absolute (the XDG
+    /// specification ignores relative ones), else `$HOME/.config/puff/puffd.toml`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/puff/puffd.toml" }
+        return (environment["HOME"] ?? "") + "/.config/puff/puffd.toml"
+    }
+
+    /// Reads the file at `path` over `base`; nil when `path` does not exist and `required` is false.
+    public static func read(
+        path: String, required: Bool, over base: DaemonConfiguration = DaemonConfiguration()
+    ) throws(ConfigurationError) -> DaemonConfiguration? {
+        let text: String
+        do {
+            text = try contents(of: path)
+        } catch {
+            if error.code == ENOENT && !required { return nil }
+            throw ConfigurationError(file: path, reason: "cannot read it: \(String(cString: strerror(error.code)))")
+        }
+        return try parse(text, file: path, over: base)
+    }
+
+    /// Reads TOML `text` (from `file`, named in errors) over `base`.
+    public static func parse(
+        _ text: String, file: String, over base: DaemonConfiguration = DaemonConfiguration()
+    ) throws(ConfigurationError) -> DaemonConfiguration {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let begin = error.source.begin
+            throw ConfigurationError(file: file, line: begin.line, column: begin.column, reason: error.description)
+        } catch {
+            throw ConfigurationError(file: file, reason: "\(error)")
+        }
+        var configuration = base
+        let problems = check(root, into: &configuration)
+        guard !problems.isEmpty else { return configuration }
+        let placed = problems.map { (problem: $0, line: KeyLocator.line(of: $0.path, in: text) ?? Int.max) }
+        // min(by:) keeps the first of equal lines: the order the checks ran in.
+        let first = placed.min { $0.line < $1.line }!
+        throw ConfigurationError(
+            file: file, line: first.line == Int.max ? nil : first.line,
+            key: first.problem.path.joined(separator: "."), reason: first.problem.reason)
+    }
+
+    /// Reads every known key of `root` into `configuration` and returns what is wrong.
+    static func check(_ root: TOMLTable, into configuration: inout DaemonConfiguration) -> [KeyProblem] {
+        var problems: [KeyProblem] = []
+        for (section, value) in root {
+            guard ConfigurationKeys.sections.contains(section) else {
+                problems.append(
+                    KeyProblem(
+                        path: [section],
+                        reason: "unknown table; puffd.toml has: "
+                            + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", ")))
+                continue
+            }
+            guard let table = value.table else {
+                problems.append(KeyProblem(path: [section], reason: "must be a table ([\(section)]), not a value"))
+                continue
+            }
+            let keys = ConfigurationKeys.keys(in: section)
+            for (name, value) in table {
+                guard let key = keys.first(where: { $0.name == name }) else {
+                    problems.append(
+                        KeyProblem(
+                            path: [section, name],
+                            reason: "unknown key; [\(section)] takes: " + keys.map(\.name).joined(separator: ", ")))
+                    continue
+                }
+                do {
+                    try key.read(value.tomlValue, &configuration)
+                } catch {
+                    problems.append(KeyProblem(path: [section, name], reason: error.text))
+                }
+            }
+        }
+        return problems
+    }
+
+    /// The bytes of the file at `path` as text; throws the `errno` of what failed.
+    private static func contents(of path: String) throws(Errno) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Errno(code: errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw Errno(code: errno) }
+            if count == 0 { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An `errno` value as an error.
+    struct Errno: Error {
+        var code: Int32
+    }
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffDBus
+import PuffPrompters
+public import PuffService
+import PuffServiceBus
+import PuffStore
+
+/// What `puffd` runs with: the built-in defaults, overridden by `puffd.toml`
+/// (``ConfigurationFile``), overridden by the command line. `docs/configuration.md` lists every
+/// key; ``ConfigurationKeys`` is the one table that reads and prints them.
+public struct DaemonConfiguration: Sendable, Equatable {
+    // [vault]
+    /// The record store plugin: `file` or `memory` (``PluginRegistry/recordStores``).
+    public var store = FileRecordStore.kind
+    /// The file store's folder; nil: `$XDG_DATA_HOME/puff`, see ``effectiveDataDir(environment:)``.
+    public var dataDir: String?
+    /// Argon2id strength of new passcodes: `moderate` or `interactive`.
+    public var kdf = "moderate"
+
+    // [prompts]
+    /// Who is asked to unlock, in order (``PluginRegistry/prompters``).
+    public var prompterOrder = [AgentPrompter.kind, PinentryPrompter.kind, DismissingPrompter.kind]
+    /// Seconds after which an unanswered prompt is dismissed.
+    public var promptTimeout = 60
+    /// The pinentry program.
+    public var pinentry = PinentryPrompter.defaultProgram
+    /// The terminal a curses or tty pinentry draws on (Assuan `OPTION ttyname`); nil: none.
+    public var pinentryTTY: String?
+
+    // [auto_lock]
+    /// Seconds without a secret read or written before a collection locks, 0 never; nil: the
+    /// store's default (``effectiveAutoLock``).
+    public var lockAfterIdle: Int?
+    /// Seconds after an unlock before a collection locks however busy, 0 never; nil: the default.
+    public var lockAfter: Int?
+
+    // [limits]
+    /// What one client may make the service hold (docs/limits.md).
+    public var limits = ServiceLimits()
+    /// Calls of different connections that run at the same time (``ObjectServer/Limits``).
+    public var concurrentCalls = ObjectServer.Limits().concurrentCalls
+    /// Calls one connection may have waiting.
+    public var queuedCallsPerClient = ObjectServer.Limits().queuedCallsPerClient
+
+    // [log]
+    /// The swift-log level name.
+    public var logLevel = "info"
+
+    /// The defaults.
+    public init() {}
+
+    /// Whether the vault lives only in memory (the `memory` store, or `--ephemeral`).
+    public var isEphemeral: Bool { store == MemoryRecordStore.kind }
+
+    /// The auto-lock defaults of this store. An ephemeral vault has no passcode to protect it
+    /// (its key stays in memory to reopen it), so it locks on a timer only when asked to: a CI
+    /// job relying on it must not find it locked after a quiet quarter of an hour.
+    private var defaultAutoLock: AutoLockSettings { isEphemeral ? .never : .standard }
+
+    /// Idle seconds before a lock, defaults resolved (0: never).
+    public var effectiveLockAfterIdle: Int {
+        lockAfterIdle ?? defaultAutoLock.idle.map { Int($0.components.seconds) } ?? 0
+    }
+
+    /// Seconds after an unlock before a lock, defaults resolved (0: never).
+    public var effectiveLockAfter: Int {
+        lockAfter ?? defaultAutoLock.maximum.map { Int($0.components.seconds) } ?? 0
+    }
+
+    /// When collections lock by themselves.
+    public var effectiveAutoLock: AutoLockSettings {
+        AutoLockSettings(idleSeconds: effectiveLockAfterIdle, maximumSeconds: effectiveLockAfter)
+    }
+
+    /// The bus binding's limits.
+    public var busLimits: ObjectServer.Limits {
+        ObjectServer.Limits(concurrentCalls: concurrentCalls, queuedCallsPerClient: queuedCallsPerClient)
+    }
+
+    /// The vault folder: ``dataDir``, else `$XDG_DATA_HOME/puff` (when absolute, as the XDG
+    /// specification asks), else `$HOME/.local/share/puff`.
+    public func effectiveDataDir(environment: [String: String]) -> String {
+        if let dataDir { return dataDir }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/puff" }
+        return (environment["HOME"] ?? "/tmp") + "/.local/share/puff"
+    }
+}

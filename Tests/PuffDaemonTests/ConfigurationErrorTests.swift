@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+import Testing
+
+@testable import PuffDaemon
+
+/// Each kind of mistake in `puffd.toml` stops puffd with one message naming the file, the line
+/// and the key: the whole message is compared, so a vaguer one fails.
+struct ConfigurationErrorTests {
+    static let file = "/home/u/.config/puff/puffd.toml"
+
+    /// The message reading `text` gives, or nil when it is accepted.
+    func message(_ text: String) -> String? {
+        do {
+            _ = try ConfigurationFile.parse(text, file: Self.file)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test(arguments: [
+        (
+            "[vault]\nstore = \"file\"\n\n[prompts]\ntimeout = -3\n",
+            "5: prompts.timeout: must be a positive number of seconds, not -3"
+        ),
+        (
+            "[prompts]\ntimeout = \"60\"\n",
+            "2: prompts.timeout: must be a whole number of seconds, not the string \"60\""
+        ),
+        ("prompts.timeout = 1.5\n", "1: prompts.timeout: must be a whole number of seconds, not 1.5"),
+        ("[prompts]\ntimeout = 86401\n", "2: prompts.timeout: must be at most 86400 seconds, not 86401"),
+        ("[vault]\nstore = \"sql\"\n", "2: vault.store: unknown store \"sql\"; choose one of: file, memory"),
+        (
+            "[vault]\nkdf = \"fast\"\n",
+            "2: vault.kdf: unknown kdf strength \"fast\"; choose one of: moderate, interactive"
+        ),
+        ("[vault]\ndata_dir = \"puff\"\n", "2: vault.data_dir: must be an absolute path, not \"puff\""),
+        ("[vault]\nstorage = \"file\"\n", "2: vault.storage: unknown key; [vault] takes: store, data_dir, kdf"),
+        (
+            "[vaults]\nstore = \"file\"\n",
+            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [limits], [log]"
+        ),
+        ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
+        (
+            "[prompts]\norder = [\n  \"agent\",\n  \"bogus\",\n]\n",
+            "2: prompts.order: unknown prompter \"bogus\"; choose from: agent, pinentry, none"
+        ),
+        (
+            "[prompts]\norder = \"none\"\n",
+            #"2: prompts.order: must be an array of prompter names such as ["agent", "pinentry", "none"], not the string "none""#
+        ),
+        (
+            "[prompts]\norder = []\n",
+            #"2: prompts.order: must name at least one prompter, such as ["agent", "pinentry", "none"]"#
+        ),
+        ("[prompts]\norder = [\"none\", \"none\"]\n", "2: prompts.order: names prompter \"none\" twice"),
+        ("[prompts]\npinentry_tty = 3\n", "2: prompts.pinentry_tty: must be a string, not 3"),
+        ("[auto_lock]\nidle = -1\n", "2: auto_lock.idle: must be 0 (never) or a positive number of seconds, not -1"),
+        ("[auto_lock]\nmaximum = true\n", "2: auto_lock.maximum: must be a whole number of seconds, not true"),
+        ("[limits]\nsessions = 0\n", "2: limits.sessions: must be a whole number from 1 to 65536, not 0"),
+        (
+            "limits = { sessions = 10, prompts = \"x\" }\n",
+            "1: limits.prompts: must be a whole number, not the string \"x\""
+        ),
+        (
+            "[log]\nlevel = \"loud\"\n",
+            "2: log.level: unknown log level \"loud\"; choose one of: trace, debug, info, notice, warning, error, critical"
+        ),
+    ])
+    func aBadValueNamesTheFileTheLineAndTheKey(text: String, expected: String) {
+        #expect(message(text) == "\(Self.file):\(expected)")
+    }
+
+    @Test func whenSeveralThingsAreWrongTheEarliestLineIsReported() {
+        // toml++ keeps a table's keys sorted, so "bogus" is checked before "timeout": line order must win.
+        let text = "[prompts]\ntimeout = 0\n\n[auto_lock]\nidle = -1\n[log]\nbogus = 1\n"
+        #expect(message(text) == "\(Self.file):2: prompts.timeout: must be a positive number of seconds, not 0")
+    }
+
+    @Test func aSyntaxErrorGivesTomlsLineAndColumn() {
+        #expect(
+            message("[prompts]\norder = [\"none\"]\ntimeout = \n")
+                == "\(Self.file):3:11: Error while parsing key-value pair: expected value, saw '\\n'")
+        #expect(
+            message("[prompts]\ntimeout = 5\n[prompts]\n")
+                == "\(Self.file):3:1: Error while parsing table header: cannot redefine existing table 'prompts'")
+    }
+
+    @Test func aKeyWhoseValueSpansLinesIsPlacedOnItsFirstLine() {
+        let text = "[prompts]\npinentry = \"\"\"\n/usr/bin/x\"\"\"\norder = [\n\"none\",\n]\ntimeout = -3\n"
+        #expect(KeyLocator.line(of: ["prompts", "order"], in: text) == 4)
+        #expect(KeyLocator.line(of: ["prompts", "timeout"], in: text) == 7)
+        #expect(KeyLocator.line(of: ["prompts"], in: text) == 1)
+        #expect(KeyLocator.line(of: ["vault"], in: text) == nil)
+    }
+
+    @Test func aMissingFileNamedWithConfigIsAnErrorButAMissingDefaultOneIsNot() throws {
+        let path = "/nonexistent-\(UInt64.random(in: 0...UInt64.max))/puffd.toml"
+        #expect(try ConfigurationFile.read(path: path, required: false) == nil)
+        #expect(throws: ConfigurationError(file: path, reason: "cannot read it: No such file or directory")) {
+            try ConfigurationFile.read(path: path, required: true)
+        }
+    }
+}

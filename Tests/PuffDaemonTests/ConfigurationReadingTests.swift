@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffDBus
+import PuffService
+import Testing
+
+@testable import PuffDaemon
+
+/// `puffd.toml` read into a ``DaemonConfiguration``: every key, and the defaults it leaves alone.
+struct ConfigurationReadingTests {
+    /// A file that sets every key to something other than its default.
+    static let everyKey = """
+        # every key puffd.toml takes
+        [vault]
+        store = "memory"
+        data_dir = "/srv/puff"
+        kdf = "interactive"
+
+        [prompts]
+        order = ["pinentry", "none"]
+        timeout = 15
+        pinentry = "/usr/bin/pinentry-curses"
+        pinentry_tty = "/dev/pts/3"
+
+        [auto_lock]
+        idle = 300
+        maximum = 0
+
+        [limits]
+        label_bytes = 100
+        attributes_per_item = 10
+        attribute_bytes_per_item = 2000
+        secret_bytes = 4096
+        sessions_per_client = 3
+        sessions = 30
+        prompts_per_client = 2
+        prompts = 20
+        items_per_collection = 5000
+        collections = 8
+        concurrent_calls = 4
+        queued_calls_per_client = 100
+
+        [log]
+        level = "debug"
+        """
+
+    /// What ``everyKey`` says, built by hand.
+    static var everyKeyExpected: DaemonConfiguration {
+        var expected = DaemonConfiguration()
+        expected.store = "memory"
+        expected.dataDir = "/srv/puff"
+        expected.kdf = "interactive"
+        expected.prompterOrder = ["pinentry", "none"]
+        expected.promptTimeout = 15
+        expected.pinentry = "/usr/bin/pinentry-curses"
+        expected.pinentryTTY = "/dev/pts/3"
+        expected.lockAfterIdle = 300
+        expected.lockAfter = 0
+        expected.limits.labelBytes = 100
+        expected.limits.attributesPerItem = 10
+        expected.limits.attributeBytesPerItem = 2000
+        expected.limits.secretBytes = 4096
+        expected.limits.sessionsPerClient = 3
+        expected.limits.sessions = 30
+        expected.limits.promptsPerClient = 2
+        expected.limits.prompts = 20
+        expected.limits.itemsPerCollection = 5000
+        expected.limits.collections = 8
+        expected.concurrentCalls = 4
+        expected.queuedCallsPerClient = 100
+        expected.logLevel = "debug"
+        return expected
+    }
+
+    @Test func everyKeyIsReadIntoTheConfiguration() throws {
+        let read = try ConfigurationFile.parse(Self.everyKey, file: "/etc/puffd.toml")
+        #expect(read == Self.everyKeyExpected)
+        #expect(read.effectiveAutoLock == AutoLockSettings(idle: .seconds(300), maximum: nil))
+        #expect(read.busLimits.concurrentCalls == 4 && read.busLimits.queuedCallsPerClient == 100)
+    }
+
+    @Test func theExampleFileSetsEveryKeyTheReaderKnows() throws {
+        // A key added to ConfigurationKeys without a line in the example would go untested.
+        for key in ConfigurationKeys.all {
+            #expect(Self.everyKey.contains("\n\(key.name) = "), "\(key.dotted) is not in the example")
+        }
+    }
+
+    @Test func anEmptyFileLeavesEveryDefault() throws {
+        #expect(try ConfigurationFile.parse("# nothing yet\n", file: "f") == DaemonConfiguration())
+    }
+
+    @Test func aFileSetsOnlyWhatItNamesAndDottedKeysWorkAsTablesDo() throws {
+        let read = try ConfigurationFile.parse("prompts.timeout = 9\nlimits = { sessions = 7 }\n", file: "f")
+        var expected = DaemonConfiguration()
+        expected.promptTimeout = 9
+        expected.limits.sessions = 7
+        #expect(read == expected)
+    }
+
+    @Test func theAutoLockDefaultsDependOnTheStoreUnlessTheFileSetsThem() throws {
+        let file = try ConfigurationFile.parse("[vault]\nstore = \"file\"\n", file: "f")
+        #expect(file.effectiveLockAfterIdle == 900 && file.effectiveLockAfter == 28_800)
+        let memory = try ConfigurationFile.parse("[vault]\nstore = \"memory\"\n", file: "f")
+        #expect(memory.effectiveAutoLock == .never)
+        let chosen = try ConfigurationFile.parse("[vault]\nstore = \"memory\"\n[auto_lock]\nidle = 60\n", file: "f")
+        #expect(chosen.effectiveAutoLock == AutoLockSettings(idle: .seconds(60), maximum: nil))
+    }
+
+    @Test func theDataFolderDefaultsToXDGDataHomeThenHome() {
+        let configuration = DaemonConfiguration()
+        #expect(configuration.effectiveDataDir(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/puff")
+        // The XDG specification says a relative XDG_DATA_HOME is to be ignored.
+        #expect(
+            configuration.effectiveDataDir(environment: ["XDG_DATA_HOME": "d", "HOME": "/h"]) == "/h/.local/share/puff")
+    }
+
+    @Test func theFileIsLookedForInXDGConfigHomeThenHome() {
+        #expect(
+            ConfigurationFile.defaultPath(environment: ["XDG_CONFIG_HOME": "/c", "HOME": "/h"]) == "/c/puff/puffd.toml")
+        #expect(ConfigurationFile.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/puff/puffd.toml")
+        #expect(
+            ConfigurationFile.defaultPath(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"])
+                == "/h/.config/puff/puffd.toml")
+    }
+}
