@@ -8,7 +8,8 @@ APT_PACKAGES := \
 	pkg-config libdbus-1-dev libsodium-dev libssl-dev \
 	dbus-daemon dbus-bin \
 	libsecret-tools libsecret-1-dev libglib2.0-dev gcc git \
-	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney
+	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney \
+	gir1.2-secret-1 libpam0g-dev pamtester
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.
 BENCH_APT_PACKAGES := gnome-keyring gnuplot-nox
@@ -17,7 +18,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps build lint format test run clean fuzz bench bench-smoke
+.PHONY: help deps build lint format test run clean fuzz bench bench-smoke pam
 
 help:
 	@echo "make run   - install what is missing, build, and start puffd on the session bus"
@@ -54,8 +55,16 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
+# pam_puff.so, the PAM module (pam/pam_puff.c, docs/pam.md): C against Debian's libpam0g-dev,
+# warnings as errors.
+PAM_MODULE = .build/pam/pam_puff.so
+pam: $(PAM_MODULE)
+$(PAM_MODULE): pam/pam_puff.c
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< -lpam
+
 # Every test, then a smoke run of the benchmark client (N = 200) against the debug build.
-test: deps lint
+test: deps lint $(PAM_MODULE)
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) bench/run.sh --smoke

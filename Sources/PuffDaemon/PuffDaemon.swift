@@ -89,6 +89,18 @@ public struct PuffDaemon: AsyncParsableCommand {
             """)
     var systemBusAddress: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Folder of the socket the PAM module hands login passwords to, or none (default: $XDG_RUNTIME_DIR/puff).",
+            valueName: "folder"))
+    var loginSocket: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Read login's passcode from descriptor N at start and unlock it (create it on a vault without one).",
+            valueName: "N"))
+    var unlockFD: Int32?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: info).")
     var logLevel: String?
 
@@ -196,6 +208,11 @@ public struct PuffDaemon: AsyncParsableCommand {
             address: systemBusAddress ?? BusConnection.systemBusAddress(environment: environment),
             userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger)
 
+        if let unlockFD, !settings.isEphemeral {
+            await StartupUnlock.run(fd: unlockFD, service: service, logger: logger)
+        }
+        let login = loginListener(settings, environment: environment, service: service, logger: logger)
+
         // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,
         // not a failure to report with a stack of service details.
         let group = ServiceGroup(
@@ -210,7 +227,7 @@ public struct PuffDaemon: AsyncParsableCommand {
                     .init(service: LockSignalService(signals: lockSignals, service: service)),
                     // Without a system bus or logind the watcher ends at once; the daemon goes on.
                     .init(service: logind, successTerminationBehavior: .ignore),
-                ],
+                ] + (login.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
@@ -219,6 +236,24 @@ public struct PuffDaemon: AsyncParsableCommand {
             try await group.run()
         } catch is BusService.NameTaken {
             throw ExitCode(1)
+        }
+    }
+
+    /// The login socket's listener (docs/pam.md), unless turned off or impossible; a socket that
+    /// cannot be made is a warning, not a reason to stop.
+    private func loginListener(
+        _ settings: DaemonConfiguration, environment: [String: String], service: SecretService, logger: Logger
+    ) -> LoginListener? {
+        guard loginSocket != "none", !settings.isEphemeral else { return nil }
+        guard let folder = loginSocket ?? environment["XDG_RUNTIME_DIR"].map({ $0 + "/puff" }) else {
+            logger.info("No XDG_RUNTIME_DIR: no login socket, so the PAM module cannot unlock at login")
+            return nil
+        }
+        do {
+            return LoginListener(socket: try LoginSocket(folder: folder), service: service, logger: logger)
+        } catch {
+            logger.warning("No login socket: \(error)")
+            return nil
         }
     }
 

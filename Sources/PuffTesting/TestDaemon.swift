@@ -22,10 +22,11 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName`; `environment` adds
-    /// to the daemon's (for example `DISPLAY` for a pinentry).
+    /// to the daemon's (for example `DISPLAY` for a pinentry); `input` is written to its standard
+    /// input, which is then closed (`--unlock-fd 0`).
     public init(
         arguments: [String] = [], busName: String = "org.freedesktop.secrets", on existingBus: TestBus? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], input: Data? = nil
     ) async throws {
         bus = try existingBus ?? TestBus()
         home = FileManager.default.temporaryDirectory.appendingPathComponent("puff-home-\(UUID().uuidString)")
@@ -41,12 +42,21 @@ public final class TestDaemon: @unchecked Sendable {
         let systemBus =
             arguments.contains { $0.hasPrefix("--system-bus-address") }
             ? [] : ["--system-bus-address", "unix:path=\(home.path)/no-system-bus"]
+        // Daemons of concurrent tests would take each other's login socket in the runtime folder.
+        let loginSocket = arguments.contains { $0.hasPrefix("--login-socket") } ? [] : ["--login-socket", "none"]
         process.arguments =
-            ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + systemBus + arguments
+            ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + systemBus
+            + loginSocket + arguments
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         process.standardOutput = log
         process.standardError = log
+        let inputPipe = input.map { _ in Pipe() }
+        if let inputPipe { process.standardInput = inputPipe }
         try process.run()
+        if let input, let inputPipe {
+            try inputPipe.fileHandleForWriting.write(contentsOf: input)
+            try inputPipe.fileHandleForWriting.close()
+        }
         try await waitForOwner(busName)
     }
 

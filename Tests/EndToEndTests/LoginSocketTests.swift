@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffTesting
+import Testing
+
+/// The login socket the PAM module speaks to (docs/pam.md), driven by a client that writes the
+/// same bytes: the first login creates `login` under the login password, later ones unlock it, a
+/// wrong password leaves it locked, a change rewraps it; malformed requests get no answer. And
+/// `--unlock-fd` opens `login` at start.
+@Suite(.serialized, .enabled(if: TestBus.isAvailable))
+struct LoginSocketTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-login-\(UUID().uuidString)")
+    var socketFolder: URL { folder.appendingPathComponent("run") }
+    var socket: String { socketFolder.appendingPathComponent("login.socket").path }
+    var vault: String { folder.appendingPathComponent("vault").path }
+
+    func daemon() async throws -> TestDaemon {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return try await TestDaemon(
+            arguments: ["--data-dir", vault, "--kdf", "interactive", "--login-socket", socketFolder.path])
+    }
+
+    func send(_ action: String, _ input: String = "", raw: String? = nil) async throws -> String {
+        let run = try await ChildProcess.run(
+            ClientDriver.python,
+            [ClientDriver.directory.appendingPathComponent("login_socket.py").path, socket, action]
+                + (raw.map { [$0] } ?? []),
+            environment: [:], input: Data(input.utf8))
+        return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func puffctl(_ arguments: [String], input: String = "", on puffd: TestDaemon) async throws -> Int32 {
+        try await ChildProcess.run(
+            VaultFlowTests.puffctl, arguments, environment: puffd.clientEnvironment, input: Data(input.utf8)
+        ).status
+    }
+
+    @Test func theFirstLoginCreatesLoginAndLaterOnesUnlockItOnlyWithTheRightPassword() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon()
+        var info = stat()
+        #expect(lstat(socketFolder.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try await send("login", "pw") == "1", "\(puffd.log.suffix(1500))")
+        #expect(try await puffctl(["lock"], on: puffd) == 0)
+        #expect(try await send("login", "not it") == "2")
+        #expect(try await puffctl(["status", "--json"], on: puffd) == 0)
+        #expect(try await send("login", "pw") == "0")
+        #expect(try await send("change", "pw\nnew pw") == "0")
+        #expect(try await send("change", "pw\nother") == "2", "the old password no longer opens it")
+        #expect(try await puffctl(["lock"], on: puffd) == 0)
+        #expect(try await puffctl(["unlock", "login", "--stdin"], input: "pw\n", on: puffd) == 2)
+        #expect(try await puffctl(["unlock", "login", "--stdin"], input: "new pw\n", on: puffd) == 0)
+        #expect(!puffd.log.contains("new pw"))
+    }
+
+    @Test func malformedRequestsAreClosedWithoutAnAnswer() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon()
+        // Whole requests but for one flaw: a wrong magic; a length over 1024; an unknown
+        // operation; a login with a second field.
+        for raw in [
+            "58585858" + "4c" + "0100000061" + "00000000", "505546314c01040000",
+            "5055463158" + "0100000061" + "00000000",
+            "505546314c" + "0100000061" + "0100000062",
+        ] {
+            #expect(try await send("raw", raw: raw) == "closed", "\(raw)")
+        }
+        #expect(puffd.log.contains("Refused a malformed login request"))
+        #expect(await !FileManager.default.fileExists(atPath: vault + "/catalog"), "nothing was created")
+    }
+
+    @Test func unlockFDCreatesLoginAtStartAndUnlocksItAfterARestart() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let arguments = ["--data-dir", vault, "--kdf", "interactive", "--unlock-fd", "0"]
+        let first = try await TestDaemon(arguments: arguments, input: Data("fd pass".utf8))
+        #expect(first.log.contains("login created with the passcode from --unlock-fd"), "\(first.log.suffix(1500))")
+        let store = try await ChildProcess.run(
+            "/usr/bin/secret-tool", ["store", "--label=fd", "service", "unlock-fd"],
+            environment: first.clientEnvironment, input: Data("fd-secret".utf8))
+        #expect(store.status == 0, "\(store.output)")
+        _ = await first.terminate()
+        let second = try await TestDaemon(arguments: arguments, input: Data("fd pass".utf8))
+        let lookup = try await ChildProcess.run(
+            "/usr/bin/secret-tool", ["lookup", "service", "unlock-fd"], environment: second.clientEnvironment)
+        #expect(lookup.output == "fd-secret", "no prompt was needed")
+    }
+}
