@@ -6,7 +6,7 @@
  *
  *   auth      keeps PAM_AUTHTOK with pam_set_data (wiped and freed by its cleanup)
  *   session   sends it over $XDG_RUNTIME_DIR/puff/login.socket (/run/user/UID); with auto_start,
- *             starts puffd as the user, password on a pipe, when nothing listens there
+ *             starts puffd as the user, password on a socket pair, when nothing listens there
  *   password  sends the old and the new password so puffd rewraps `login`'s key
  *
  * Options: debug, auto_start, daemon=PATH (default /usr/libexec/puff/puffd).
@@ -173,11 +173,13 @@ static int send_request(pam_handle_t *pamh, const struct passwd *user, const str
 }
 
 /* Starts puffd as the user, detached, with the password on descriptor 3 (`--unlock-fd 3`).
- * Privileges are dropped in the child before anything else runs. */
+ * Privileges are dropped in the child before anything else runs. The password travels over a
+ * socket pair rather than a pipe so that send(MSG_NOSIGNAL) spares the login process a SIGPIPE
+ * when puffd dies before reading it. */
 static int start_puffd(pam_handle_t *pamh, const struct passwd *user, const struct options *options,
                        const char *password) {
     int channel[2];
-    if (pipe2(channel, O_CLOEXEC) != 0) return -1;
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) return -1;
     pid_t child = fork();
     if (child < 0) {
         close(channel[0]);
@@ -190,7 +192,8 @@ static int start_puffd(pam_handle_t *pamh, const struct passwd *user, const stru
             _exit(126);
         /* Detached from the login process: its own session, reaped by init. */
         if (setsid() < 0 || fork() != 0) _exit(0);
-        if (dup2(channel[0], 3) != 3) _exit(126);
+        /* dup2 onto itself would leave close-on-exec set: clear it then. */
+        if (channel[0] == 3 ? fcntl(3, F_SETFD, 0) != 0 : dup2(channel[0], 3) != 3) _exit(126);
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) {
             dup2(null, 0);

@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""pam_flow.py - pam_puff.so under pamtester, as root, for a scratch user (docs/pam.md).
+
+    /usr/bin/python3 pam_flow.py PAM_MODULE PUFFD PUFFCTL
+
+Makes the user `puffpam` (useradd, once), /run/user/UID (0700) and a session bus for it there,
+and a PAM service /etc/pam.d/puff-test stacking pam_puff.so with pam_permit.so. Then, with puffd
+running as the user: authenticate + open_session (password through the conversation) creates
+`login` on the first login and unlocks it on the next; a wrong and an empty password leave it
+locked and the session still opens; chauthtok (run as the user) rewraps it, so after a restart
+only the new password opens it. With no puffd, auto_start starts one that opens `login`. A
+socket folder that is a symlink, or another user's, gets no connection. One run under
+`valgrind --leak-check=full` reports no leak in the module. Never prints a password.
+
+Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`.
+"""
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+USER = "puffpam"
+SERVICE = "puff-test"
+results = []
+
+
+def case(name, reason):
+    results.append(reason is None)
+    print(f"ok {name}" if reason is None else f"FAIL {name}: {reason}", flush=True)
+
+
+def as_user(entry, argv):
+    return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups", "--"] + argv
+
+
+def user_env(entry):
+    runtime = f"/run/user/{entry.pw_uid}"
+    return {"HOME": entry.pw_dir, "USER": USER, "LOGNAME": USER, "PATH": "/usr/bin:/bin",
+            "XDG_RUNTIME_DIR": runtime, "DBUS_SESSION_BUS_ADDRESS": f"unix:path={runtime}/bus"}
+
+
+def wait_for(predicate, limit=60.0):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class Flow:
+    def __init__(self, module, puffd, puffctl):
+        self.module, self.puffd, self.puffctl = module, puffd, puffctl
+        if subprocess.run(["id", USER], capture_output=True).returncode != 0:
+            subprocess.run(["useradd", "-m", "-s", "/usr/sbin/nologin", USER], check=True)
+        self.user = pwd.getpwnam(USER)
+        self.runtime = f"/run/user/{self.user.pw_uid}"
+        self.socket_folder = f"{self.runtime}/puff"
+        shutil.rmtree(os.path.join(self.user.pw_dir, ".local/share/puff"), ignore_errors=True)
+        os.makedirs(self.runtime, exist_ok=True)
+        os.chown(self.runtime, self.user.pw_uid, self.user.pw_gid)
+        os.chmod(self.runtime, 0o700)
+        self.clear_socket_folder()
+        self.log = tempfile.NamedTemporaryFile(prefix="puff-pam-puffd-", delete=False)
+        os.chmod(self.log.name, 0o666)
+        self.bus = subprocess.Popen(
+            as_user(self.user, ["dbus-daemon", "--session", "--nofork", f"--address=unix:path={self.runtime}/bus"]),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: os.path.exists(f"{self.runtime}/bus"))
+        self.daemon = None
+        with open(f"/etc/pam.d/{SERVICE}", "w") as f:
+            f.write(f"auth required {module}\nauth required pam_permit.so\n"
+                    f"account required pam_permit.so\n"
+                    f"session required {module} auto_start daemon={puffd} debug\nsession required pam_permit.so\n"
+                    f"password required {module}\npassword required pam_permit.so\n")
+
+    def clear_socket_folder(self):
+        if os.path.islink(self.socket_folder):
+            os.unlink(self.socket_folder)
+        shutil.rmtree(self.socket_folder, ignore_errors=True)
+
+    def start_puffd(self, extra=()):
+        self.daemon = subprocess.Popen(
+            as_user(self.user, [self.puffd, "--kdf", "interactive", *extra]), env=user_env(self.user),
+            stdout=self.log, stderr=self.log)
+        return wait_for(lambda: os.path.exists(f"{self.socket_folder}/login.socket"))
+
+    def stop_puffd(self):
+        if self.daemon is not None:
+            self.daemon.send_signal(signal.SIGTERM)
+            self.daemon.wait(timeout=30)
+            self.daemon = None
+        # One started by auto_start is not our child.
+        subprocess.run(["pkill", "-TERM", "-u", USER, "-x", "puffd"], capture_output=True)
+        wait_for(lambda: subprocess.run(["pgrep", "-u", USER, "-x", "puffd"], capture_output=True).returncode != 0)
+
+    def pamtester(self, password, *operations, as_the_user=False, valgrind=False):
+        argv = ["pamtester", SERVICE, USER, *operations]
+        if valgrind:
+            argv = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=3",
+                    "-q"] + argv
+        if as_the_user:
+            argv = as_user(self.user, argv)
+        return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=120)
+
+    def login_state(self):
+        """`locked`, `unlocked` or `absent` for login, per puffctl status --json run as the user."""
+        run = subprocess.run(as_user(self.user, [self.puffctl, "status", "--json"]), env=user_env(self.user),
+                             capture_output=True, timeout=60)
+        try:
+            status = json.loads(run.stdout)
+        except ValueError:
+            return f"no status ({run.returncode})"
+        for collection in status.get("collections", []):
+            if collection.get("id") == "login":
+                return "locked" if collection.get("locked") else "unlocked"
+        return "absent"
+
+    def lock(self):
+        subprocess.run(as_user(self.user, [self.puffctl, "lock"]), env=user_env(self.user), capture_output=True)
+
+    def refused_folder(self, make):
+        """Makes the socket folder with `make`, listens on a socket in it, runs a login and says
+        whether the listener got a connection."""
+        self.clear_socket_folder()
+        path = make()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(1)
+        listener.settimeout(2)
+        run = self.pamtester("login pass 2\n", "authenticate", "open_session")
+        try:
+            listener.accept()
+            connected = True
+        except socket.timeout:
+            connected = False
+        listener.close()
+        self.clear_socket_folder()
+        return run.returncode, connected
+
+    def run(self):
+        try:
+            self.cases()
+        finally:
+            self.stop_puffd()
+            self.bus.terminate()
+            os.unlink(f"/etc/pam.d/{SERVICE}")
+            self.clear_socket_folder()
+
+    def cases(self):
+        case("puffd runs as the user with its login socket", None if self.start_puffd() else "no socket within 60 s")
+        first = self.pamtester("login pass 1\n", "authenticate", "open_session")
+        state = self.login_state()
+        case("the first login creates login, unlocked",
+             None if first.returncode == 0 and state == "unlocked" else f"pamtester {first.returncode}, {state}")
+        self.lock()
+        again = self.pamtester("login pass 1\n", "authenticate", "open_session")
+        case("the next login unlocks it", None if again.returncode == 0 and self.login_state() == "unlocked"
+             else f"pamtester {again.returncode}, {self.login_state()}")
+        self.lock()
+        wrong = self.pamtester("not the one\n", "authenticate", "open_session")
+        case("a wrong password leaves it locked and the session opens",
+             None if wrong.returncode == 0 and self.login_state() == "locked" else f"{wrong.returncode}")
+        empty = self.pamtester("\n", "authenticate", "open_session")
+        case("an empty password leaves it locked and the session opens",
+             None if empty.returncode == 0 and self.login_state() == "locked" else f"{empty.returncode}")
+        change = self.pamtester("login pass 1\nlogin pass 2\nlogin pass 2\n", "chauthtok", as_the_user=True)
+        case("chauthtok as the user succeeds", None if change.returncode == 0 else f"{change.returncode}")
+        self.stop_puffd()
+        self.start_puffd()
+        old = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
+                             env=user_env(self.user), input=b"login pass 1\n", capture_output=True)
+        new = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
+                             env=user_env(self.user), input=b"login pass 2\n", capture_output=True)
+        case("after a restart only the new password opens login",
+             None if old.returncode == 2 and new.returncode == 0 else f"old {old.returncode}, new {new.returncode}")
+        self.lock()
+        leaks = self.pamtester("login pass 2\n", "authenticate", "open_session", valgrind=True)
+        case("valgrind finds no leak or error in the module",
+             None if leaks.returncode == 0 else f"valgrind exit {leaks.returncode}: {leaks.stderr[-600:]!r}")
+        self.stop_puffd()
+        started = self.pamtester("login pass 2\n", "authenticate", "open_session")
+        up = wait_for(lambda: self.login_state() == "unlocked", limit=60)
+        case("with no puffd, auto_start starts one that opens login",
+             None if started.returncode == 0 and up else f"pamtester {started.returncode}, {self.login_state()}")
+        self.stop_puffd()
+
+        def foreign():
+            os.mkdir(self.socket_folder, 0o700)  # root's, not the user's
+            return f"{self.socket_folder}/login.socket"
+
+        code, connected = self.refused_folder(foreign)
+        case("a socket folder of another user is refused", None if code == 0 and not connected else
+             f"pamtester {code}, connected {connected}")
+
+        def symlinked():
+            target = tempfile.mkdtemp(prefix="puff-pam-target-")
+            os.chown(target, self.user.pw_uid, self.user.pw_gid)
+            os.chmod(target, 0o700)
+            os.symlink(target, self.socket_folder)
+            return f"{target}/login.socket"
+
+        code, connected = self.refused_folder(symlinked)
+        case("a symlinked socket folder is refused", None if code == 0 and not connected else
+             f"pamtester {code}, connected {connected}")
+
+
+def main():
+    Flow(*sys.argv[1:4]).run()
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed", flush=True)
+    return 0 if results and all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
