@@ -208,8 +208,11 @@ public struct PuffDaemon: AsyncParsableCommand {
             address: systemBusAddress ?? BusConnection.systemBusAddress(environment: environment),
             userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger)
 
-        if let unlockFD, !settings.isEphemeral {
-            await StartupUnlock.run(fd: unlockFD, service: service, logger: logger)
+        if !settings.isEphemeral {
+            if let directory = environment["CREDENTIALS_DIRECTORY"] {
+                await CredentialUnlock.run(directory: directory, service: service, logger: logger)
+            }
+            if let unlockFD { await StartupUnlock.run(fd: unlockFD, service: service, logger: logger) }
         }
         let login = loginListener(settings, environment: environment, service: service, logger: logger)
 
