@@ -34,6 +34,18 @@ public struct MasterKey: Sendable {
         self.key = key
     }
 
+    /// A master key brought back from outside the vault (``KernelKeyring``), checked only for its
+    /// length: whoever restores it proves it by opening the collection's records.
+    ///
+    /// - Throws: ``CryptoError/wrongKey`` when it has the wrong length.
+    public init(restoring key: SecureBytes) throws(CryptoError) {
+        guard key.count == Int(crypto_kdf_KEYBYTES) else { throw .wrongKey }
+        self.key = key
+    }
+
+    /// The key itself, to keep in the kernel keyring (``KernelKeyring``); nowhere else.
+    public var keyForKeyring: SecureBytes { key }
+
     /// The master key sealed under `passcodeKey` (from ``PasscodeKDF``), bound to
     /// `associatedData` (for example the collection id and header version).
     public func wrapped(under passcodeKey: SecureBytes, associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {

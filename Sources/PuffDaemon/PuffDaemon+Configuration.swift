@@ -35,6 +35,7 @@ extension PuffDaemon {
         if let promptTimeout { settings.promptTimeout = promptTimeout }
         if let lockAfterIdle { settings.lockAfterIdle = lockAfterIdle }
         if let lockAfter { settings.lockAfter = lockAfter }
+        if let kernelKeyring { settings.kernelKeyring = kernelKeyring }
         if let logLevel { settings.logLevel = logLevel }
     }
 }

@@ -83,6 +83,12 @@ public struct PuffDaemon: AsyncParsableCommand {
     var lockAfter: Int?
 
     @Option(
+        help: ArgumentHelp(
+            "Keep unlocked collections' keys in the kernel keyring for SECONDS, so a restarted puffd comes back unlocked; 0: off (default).",
+            valueName: "seconds"))
+    var kernelKeyring: Int?
+
+    @Option(
         help: """
             The system bus, where logind says when to lock (sleep, session lock, logout) \
             (default: DBUS_SYSTEM_BUS_ADDRESS, else the standard socket).
@@ -127,7 +133,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             throw ValidationError("--pinentry-tty takes a terminal's path, such as /dev/pts/3")
         }
         if let promptTimeout, promptTimeout <= 0 { throw ValidationError("--prompt-timeout must be positive") }
-        guard (lockAfterIdle ?? 0) >= 0, (lockAfter ?? 0) >= 0 else {
+        guard (lockAfterIdle ?? 0) >= 0, (lockAfter ?? 0) >= 0, (kernelKeyring ?? 0) >= 0 else {
             throw ValidationError("--lock-after-idle and --lock-after take seconds, 0 or more")
         }
     }
@@ -292,6 +298,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             promptTimeout: .seconds(settings.promptTimeout),
             limits: settings.limits,
             autoLock: settings.effectiveAutoLock,
+            keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events

@@ -35,7 +35,10 @@ struct ConfigurationErrorTests {
             "2: vault.kdf: unknown kdf strength \"fast\"; choose one of: moderate, interactive"
         ),
         ("[vault]\ndata_dir = \"puff\"\n", "2: vault.data_dir: must be an absolute path, not \"puff\""),
-        ("[vault]\nstorage = \"file\"\n", "2: vault.storage: unknown key; [vault] takes: store, data_dir, kdf"),
+        (
+            "[vault]\nstorage = \"file\"\n",
+            "2: vault.storage: unknown key; [vault] takes: store, data_dir, kdf, kernel_keyring"
+        ),
         (
             "[vaults]\nstore = \"file\"\n",
             "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [limits], [log]"

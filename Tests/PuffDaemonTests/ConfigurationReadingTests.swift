@@ -14,6 +14,7 @@ struct ConfigurationReadingTests {
         store = "memory"
         data_dir = "/srv/puff"
         kdf = "interactive"
+        kernel_keyring = 30
 
         [prompts]
         order = ["pinentry", "none"]
@@ -49,6 +50,7 @@ struct ConfigurationReadingTests {
         expected.store = "memory"
         expected.dataDir = "/srv/puff"
         expected.kdf = "interactive"
+        expected.kernelKeyring = 30
         expected.prompterOrder = ["pinentry", "none"]
         expected.promptTimeout = 15
         expected.pinentry = "/usr/bin/pinentry-curses"

@@ -20,6 +20,9 @@ enum ConfigurationKeys {
             .choice("vault", "store", \.store, choices: PluginRegistry.recordStores, noun: "store"),
             .path("vault", "data_dir", \.dataDir) { $0.effectiveDataDir(environment: $1) },
             .choice("vault", "kdf", \.kdf, choices: ["moderate", "interactive"], noun: "kdf strength"),
+            .seconds("vault", "kernel_keyring", \.kernelKeyring, range: 0...longestAutoLock) {
+                $0.isEphemeral ? 0 : $0.kernelKeyring ?? 0
+            },
 
             prompterOrder,
             .seconds("prompts", "timeout", \.promptTimeoutSetting, range: 1...longestPromptTimeout) {

@@ -27,6 +27,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The terminal a curses or tty pinentry draws on (Assuan `OPTION ttyname`); nil: none.
     public var pinentryTTY: String?
 
+    /// Seconds the kernel keyring keeps unlocked collections' keys for a restarted puffd; nil or
+    /// 0: not kept (docs/pam.md).
+    public var kernelKeyring: Int?
+
     // [auto_lock]
     /// Seconds without a secret read or written before a collection locks, 0 never; nil: the
     /// store's default (``effectiveAutoLock``).

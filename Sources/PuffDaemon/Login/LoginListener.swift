@@ -38,7 +38,9 @@ struct LoginListener: Service, CustomStringConvertible {
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
-                while !stopped.load(ordering: .relaxed) {
+                // A graceful shutdown sets `stopped`; a failing service (the bus name taken)
+                // cancels the group instead, which must end the loop too.
+                while !stopped.load(ordering: .relaxed), !Task.isCancelled {
                     let socket = self.socket
                     guard let connection = await BlockingWork.run({ socket.accept(within: 200) }) else { continue }
                     if running >= Self.concurrentConnections {

@@ -95,6 +95,7 @@ extension SecretService {
             throw .failed("the collection could not be deleted")
         }
         vault.lock()
+        forgetKey(of: vault)
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
         releaseAliases(of: id)

@@ -59,7 +59,10 @@ extension SecretService {
     /// Locks a collection (wiping its keys) and announces it.
     func setLocked(_ isLocked: Bool, _ collection: CollectionID) {
         guard collection != .session, let state = collectionStates[collection] else { return }
-        if isLocked { state.lock() }
+        if isLocked {
+            state.lock()
+            forgetKey(of: state)
+        }
         announceLock(isLocked, collection)
     }
 

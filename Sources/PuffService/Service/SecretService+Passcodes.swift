@@ -69,6 +69,7 @@ extension SecretService {
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
             vault.unlock(with: opened, replacingItems: needsItems)
             if case .ephemeral = mode { vault.escrow = master }
+            keepKey(master, of: vault)
             startAutoLock(vault)
         }
         if vault.isHidden, collectionStates[id] == nil {

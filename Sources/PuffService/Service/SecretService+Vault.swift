@@ -114,6 +114,7 @@ extension SecretService {
         }
         catalog = newCatalog
         collectionStates[id] = vault
+        keepKey(master, of: vault)
         startAutoLock(vault)
         collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
         for alias in aliases { self.aliases[alias] = id }

@@ -21,6 +21,8 @@ public actor SecretService {
     /// ``clock`` as time since start, for the auto-lock deadlines.
     let timeline: Timeline
     let autoLock: AutoLockSettings
+    /// Where unlocked collections' keys outlive the process (the kernel keyring), if anywhere.
+    let keyKeeper: (any UnlockedKeyKeeper)?
     let now: @Sendable () -> UInt64
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
@@ -72,6 +74,8 @@ public actor SecretService {
     ///   - promptTimeout: How long a started prompt may run before it is dismissed.
     ///   - limits: What one client may make the service hold.
     ///   - autoLock: When unlocked collections lock by themselves.
+    ///   - keyKeeper: Keeps unlocked collections' keys across restarts; those it still has are
+    ///     unlocked at once.
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
     ///     manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
@@ -87,6 +91,7 @@ public actor SecretService {
         promptTimeout: Duration,
         limits: ServiceLimits = ServiceLimits(),
         autoLock: AutoLockSettings = .never,
+        keyKeeper: (any UnlockedKeyKeeper)? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -101,6 +106,7 @@ public actor SecretService {
         self.clock = clock
         timeline = Timeline(clock)
         self.autoLock = autoLock
+        self.keyKeeper = keyKeeper
         self.now = now
         self.logger = logger
         self.events = events
@@ -125,6 +131,7 @@ public actor SecretService {
         if case .ephemeral = mode, catalog == nil {
             try await initialize(passcode: nil, announce: false)
         }
+        await unlockFromKeeper()
         logger.info(
             "Secret service ready",
             metadata: [

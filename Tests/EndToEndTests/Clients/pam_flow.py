@@ -27,6 +27,9 @@ import tempfile
 import time
 
 USER = "puffpam"
+# The tests' bus configuration: no service folders, so no provider (gnome-keyring) is activated
+# while puffd is down.
+TEST_BUS_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../dbus/test-session.conf")
 SERVICE = "puff-test"
 results = []
 
@@ -71,7 +74,8 @@ class Flow:
         self.log = tempfile.NamedTemporaryFile(prefix="puff-pam-puffd-", delete=False)
         os.chmod(self.log.name, 0o666)
         self.bus = subprocess.Popen(
-            as_user(self.user, ["dbus-daemon", "--session", "--nofork", f"--address=unix:path={self.runtime}/bus"]),
+            as_user(self.user, ["dbus-daemon", f"--config-file={TEST_BUS_CONFIG}", "--nofork",
+                                f"--address=unix:path={self.runtime}/bus"]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: os.path.exists(f"{self.runtime}/bus"))
         self.daemon = None
@@ -100,6 +104,17 @@ class Flow:
         # One started by auto_start is not our child.
         subprocess.run(["pkill", "-TERM", "-u", USER, "-x", "puffd"], capture_output=True)
         wait_for(lambda: subprocess.run(["pgrep", "-u", USER, "-x", "puffd"], capture_output=True).returncode != 0)
+        # The bus may still list the name for a moment after its owner exited; a puffd started
+        # then would find it taken.
+        wait_for(lambda: not self.name_has_owner())
+
+    def name_has_owner(self):
+        run = subprocess.run(
+            as_user(self.user, ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
+                                "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+                                "string:org.freedesktop.secrets"]),
+            env=user_env(self.user), capture_output=True, timeout=30)
+        return b"boolean true" in run.stdout
 
     def pamtester(self, password, *operations, as_the_user=False, valgrind=False):
         argv = ["pamtester", SERVICE, USER, *operations]
