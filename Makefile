@@ -8,7 +8,8 @@ APT_PACKAGES := \
 	pkg-config libdbus-1-dev libsodium-dev libssl-dev \
 	dbus-daemon dbus-bin \
 	libsecret-tools libsecret-1-dev libglib2.0-dev gcc git \
-	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney
+	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney \
+	xvfb xclip
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.
 BENCH_APT_PACKAGES := gnome-keyring gnuplot-nox

@@ -63,6 +63,7 @@ enum ToolProcess {
     private static func spawn(_ argv: [String], feedsInput: Bool, readsOutput: Bool) throws(ClientError) -> Child {
         // puffctl's own writes to a tool that exits early must fail with EPIPE, not kill it.
         signal(SIGPIPE, SIG_IGN)
+        markInheritedDescriptorsCloseOnExec()
         var inputPipe: [Int32] = [-1, -1]
         var outputPipe: [Int32] = [-1, -1]
         if feedsInput, !closeOnExecPipe(&inputPipe) { throw failure(argv, "pipe") }
@@ -133,6 +134,26 @@ enum ToolProcess {
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Marks every descriptor above standard error close-on-exec.
+    ///
+    /// puffctl's own are already, but whatever its parent left open is not: a clipboard server
+    /// or the clearer holding such a descriptor for 30 s keeps its other end waiting (a test
+    /// runner waiting for puffctl's exit through a pipe, a shell's `$( )` reading a descriptor
+    /// other than standard output). Glibc's module has no `posix_spawn_file_actions_addclosefrom_np`.
+    private static func markInheritedDescriptorsCloseOnExec() {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
     }
 
     /// A pipe whose ends do not leak into other children. Glibc's module leaves pipe2 out, so
