@@ -61,6 +61,19 @@ public enum ClientError: Error, Sendable, Equatable {
     case noSuchObject
     /// The vault has no collection marked default and none was named.
     case noDefaultCollection
+    /// No visible item at this path or number; the text is the reference as given.
+    case noSuchItem(String)
+    /// No item has every attribute of `query`; `unsearched` names the locked private collections,
+    /// whose items cannot be searched until they are unlocked.
+    case noMatch(query: String, unsearched: [String])
+    /// Several items have every attribute of `query`: the candidates, oldest first.
+    case ambiguous(query: String, candidates: [ItemSummary])
+    /// `copy` found no clipboard tool for this session; the text says what it looked for.
+    case noClipboard(String)
+    /// The clipboard tool failed; the text says how.
+    case clipboardFailed(tool: String, detail: String)
+    /// Writing to standard output failed with this `errno`.
+    case outputFailed(errno: Int32)
     /// Connecting to the bus failed; the text is libdbus's explanation.
     case noBus(String)
     /// Nothing owns the bus name (`ServiceUnknown`, `NameHasNoOwner`) or its activation failed.
@@ -80,7 +93,7 @@ public enum ClientError: Error, Sendable, Equatable {
     public init(_ error: DBusError, collection: String? = nil, busName: String = ControlNames.busName) {
         switch error.name {
         case .puffWrongPasscode: self = .wrongPasscode(collection: collection)
-        case .puffIsLocked: self = .locked(collection: collection)
+        case .puffIsLocked, .secretIsLocked: self = .locked(collection: collection)
         case .puffNotInitialized: self = .notInitialized
         case .puffNoSuchCollection: self = .noSuchCollection(collection)
         case .secretNoSuchObject: self = .noSuchObject
@@ -107,16 +120,18 @@ public enum ClientError: Error, Sendable, Equatable {
     public var exitStatus: ExitStatus {
         switch self {
         case .usage, .noPasscodeSource, .emptyPasscode, .passcodeTooLong, .passcodesDiffer, .passcodeIOFailed,
-            .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed:
+            .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed, .noClipboard,
+            .clipboardFailed, .outputFailed:
             .usage
         case .wrongPasscode: .wrongPasscode
         case .locked, .notInitialized: .locked
-        case .noSuchCollection, .noSuchObject, .noDefaultCollection: .notFound
+        case .noSuchCollection, .noSuchObject, .noDefaultCollection, .noSuchItem, .noMatch, .ambiguous: .notFound
         case .noBus, .daemonNotRunning, .otherProvider, .noReply, .disconnected: .noDaemon
         }
     }
 
-    /// One line for stderr, without the `puffctl: ` prefix. Never holds a passcode.
+    /// One line for stderr, without the `puffctl: ` prefix (``ambiguous(query:candidates:)`` adds
+    /// one line per candidate). Never holds a passcode or a secret.
     public var message: String {
         switch self {
         case .usage(let text): text
@@ -150,6 +165,15 @@ public enum ClientError: Error, Sendable, Equatable {
         case .noSuchObject: "no such item or collection: see `puffctl list`"
         case .noDefaultCollection:
             "no default collection: name one, or choose one with `puffctl collection default C`"
+        case .noSuchItem(let reference): "no item '\(reference)': see `puffctl list`"
+        case .noMatch(let query, let unsearched):
+            "no item matches \(query)" + Self.unsearchedNote(unsearched)
+        case .ambiguous(let query, let candidates):
+            "\(candidates.count) items match \(query); name one by its path (oldest first):\n"
+                + ItemOutput.candidates(candidates)
+        case .noClipboard(let detail): detail
+        case .clipboardFailed(let tool, let detail): "\(tool) failed: \(detail)"
+        case .outputFailed(let code): "could not write to standard output (errno \(code))"
         case .noBus(let detail): "cannot reach the session bus (\(detail)): is DBUS_SESSION_BUS_ADDRESS set?"
         case .daemonNotRunning:
             "puffd is not running: start it with `make run` or `systemctl --user start puffd`"
@@ -157,6 +181,16 @@ public enum ClientError: Error, Sendable, Equatable {
         case .noReply: "puffd did not answer in time: see `journalctl --user -u puffd`"
         case .disconnected: "the bus connection closed before puffd answered"
         }
+    }
+
+    /// Why a search may have missed: the locked private collections it could not look inside.
+    private static func unsearchedNote(_ collections: [String]) -> String {
+        guard !collections.isEmpty else { return "" }
+        let names = collections.map { "'\($0)'" }.joined(separator: ", ")
+        let first = collections[0]
+        return
+            "; \(names) \(collections.count == 1 ? "is" : "are") locked and private, so \(collections.count == 1 ? "its" : "their")"
+            + " items could not be searched: unlock with `puffctl unlock \(first)` and try again"
     }
 
     private static func quoted(_ collection: String?, or fallback: String = "the collection") -> String {

@@ -66,7 +66,7 @@ public enum DHTransport {
     // MARK: - Shared steps
 
     /// Parses and range-checks a peer public key.
-    private static func validatedPeerKey(
+    static func validatedPeerKey(
         _ bytes: [UInt8],
         in group: borrowing DHGroup
     ) throws(CryptoError) -> BigNumber {
@@ -89,7 +89,7 @@ public enum DHTransport {
         return (publicKey, try sessionKey(sharedSecret: secret))
     }
 
-    private static func sharedSecret(
+    static func sharedSecret(
         peer: borrowing BigNumber,
         exponent: borrowing BigNumber,
         in group: borrowing DHGroup

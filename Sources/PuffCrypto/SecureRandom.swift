@@ -23,8 +23,8 @@ public enum SecureRandom {
         randombytes_buf(base, buffer.count)
     }
 
-    /// Returns `count` CSPRNG bytes in secure memory.
-    static func secureBytes(_ count: Int) -> SecureBytes {
+    /// Returns `count` CSPRNG bytes in secure memory: keys that must never sit in an ordinary array.
+    public static func secureBytes(_ count: Int) -> SecureBytes {
         SecureBytes(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Void in fill(buffer) }
     }
 }

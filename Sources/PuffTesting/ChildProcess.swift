@@ -13,6 +13,8 @@ public enum ChildProcess {
         public var status: Int32
         /// Standard output and standard error, interleaved in the order written.
         public var output: String
+        /// The same bytes undecoded, for output that need not be UTF-8 (a secret `puffctl get` prints).
+        public var bytes: Data
     }
 
     /// Runs `executable` with `arguments`, feeding `input` on standard input.
@@ -61,7 +63,7 @@ public enum ChildProcess {
             }
         }
         try? output.close()
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        return Result(status: status, output: text)
+        let bytes = (try? Data(contentsOf: outputURL)) ?? Data()
+        return Result(status: status, output: String(decoding: bytes, as: UTF8.self), bytes: bytes)
     }
 }

@@ -10,6 +10,7 @@ struct ClientErrorTests {
     private static let table: [(name: String, status: Int32)] = [
         ("io.puff.Error.WrongPasscode", 2),
         ("io.puff.Error.IsLocked", 3),
+        ("org.freedesktop.Secret.Error.IsLocked", 3),
         ("io.puff.Error.NotInitialized", 3),
         ("io.puff.Error.NoSuchCollection", 4),
         ("org.freedesktop.Secret.Error.NoSuchObject", 4),

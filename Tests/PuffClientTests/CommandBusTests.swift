@@ -130,4 +130,22 @@ struct CommandBusTests {
         let fake = try await FakeControl(servesControl: false)
         #expect(await run(fake, ["status"]) == 5)
     }
+
+    @Test func getOnALockedCollectionExitsWithThreeAndNeverAsksForTheSecret() async throws {
+        let fake = try await FakeControl()
+        let path = ObjectPath("/org/freedesktop/secrets/collection/work/1")!
+        fake.reply(
+            to: "ListItems", with: [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(path))])])])
+        #expect(await run(fake, ["get", "work/1"]) == 3)
+        #expect(await run(fake, ["show", "work/1"]) == 0)
+        #expect(fake.calls.map(\.member) == ["Status", "ListItems", "Status", "ListItems"])
+        #expect(fake.calls.map(\.strings) == [[], ["work"], [], ["work"]])
+    }
+
+    @Test func anItemNotListedExitsWithFour() async throws {
+        let fake = try await FakeControl()
+        #expect(await run(fake, ["show", "login/99"]) == 4)
+        #expect(await run(fake, ["get", "/org/freedesktop/secrets/collection/nowhere/1"]) == 4)
+        #expect(await run(fake, ["get", "not an item"]) == 1)
+    }
 }

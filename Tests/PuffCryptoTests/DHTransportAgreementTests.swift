@@ -119,3 +119,27 @@ import Testing
         }
     }
 }
+
+/// The client side of the exchange, as puffctl uses it against puffd.
+@Suite struct DHClientExchangeTests {
+    @Test func aClientExchangeAndTheServerAgreeOnTheSameKey() throws {
+        let client = try DHTransport.ClientExchange()
+        #expect(client.publicKey.count == 128)
+        let server = try DHTransport.agree(peerPublicKey: client.publicKey)
+        let key = try client.sessionKey(servicePublicKey: server.publicKey)
+        #expect(key.count == 16)
+        #expect(key.constantTimeEquals(server.key))
+    }
+
+    @Test func eachClientExchangeHasItsOwnPublicKey() throws {
+        #expect(try DHTransport.ClientExchange().publicKey != DHTransport.ClientExchange().publicKey)
+    }
+
+    @Test func aDegenerateServiceKeyIsRefused() throws {
+        let client = try DHTransport.ClientExchange()
+        // The exchange is consumed by the call, so no #expect(throws:) closure can hold it.
+        var refusal: CryptoError?
+        do { _ = try client.sessionKey(servicePublicKey: [1]) } catch { refusal = error }
+        #expect(refusal == .invalidPublicKey)
+    }
+}

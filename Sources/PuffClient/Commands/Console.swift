@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffCrypto
 
 /// Output for people and scripts: results on standard output, failures on standard error.
 enum Console {
@@ -21,6 +22,51 @@ enum Console {
                 }
                 offset += written
             }
+        }
+    }
+
+    /// Writes `secret` to standard output exactly, from secure memory and past Swift's buffered
+    /// `print`; a newline follows only when asked for.
+    ///
+    /// - Throws: ``ClientError/outputFailed(errno:)`` when the write fails (a closed pipe with
+    ///   SIGPIPE ignored, a full disk).
+    static func out(secret: SecureBytes, newline: Bool) throws(ClientError) {
+        try secret.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws(ClientError) -> Void in
+            try writeAll(bytes, to: STDOUT_FILENO)
+        }
+        if newline {
+            try withUnsafeBytes(of: UInt8(ascii: "\n")) { (bytes: UnsafeRawBufferPointer) throws(ClientError) -> Void in
+                try writeAll(bytes, to: STDOUT_FILENO)
+            }
+        }
+    }
+
+    /// Reads exactly `count` bytes of standard input into secure memory.
+    ///
+    /// - Throws: ``ClientError/usage(_:)`` when the input ends first.
+    static func readInput(count: Int) throws(ClientError) -> SecureBytes {
+        var read = 0
+        let bytes = SecureBytes(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Void in
+            while read < count {
+                let got = Glibc.read(STDIN_FILENO, buffer.baseAddress! + read, count - read)
+                if got < 0, errno == EINTR { continue }
+                if got <= 0 { break }
+                read += got
+            }
+        }
+        guard read == count else { throw .usage("standard input ended after \(read) of \(count) bytes") }
+        return bytes
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(ClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .outputFailed(errno: errno)
+            }
+            offset += written
         }
     }
 }

@@ -140,8 +140,19 @@ public final class ControlClient: Sendable {
         _ member: MemberName, _ body: [DBusValue] = [], expecting signature: String, collection: String? = nil,
         timeout: Duration = ControlClient.callTimeout
     ) async throws(ClientError) -> [DBusValue] {
+        try await call(
+            member, on: ControlNames.path, interface: ControlNames.interface, body, expecting: signature,
+            collection: collection, timeout: timeout)
+    }
+
+    /// Sends one call to any object of puffd (the Secret Service ones too) and checks the reply's
+    /// signature; every error reply becomes a ``ClientError`` here.
+    func call(
+        _ member: MemberName, on path: ObjectPath, interface: InterfaceName, _ body: [DBusValue] = [],
+        expecting signature: String, collection: String? = nil, timeout: Duration = ControlClient.callTimeout
+    ) async throws(ClientError) -> [DBusValue] {
         let message = OutgoingMessage.methodCall(
-            destination: busName, path: ControlNames.path, interface: ControlNames.interface, member: member, body)
+            destination: busName, path: path, interface: interface, member: member, body)
         let reply: IncomingMessage
         do {
             reply = try await connection.call(message, timeout: timeout)

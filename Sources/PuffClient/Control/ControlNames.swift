@@ -28,6 +28,8 @@ extension ErrorName {
     public static let puffIsLocked: ErrorName = "io.puff.Error.IsLocked"
     /// `org.freedesktop.Secret.Error.NoSuchObject`, from the Secret Service specification.
     public static let secretNoSuchObject: ErrorName = "org.freedesktop.Secret.Error.NoSuchObject"
+    /// `org.freedesktop.Secret.Error.IsLocked`, from the Secret Service specification.
+    public static let secretIsLocked: ErrorName = "org.freedesktop.Secret.Error.IsLocked"
     /// `org.freedesktop.DBus.Error.ServiceUnknown`: nothing owns the name and nothing can be activated.
     public static let serviceUnknown: ErrorName = "org.freedesktop.DBus.Error.ServiceUnknown"
     /// `org.freedesktop.DBus.Error.NameHasNoOwner`: nothing owns the name.

@@ -26,6 +26,42 @@ enum ItemOutput {
         JSONOutput.encode(items)
     }
 
+    /// `show` for people: one field per line, attributes sorted by name, one per line.
+    static func detail(_ resolved: ResolvedItem) -> String {
+        let item = resolved.item
+        let collection = resolved.collection
+        let collectionText =
+            collection.label == collection.id ? collection.id : "\(collection.id) (\(collection.label))"
+        var lines = [
+            "path:       \(item.path)",
+            "collection: \(collectionText)",
+            "label:      \(item.label ?? "-")",
+            "created:    \(time(item.created))",
+            "modified:   \(time(item.modified))",
+            "locked:     \(collection.isLocked ? "yes" : "no")",
+        ]
+        if let attributes = item.attributes {
+            lines.append("attributes:" + (attributes.isEmpty ? " none" : ""))
+            lines += attributes.sorted { $0.key < $1.key }.map { "  \($0.key)=\($0.value)" }
+        } else {
+            // ListItems sends paths only for a collection not unlocked since puffd started.
+            lines.append("attributes: unknown until '\(collection.id)' is unlocked")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `show --json`: one object with the keys of a `list --json` entry.
+    static func json(_ item: ItemSummary) -> String {
+        JSONOutput.encode(item)
+    }
+
+    /// The candidates of an ambiguous reference, indented, one per line: path, label, created.
+    static func candidates(_ items: [ItemSummary]) -> String {
+        var table = TextTable("PATH", "LABEL", "CREATED")
+        for item in items { table.append(item.path, item.label ?? "-", time(item.created)) }
+        return table.rendered.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+    }
+
     private static func time(_ seconds: UInt64?) -> String {
         guard let seconds else { return "-" }
         let formatter = DateFormatter()

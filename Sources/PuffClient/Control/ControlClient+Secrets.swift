@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
+import PuffDBus
+
+/// The Secret Service calls puffctl makes as an ordinary client would (secret-service.md §3), on
+/// the connection and bus name of the control calls: `get` and `copy` read a secret the way
+/// libsecret does, through the same checks, encrypted on the bus.
+extension ControlClient: ItemDirectory {
+    private static let service = ObjectPath(unchecked: SecretPaths.service)
+    private static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
+    private static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
+    private static let sessionInterface: InterfaceName = "org.freedesktop.Secret.Session"
+    /// The spec's only encrypting algorithm (secret-service.md §5.2); `plain` would put the secret
+    /// on the bus where `dbus-monitor` can read it.
+    private static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+
+    /// `Service.SearchItems`: the paths of the items whose attributes include every pair of
+    /// `attributes` exactly, those in unlocked and in locked collections.
+    public func searchItems(_ attributes: [String: String]) async throws(ClientError) -> (
+        unlocked: [String], locked: [String]
+    ) {
+        let reply = try await call(
+            "SearchItems", on: Self.service, interface: Self.serviceInterface, [.stringDictionary(attributes)],
+            expecting: "aoao")
+        guard let unlocked = reply[0].objectPaths, let locked = reply[1].objectPaths else {
+            throw .unexpectedReply(member: "SearchItems")
+        }
+        return (unlocked.map(\.rawValue), locked.map(\.rawValue))
+    }
+
+    /// The secret of the item at `path`: a DH session is opened for this one read, the secret is
+    /// fetched with `Item.GetSecret`, decrypted into secure memory and the session closed.
+    ///
+    /// - Parameter collection: The item's collection id, for the message when it is locked.
+    /// - Throws: ``ClientError/locked(collection:)`` when the collection is locked (this never
+    ///   starts a prompt), ``ClientError/noSuchItem(_:)``, or a failure of the exchange.
+    public func secret(of path: String, collection: String) async throws(ClientError) -> SecureBytes {
+        guard let item = ObjectPath(path) else { throw .noSuchItem(path) }
+        let exchange: DHTransport.ClientExchange
+        do throws(CryptoError) {
+            exchange = try DHTransport.ClientExchange()
+        } catch {
+            throw .failed(name: "", message: "could not start the key exchange: \(error)")
+        }
+        let opened = try await call(
+            "OpenSession", on: Self.service, interface: Self.serviceInterface,
+            [.string(Self.algorithm), .variant(.bytes(exchange.publicKey))], expecting: "vo")
+        guard case .bytes(let servicePublicKey)? = opened[0].variantContents, let session = opened[1].objectPath
+        else { throw .unexpectedReply(member: "OpenSession") }
+
+        let result: Result<SecureBytes, ClientError>
+        do throws(ClientError) {
+            let key: SecureBytes
+            do throws(CryptoError) {
+                key = try exchange.sessionKey(servicePublicKey: servicePublicKey)
+            } catch {
+                throw .failed(name: "", message: "puffd sent an unusable session key: \(error)")
+            }
+            let reply = try await call(
+                "GetSecret", on: item, interface: Self.itemInterface, [.objectPath(session)],
+                expecting: "(oayays)", collection: collection)
+            result = .success(try Self.decrypt(reply, key: key))
+        } catch {
+            result = .failure(error)
+        }
+        // Best effort: puffd also closes a session when its client leaves the bus.
+        _ = try? await call("Close", on: session, interface: Self.sessionInterface, expecting: "")
+        return try result.get()
+    }
+
+    /// Opens the `(oayays)` Secret of a `GetSecret` reply with the session key.
+    private static func decrypt(_ reply: [DBusValue], key: SecureBytes) throws(ClientError) -> SecureBytes {
+        guard let fields = reply.first?.fields, fields.count == 4, let iv = fields[1].bytes,
+            let ciphertext = fields[2].bytes
+        else { throw .unexpectedReply(member: "GetSecret") }
+        do throws(CryptoError) {
+            return try DHTransport.decrypt(ciphertext: ciphertext, iv: iv, key: key)
+        } catch {
+            throw .failed(name: "", message: "the secret did not decrypt: \(error)")
+        }
+    }
+}
