@@ -71,6 +71,8 @@ public enum ClientError: Error, Sendable, Equatable {
     case noReply
     /// The bus connection closed before the answer came.
     case disconnected
+    /// `doctor` found this many problems (FAIL); it printed them with their next steps.
+    case checksFailed(Int)
 
     /// Maps an error reply (or local libdbus error) of a control call.
     ///
@@ -107,7 +109,7 @@ public enum ClientError: Error, Sendable, Equatable {
     public var exitStatus: ExitStatus {
         switch self {
         case .usage, .noPasscodeSource, .emptyPasscode, .passcodeTooLong, .passcodesDiffer, .passcodeIOFailed,
-            .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed:
+            .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed, .checksFailed:
             .usage
         case .wrongPasscode: .wrongPasscode
         case .locked, .notInitialized: .locked
@@ -156,6 +158,7 @@ public enum ClientError: Error, Sendable, Equatable {
         case .otherProvider(let busName): "\(busName) is owned by another provider (not puffd); stop it first"
         case .noReply: "puffd did not answer in time: see `journalctl --user -u puffd`"
         case .disconnected: "the bus connection closed before puffd answered"
+        case .checksFailed(let count): "doctor found \(count) problem\(count == 1 ? "" : "s"): see the next steps above"
         }
     }
 

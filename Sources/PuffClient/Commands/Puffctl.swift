@@ -20,7 +20,7 @@ public struct Puffctl: AsyncParsableCommand {
             """,
         subcommands: [
             Initialize.self, Unlock.self, Lock.self, ChangePasscode.self, Status.self, ListItems.self,
-            CollectionCommands.self, Compact.self, Agent.self,
+            CollectionCommands.self, Compact.self, Agent.self, Doctor.self,
         ]
     )
 
