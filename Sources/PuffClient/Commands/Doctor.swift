@@ -5,7 +5,7 @@ import Foundation
 /// `puffctl doctor`: why secrets might not reach puffd, and what to do about each problem.
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check the bus, the Secret Service name, activation, the vault and prompting.",
+        abstract: "Find out why secrets might not reach puffd, and what to do about it.",
         discussion: """
             Looks at: the session bus (DBUS_SESSION_BUS_ADDRESS; SSH, WSL and containers); who \
             owns org.freedesktop.secrets and its executable, puffd or another provider \

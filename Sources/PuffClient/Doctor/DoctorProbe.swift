@@ -12,14 +12,7 @@ struct DoctorProbe {
 
     /// Looks at everything and returns the report; never throws: a failure is a finding.
     func report() async -> DoctorReport {
-        let host = HostFacts(
-            environment: environment,
-            runtimeBusSocketExists: Self.isSocket(
-                (environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(getuid())")
-                    + "/bus"),
-            kernelVersion: Self.read("/proc/version") ?? "",
-            containerMarkers: ["/.dockerenv", "/run/.containerenv"].filter { access($0, F_OK) == 0 },
-            userID: getuid())
+        let host = hostFacts()
         var bus: BusConnection?
         var connectError: String?
         do {
@@ -54,6 +47,15 @@ struct DoctorProbe {
         sections.append(DoctorSection("Vault", vaultFindings(status)))
         sections.append(DoctorSection("Prompter", PrompterCheck.findings(status: status)))
         return DoctorReport(sections)
+    }
+
+    /// The environment, the kernel (WSL), the container markers and the user's bus socket.
+    func hostFacts() -> HostFacts {
+        var host = HostFacts(
+            environment: environment, kernelVersion: Self.read("/proc/version") ?? "",
+            containerMarkers: ["/.dockerenv", "/run/.containerenv"].filter { access($0, F_OK) == 0 }, userID: getuid())
+        host.runtimeBusSocketExists = Self.isSocket(host.runtimeBusPath)
+        return host
     }
 
     /// Asks the bus who owns the name, `/proc` what it runs, and the owner whether it is puffd.
