@@ -38,6 +38,8 @@ for page in puffctl.1 puffd.8; do
             echo "$dest/$page is stale: it differs from what the current definitions generate." >&2
             echo "Regenerate it with \`make man\` (or \`make snapshots\` for the help texts too) and commit it." >&2
             status=1
+        else
+            echo "$dest/$page matches the current definitions"
         fi
     else
         mkdir -p "$dest"

@@ -5,7 +5,8 @@ public import PuffDBus
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The command did what was asked.
     case success = 0
-    /// Bad usage or input (including parse errors), or a failure with no status of its own.
+    /// Bad usage or input (including parse errors), a failed `doctor` check, or a failure with no
+    /// status of its own.
     case usage = 1
     /// The passcode does not open the collection.
     case wrongPasscode = 2

@@ -14,9 +14,10 @@ public struct Puffctl: AsyncParsableCommand {
             or reads one line per passcode from standard input (--stdin) or a descriptor \
             (--passcode-fd N).
 
-            Exit status: 0 done; 1 bad usage or input, or another failure; 2 wrong passcode; \
-            3 locked, or no passcode set yet; 4 no such collection or item; 5 puffd cannot be \
-            reached (no bus, not running, or another provider owns org.freedesktop.secrets).
+            Exit status: 0 done; 1 bad usage or input, a failed doctor check, or another failure; \
+            2 wrong passcode; 3 locked, or no passcode set yet; 4 no such collection or item; \
+            5 puffd cannot be reached (no bus, not running, or another provider owns \
+            org.freedesktop.secrets).
             """,
         subcommands: [
             Initialize.self, Unlock.self, Lock.self, ChangePasscode.self, Status.self, ListItems.self,
