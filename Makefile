@@ -18,11 +18,14 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps build lint format test run clean fuzz bench bench-smoke pam
+.PHONY: help deps build lint format test run clean fuzz bench bench-smoke pam man check-man snapshots install \
+	uninstall check-install
 
 help:
-	@echo "make run   - install what is missing, build, and start puffd on the session bus"
-	@echo "make test  - install what is missing, build, and run every test (real dbus-daemon and clients)"
+	@echo "make run        - install what is missing, build, and start puffd on the session bus"
+	@echo "make test       - install what is missing, build, and run every test (real dbus-daemon and clients)"
+	@echo "make install    - build for release and install under PREFIX (default /usr/local), honouring DESTDIR"
+	@echo "make snapshots  - regenerate the help snapshots and the man pages after changing a command's options"
 
 # Installs the Debian packages in $(1) that are missing when run as root; otherwise names them and fails.
 define apt_install
@@ -67,6 +70,8 @@ $(PAM_MODULE): pam/pam_puff.c
 test: deps lint $(PAM_MODULE)
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh --check docs/man
+	$(MAKE) --no-print-directory check-install
 	SWIFT=$(SWIFT) bench/run.sh --smoke
 
 run: build
@@ -74,6 +79,48 @@ run: build
 
 clean:
 	rm -rf .build
+
+# The man pages puffctl(1) and puffd(8) in docs/man, generated from the argument-parser definitions
+# by its generate-manual plugin; `make test` fails when they are stale. MAN_DATE is the date they
+# show, fixed so that a page changes only with its definitions: move it when releasing.
+MAN_DATE ?= 2026-11-24
+man: build
+	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh docs/man
+
+check-man: build
+	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh --check docs/man
+
+# Rewrites Tests/PuffClientTests/Snapshots/help/*.txt (every --help of puffctl and puffd) and the
+# man pages from the current definitions; review the diff, then commit it.
+snapshots: deps
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	PUFF_WRITE_SNAPSHOTS=1 $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --filter HelpSnapshotTests
+	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh docs/man
+
+# `make install PREFIX=/usr/local DESTDIR=`: puffctl to bin/, puffd to libexec/puff/, the man pages,
+# bash, zsh and fish completions, and the D-Bus interface files (scripts/install.sh says where).
+# CONFIGURATION=debug installs the debug build instead of building for release.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIGURATION ?= release
+install:
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product puffd
+	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product puffctl
+	BIN="$$($(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --show-bin-path)" PREFIX="$(PREFIX)" \
+		DESTDIR="$(DESTDIR)" scripts/install.sh
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh --uninstall
+
+# `make install` of the debug build into a temporary DESTDIR, as `make test` runs it: the build and
+# hand-over half of install (InstallTests checks what scripts/install.sh writes).
+check-install:
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(MAKE) --no-print-directory install CONFIGURATION=debug PREFIX=/usr/local DESTDIR="$$tmp" >/dev/null || exit 1; \
+	for file in $$(PREFIX=/usr/local scripts/install.sh --list); do \
+		test -s "$$tmp$$file" || { echo "make install did not write $$file"; exit 1; }; \
+	done; \
+	echo "make install CONFIGURATION=debug DESTDIR=... wrote every file"
 
 # libFuzzer on puffd's message decoder (WireCodec.decode) and on its vault reader (journal,
 # header, catalog, records, payloads), FUZZ_SECONDS each (default 600); FUZZ_TARGET=decode|vault|all

@@ -5,7 +5,8 @@ public import PuffDBus
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The command did what was asked.
     case success = 0
-    /// Bad usage or input (including parse errors), or a failure with no status of its own.
+    /// Bad usage or input (including parse errors), a failed `doctor` check, or a failure with no
+    /// status of its own.
     case usage = 1
     /// The passcode does not open the collection.
     case wrongPasscode = 2
@@ -84,6 +85,8 @@ public enum ClientError: Error, Sendable, Equatable {
     case noReply
     /// The bus connection closed before the answer came.
     case disconnected
+    /// `doctor` found this many problems (FAIL); it printed them with their next steps.
+    case checksFailed(Int)
 
     /// Maps an error reply (or local libdbus error) of a control call.
     ///
@@ -121,7 +124,7 @@ public enum ClientError: Error, Sendable, Equatable {
         switch self {
         case .usage, .noPasscodeSource, .emptyPasscode, .passcodeTooLong, .passcodesDiffer, .passcodeIOFailed,
             .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed, .noClipboard,
-            .clipboardFailed, .outputFailed:
+            .clipboardFailed, .outputFailed, .checksFailed:
             .usage
         case .wrongPasscode: .wrongPasscode
         case .locked, .notInitialized: .locked
@@ -180,6 +183,7 @@ public enum ClientError: Error, Sendable, Equatable {
         case .otherProvider(let busName): "\(busName) is owned by another provider (not puffd); stop it first"
         case .noReply: "puffd did not answer in time: see `journalctl --user -u puffd`"
         case .disconnected: "the bus connection closed before puffd answered"
+        case .checksFailed(let count): "doctor found \(count) problem\(count == 1 ? "" : "s"): see the next steps above"
         }
     }
 

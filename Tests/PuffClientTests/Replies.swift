@@ -36,6 +36,7 @@ enum Replies {
             dictionary([
                 ("initialized", .boolean(initialized)), ("store", .string("file")),
                 ("data_dir", .string("/home/me/.local/share/puff")), ("version", .string("0.1.0")),
+                ("prompter", .string("agent")),
             ]),
             .array(element: "a{sv}", collections),
         ]

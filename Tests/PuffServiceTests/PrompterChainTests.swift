@@ -55,4 +55,20 @@ import Testing
             return
         }
     }
+
+    /// A prompter of another kind, always reachable, for the kind a chain reports.
+    struct Other: Prompter {
+        static let kind = "other"
+        func prompt(_ request: PromptRequest) async throws -> PromptReply { .dismissed }
+    }
+
+    @Test func theAnsweringKindIsThatOfTheFirstReachableMemberAndFollowsItsReachability() async throws {
+        let agent = Switchable(reachable: false, reply: .confirmed)
+        let chain = PrompterChain([agent, PrompterChain([Other()])])
+        #expect(await chain.answeringKind() == "other")
+        await agent.set(reachable: true)
+        #expect(await chain.answeringKind() == "switchable")
+        #expect(await PrompterChain([Switchable(reachable: false, reply: .confirmed)]).answeringKind() == nil)
+        #expect(await Other().answeringKind() == "other")
+    }
 }

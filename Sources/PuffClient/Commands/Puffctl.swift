@@ -14,16 +14,16 @@ public struct Puffctl: AsyncParsableCommand {
             or reads one line per passcode from standard input (--stdin) or a descriptor \
             (--passcode-fd N).
 
-            Exit status: 0 done; 1 bad usage or input, or another failure; 2 wrong passcode; \
-            3 locked, or no passcode set yet (get and copy on a locked collection); 4 no such \
-            collection or item, or ITEM's attributes match no item or several (show, get and copy \
-            list them, oldest first); 5 puffd cannot be reached (no bus, not running, or another \
-            provider owns org.freedesktop.secrets). copy exits with 1 when no clipboard tool \
-            (wl-copy, xclip, xsel) is present.
+            Exit status: 0 done; 1 bad usage or input, a failed doctor check, or another failure; \
+            2 wrong passcode; 3 locked, or no passcode set yet (get and copy on a locked \
+            collection); 4 no such collection or item, or ITEM's attributes match no item or \
+            several (show, get and copy list them, oldest first); 5 puffd cannot be reached (no \
+            bus, not running, or another provider owns org.freedesktop.secrets). copy exits with 1 \
+            when no clipboard tool (wl-copy, xclip, xsel) is present.
             """,
         subcommands: [
             Initialize.self, Unlock.self, Lock.self, ChangePasscode.self, Status.self, ListItems.self,
-            CollectionCommands.self, Compact.self, Agent.self,
+            CollectionCommands.self, Compact.self, Agent.self, Doctor.self,
             ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self,
         ]
     )

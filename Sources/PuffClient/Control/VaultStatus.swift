@@ -11,17 +11,22 @@ public struct VaultStatus: Sendable, Equatable {
     public var dataDirectory: String
     /// The daemon's version.
     public var version: String
+    /// Who would answer an unlock prompt right now (`agent`, `pinentry`, `none`); nil from a
+    /// puffd too old to say.
+    public var prompter: String?
     /// Every visible collection; hidden ones appear only while open.
     public var collections: [CollectionStatus]
 
     /// Creates a status from its parts.
     public init(
-        isInitialized: Bool, store: String, dataDirectory: String, version: String, collections: [CollectionStatus]
+        isInitialized: Bool, store: String, dataDirectory: String, version: String, prompter: String? = nil,
+        collections: [CollectionStatus]
     ) {
         self.isInitialized = isInitialized
         self.store = store
         self.dataDirectory = dataDirectory
         self.version = version
+        self.prompter = prompter
         self.collections = collections
     }
 
@@ -39,6 +44,7 @@ public struct VaultStatus: Sendable, Equatable {
         store = try fields.string("store") ?? ""
         dataDirectory = try fields.string("data_dir") ?? ""
         version = try fields.string("version") ?? ""
+        prompter = try fields.string("prompter")
         var collections: [CollectionStatus] = []
         for entry in entries {
             guard let dictionary = entry.variantDictionary else { throw bad }
@@ -128,7 +134,7 @@ extension VaultStatus: Encodable {
         case vault, collections
         case initialized, store
         case dataDirectory = "data_dir"
-        case version
+        case version, prompter
     }
 
     /// Encodes as `{"vault": {...}, "collections": [...]}`, the shape of the `Status` reply.
@@ -139,6 +145,7 @@ extension VaultStatus: Encodable {
         try vault.encode(store, forKey: .store)
         try vault.encode(dataDirectory, forKey: .dataDirectory)
         try vault.encode(version, forKey: .version)
+        try vault.encodeIfPresent(prompter, forKey: .prompter)
         try container.encode(collections, forKey: .collections)
     }
 }

@@ -30,3 +30,15 @@ public struct PrompterChain: Prompter {
         await current() != nil
     }
 }
+
+extension Prompter {
+    /// The ``Prompter/kind`` of the prompter that would answer a prompt now: this one's when it
+    /// can reach a person, a chain's first member that can, or `nil` when nobody would answer.
+    public func answeringKind() async -> String? {
+        guard let chain = self as? PrompterChain else { return await canReachPerson() ? Self.kind : nil }
+        for member in chain.members {
+            if let kind = await member.answeringKind() { return kind }
+        }
+        return nil
+    }
+}

@@ -48,6 +48,13 @@ extension SecretService {
             collections: list)
     }
 
+    /// The ``Prompter/kind`` of the prompter that would answer an unlock prompt right now (the
+    /// first of the configured order that can reach a person), or `"none"` when nobody would and
+    /// the prompt would be dismissed.
+    public nonisolated func answeringPrompter() async -> String {
+        await prompter.answeringKind() ?? DismissingPrompter.kind
+    }
+
     /// Rewrites the journal of `collection` (every collection when nil) with its live records only.
     ///
     /// Works while locked: records are copied sealed, never opened.

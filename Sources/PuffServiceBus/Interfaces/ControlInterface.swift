@@ -17,6 +17,7 @@ extension SecretInterfaces {
                     let vault: [String: DBusValue] = [
                         "initialized": .boolean(status.isInitialized), "store": .string(status.storeKind),
                         "data_dir": .string(status.location), "version": .string(ControlNames.version),
+                        "prompter": .string(await service.answeringPrompter()),
                     ]
                     let collections = status.collections.map { entry -> DBusValue in
                         let fields: [String: DBusValue] = [

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffTesting
+import Testing
+
+/// What `make install` puts down, through `scripts/install.sh` (the part after the build) with the
+/// debug binaries of this test run, into a temporary DESTDIR: `make install` itself builds for
+/// release, which costs minutes, and `make test` runs it once more with CONFIGURATION=debug.
+@Suite(.timeLimit(.minutes(1)))
+struct InstallTests {
+    let destination = FileManager.default.temporaryDirectory.appendingPathComponent("puff-install-\(UUID().uuidString)")
+        .path
+    static let script = TestBus.repositoryRoot.appendingPathComponent("scripts/install.sh").path
+    static let binaries = URL(fileURLWithPath: TestDaemon.executablePath).deletingLastPathComponent().path
+
+    func install(prefix: String, _ arguments: [String] = []) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(
+            "/bin/bash", [Self.script] + arguments,
+            environment: ["BIN": Self.binaries, "PREFIX": prefix, "DESTDIR": destination, "PATH": "/usr/bin:/bin"])
+    }
+
+    /// Every regular file under the destination, relative to it, with its permission bits.
+    func tree() throws -> [String: Int] {
+        var files: [String: Int] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: destination)
+        while let path = enumerator?.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: "\(destination)/\(path)")
+            guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            files["/" + path] = (attributes[.posixPermissions] as? Int) ?? 0
+        }
+        return files
+    }
+
+    func text(_ path: String) -> String {
+        (try? String(contentsOfFile: destination + path, encoding: .utf8)) ?? ""
+    }
+
+    @Test func installUnderUsrLocalPutsDownTheProgramsPagesCompletionsAndInterfaces() async throws {
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let result = try await install(prefix: "/usr/local")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            try tree() == [
+                "/usr/local/bin/puffctl": 0o755, "/usr/local/libexec/puff/puffd": 0o755,
+                "/usr/local/share/man/man1/puffctl.1": 0o644, "/usr/local/share/man/man8/puffd.8": 0o644,
+                "/usr/local/share/bash-completion/completions/puffctl": 0o644,
+                "/usr/local/share/zsh/site-functions/_puffctl": 0o644,
+                "/usr/local/share/fish/vendor_completions.d/puffctl.fish": 0o644,
+                "/usr/local/share/dbus-1/interfaces/io.puff.Control1.xml": 0o644,
+                "/usr/local/share/dbus-1/interfaces/io.puff.Agent1.xml": 0o644,
+            ])
+        #expect(text("/usr/local/share/man/man8/puffd.8").contains(".Dt PUFFD 8"))
+        #expect(text("/usr/local/share/man/man1/puffctl.1").contains(".Dt PUFFCTL 1"))
+        // The completions come from the installed puffctl, so they know every subcommand.
+        for path in [
+            "/usr/local/share/bash-completion/completions/puffctl", "/usr/local/share/zsh/site-functions/_puffctl",
+            "/usr/local/share/fish/vendor_completions.d/puffctl.fish",
+        ] {
+            #expect(text(path).contains("doctor"), "\(path)")
+            #expect(text(path).contains("collection"), "\(path)")
+        }
+        #expect(text("/usr/local/share/zsh/site-functions/_puffctl").hasPrefix("#compdef puffctl"))
+        let syntax = try await ChildProcess.run(
+            "/bin/bash", ["-n", destination + "/usr/local/share/bash-completion/completions/puffctl"],
+            environment: [:])
+        #expect(syntax.status == 0, "\(syntax.output)")
+        let version = try await ChildProcess.run(
+            destination + "/usr/local/bin/puffctl", ["--help"], environment: ["COLUMNS": "100"])
+        #expect(version.status == 0 && version.output.contains("USAGE: puffctl"), "the installed puffctl runs")
+
+        let listed = try await install(prefix: "/usr/local", ["--list"])
+        #expect(Set(listed.output.split(separator: "\n").map(String.init)) == Set(try tree().keys))
+        #expect(try await install(prefix: "/usr/local", ["--uninstall"]).status == 0)
+        #expect(try tree().isEmpty, "uninstall removes every file install wrote")
+    }
+
+    @Test func underUsrZshCompletionsGoWhereDebiansZshReadsThem() async throws {
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        #expect(try await install(prefix: "/usr").status == 0)
+        let files = try tree()
+        #expect(files["/usr/share/zsh/vendor-completions/_puffctl"] == 0o644)
+        #expect(files["/usr/libexec/puff/puffd"] == 0o755)
+        #expect(files.count == 9)
+    }
+
+    @Test func withoutBuiltProgramsInstallRefusesAndWritesNothing() async throws {
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let result = try await ChildProcess.run(
+            "/bin/bash", [Self.script],
+            environment: ["BIN": "/nonexistent", "DESTDIR": destination, "PATH": "/usr/bin:/bin"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("no /nonexistent/puffctl: build first"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+}
