@@ -27,9 +27,12 @@ public final class EventRecorder: Sendable {
 
     /// Waits (in real time, polling) for an event that satisfies `predicate`.
     ///
+    /// The limit only bounds a failing test: a passing one returns as soon as the event arrives,
+    /// so it is generous (a loaded two-core CI machine took over 5 s for a prompt to complete).
+    ///
     /// - Returns: The first such event, or nil when none arrived within `limit`.
     public func waitFor(
-        limit: Duration = .seconds(5), _ predicate: @escaping @Sendable (ServiceEvent) -> Bool
+        limit: Duration = .seconds(60), _ predicate: @escaping @Sendable (ServiceEvent) -> Bool
     ) async -> ServiceEvent? {
         _ = await poll(limit: limit) { self.events.contains(where: predicate) }
         return events.first(where: predicate)
