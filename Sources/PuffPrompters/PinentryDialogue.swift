@@ -99,6 +99,11 @@ struct PinentryText {
         case .newPasscode:
             description = "Choose the new passcode of the collection “\(name)”\(hint)."
             prompt = "New passcode:"
+        case .previousLoginPassword:
+            description =
+                "Your login password changed, but the collection “\(name)” still opens with the previous one.\n"
+                + "Enter the previous login password to move it to the new one."
+            prompt = "Previous password:"
         }
     }
 }

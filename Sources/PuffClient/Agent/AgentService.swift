@@ -116,6 +116,10 @@ struct AgentQuestion {
         case "current-passcode":
             description = "\(application) wants to change the passcode of the collection “\(name)”."
             prompt = "Current passcode of “\(name)”:"
+        case "previous-login-password":
+            description =
+                "Your login password changed, but the collection “\(name)” still opens with the previous one."
+            prompt = "Previous login password:"
         case "new-passcode":
             description = "Choose the new passcode of the collection “\(name)”."
             prompt = "New passcode for “\(name)”\(hint):"

@@ -19,7 +19,8 @@ public struct DismissingPrompter: Prompter {
             switch request.purpose {
             case .unlock(let collection, _): "To unlock, run: puffctl unlock \(collection.rawValue)"
             case .create: "To create a collection, run: puffctl collection create"
-            case .currentPasscode(let collection, _), .newPasscode(let collection, _):
+            case .currentPasscode(let collection, _), .newPasscode(let collection, _),
+                .previousLoginPassword(let collection, _):
                 "To change its passcode, run: puffctl passwd \(collection.rawValue)"
             }
         logger.notice(

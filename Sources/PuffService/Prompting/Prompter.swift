@@ -34,13 +34,16 @@ public struct PromptRequest: Sendable, Equatable {
         case currentPasscode(collection: CollectionID, label: String)
         /// Change a collection's passcode, second step: the new one, asked twice.
         case newPasscode(collection: CollectionID, label: String)
+        /// The login password changed without puffd (root ran `passwd`): the previous one, which
+        /// still opens the collection, so that it can take the new one.
+        case previousLoginPassword(collection: CollectionID, label: String)
 
         /// Whether the answer is a new passcode, which a prompter asks twice (pinentry's
         /// `SETREPEAT`) and answers once, after both matched.
         public var asksNewPasscode: Bool {
             switch self {
             case .create, .newPasscode: true
-            case .unlock, .currentPasscode: false
+            case .unlock, .currentPasscode, .previousLoginPassword: false
             }
         }
 
@@ -49,7 +52,7 @@ public struct PromptRequest: Sendable, Equatable {
             switch self {
             case .create(let label): label
             case .unlock(let collection, let label), .currentPasscode(let collection, let label),
-                .newPasscode(let collection, let label):
+                .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label):
                 label.isEmpty ? collection.rawValue : label
             }
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 public import PuffCrypto
+import PuffStore
 
 /// What handing the login password to puffd did.
 public enum LoginOutcome: Sendable, Equatable {
@@ -39,6 +40,7 @@ extension SecretService {
             return .unlocked
         } catch .wrongPasscode {
             logger.notice("The login password does not open the login collection; it stays locked")
+            startLoginResync(to: password)
             return .wrongPasscode
         }
     }
@@ -54,6 +56,43 @@ extension SecretService {
         guard isInitialized, collectionStates[.login] != nil else { return try await login(password: new) }
         try await changePasscode(of: .login, old: old, new: new)
         return .unlocked
+    }
+
+    /// Asks once, through the prompters and in the background, for the previous login password,
+    /// and moves `login` to `password`, the new one, which it missed (root ran `passwd USER`, or
+    /// puffd did not run at the change). Nobody to ask: a log line, and `puffctl passwd login`
+    /// does it by hand.
+    func startLoginResync(to password: SecureBytes) {
+        guard loginResync == nil else { return }
+        loginResync = Task { await self.resyncLogin(to: password) }
+    }
+
+    private func resyncLogin(to password: SecureBytes) async {
+        guard let label = collectionStates[.login]?.fields.label, let policy = try? policy(of: .login) else { return }
+        let asker = PromptAsker(prompter: prompter, caller: ClientID("puffd"), windowID: "", application: "puffd")
+        let request = asker.request(.previousLoginPassword(collection: .login, label: label), policy: policy)
+        let clock = self.clock
+        let timeout = promptTimeout
+        let work = Task { () -> PromptOutcome? in
+            await self.askPasscode(request, asker) { previous throws(ServiceError) in
+                let master = try await self.masterKey(of: .login, passcode: previous)
+                try await self.changePasscode(of: .login, master: master, new: password)
+                if let vault = self.collectionStates[.login] { try await self.open(vault, master: master) }
+            }
+        }
+        let timer = Task {
+            guard (try? await Self.sleep(on: clock, for: timeout)) != nil else { return }
+            work.cancel()
+        }
+        let failure = await work.value
+        timer.cancel()
+        if let failure {
+            logger.notice(
+                "login still opens with the previous login password; run: puffctl passwd login",
+                metadata: ["reason": "\(failure)"])
+        } else {
+            logger.info("login now opens with the new login password")
+        }
     }
 
     /// Creates `login` in a vault that lost it, under `password`, with the alias `login` (and

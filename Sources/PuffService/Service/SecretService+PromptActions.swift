@@ -119,7 +119,7 @@ extension SecretService {
     /// policy is asked again with the reason, up to ``passcodeAttempts`` answers in all.
     ///
     /// - Returns: nil once `use` succeeded; otherwise how the prompt ends.
-    private func askPasscode(
+    func askPasscode(
         _ request: PromptRequest, _ asker: PromptAsker,
         use: (SecureBytes) async throws(ServiceError) -> Void
     ) async -> PromptOutcome? {

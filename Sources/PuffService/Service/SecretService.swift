@@ -52,6 +52,9 @@ public actor SecretService {
     var promptCounts: [ClientID: Int] = [:]
     var nextSessionNumber: UInt64 = 1
     var nextPromptNumber: UInt64 = 1
+    /// The question that brings `login` in step with a login password it missed; at most one per
+    /// run of the service.
+    var loginResync: Task<Void, Never>?
     /// Serialises mutations that await the store; see ``beginWrite()``.
     var isWriting = false
     var writeWaiters: [CheckedContinuation<Void, Never>] = []

@@ -21,6 +21,7 @@ enum AgentNames {
             case .create: ("create", "")
             case .currentPasscode(let collection, _): ("current-passcode", collection.rawValue)
             case .newPasscode(let collection, _): ("new-passcode", collection.rawValue)
+            case .previousLoginPassword(let collection, _): ("previous-login-password", collection.rawValue)
             }
         question["purpose"] = .string(purpose)
         question["collection"] = .string(collection)
