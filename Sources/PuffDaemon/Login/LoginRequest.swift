@@ -32,11 +32,11 @@ enum LoginRequest: Sendable {
 
     /// Reads one request from `fd`, all of it within `milliseconds`.
     static func read(from fd: Int32, within milliseconds: Int32) throws(Failure) -> LoginRequest {
-        var reader = DeadlineReader(fd: fd, deadline: DeadlineReader.now() + Int64(milliseconds))
+        let reader = DeadlineReader(fd: fd, deadline: DeadlineReader.now() + Int64(milliseconds))
         let header = try reader.bytes(5)
         guard Array(header[0..<4]) == magic else { throw .badMagic }
-        let first = try field(&reader)
-        let second = try field(&reader)
+        let first = try field(reader)
+        let second = try field(reader)
         switch header[4] {
         case UInt8(ascii: "L"):
             guard second.count == 0 else { throw .unexpectedField }
@@ -49,7 +49,7 @@ enum LoginRequest: Sendable {
     }
 
     /// One length-prefixed field, into locked memory.
-    private static func field(_ reader: inout DeadlineReader) throws(Failure) -> SecureBytes {
+    private static func field(_ reader: DeadlineReader) throws(Failure) -> SecureBytes {
         let prefix = try reader.bytes(4)
         let length = prefix.enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
         guard length <= maxField else { throw .tooLong(length) }
@@ -73,7 +73,7 @@ struct DeadlineReader {
     }
 
     /// The next `count` bytes (not secret ones: those go into ``fill(_:)``'s locked buffer).
-    mutating func bytes(_ count: Int) throws(LoginRequest.Failure) -> [UInt8] {
+    func bytes(_ count: Int) throws(LoginRequest.Failure) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let result = bytes.withUnsafeMutableBytes { buffer in
             Result { () throws(LoginRequest.Failure) in try fill(buffer) }
@@ -83,18 +83,10 @@ struct DeadlineReader {
     }
 
     /// Reads until end of file or until `buffer` is full; returns how many bytes came.
-    mutating func fillToEnd(_ buffer: UnsafeMutableRawBufferPointer) throws(LoginRequest.Failure) -> Int {
+    func fillToEnd(_ buffer: UnsafeMutableRawBufferPointer) throws(LoginRequest.Failure) -> Int {
         var filled = 0
         while filled < buffer.count {
-            let left = deadline - Self.now()
-            guard left > 0 else { throw .timedOut }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(clamping: left))
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { throw .timedOut }
-            let count = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-            if count < 0, errno == EINTR || errno == EAGAIN { continue }
-            guard count >= 0 else { throw .closed }
+            let count = try readSome(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
             if count == 0 { break }
             filled += count
         }
@@ -102,19 +94,28 @@ struct DeadlineReader {
     }
 
     /// Fills `buffer` completely.
-    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(LoginRequest.Failure) {
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(LoginRequest.Failure) {
         var filled = 0
         while filled < buffer.count {
+            let count = try readSome(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            guard count > 0 else { throw .closed }
+            filled += count
+        }
+    }
+
+    /// Waits until bytes arrive before the deadline and reads them; 0 at end of file.
+    private func readSome(into buffer: UnsafeMutableRawBufferPointer) throws(LoginRequest.Failure) -> Int {
+        while true {
             let left = deadline - Self.now()
             guard left > 0 else { throw .timedOut }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(clamping: left))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { throw .timedOut }
-            let count = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+            let count = Glibc.read(fd, buffer.baseAddress!, buffer.count)
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
-            guard count > 0 else { throw .closed }
-            filled += count
+            guard count >= 0 else { throw .closed }
+            return count
         }
     }
 }

@@ -15,7 +15,7 @@ enum StartupUnlock {
     /// closes `fd`.
     static func readPasscode(from fd: Int32) throws(LoginRequest.Failure) -> SecureBytes {
         defer { close(fd) }
-        var reader = DeadlineReader(fd: fd, deadline: DeadlineReader.now() + Int64(readMilliseconds))
+        let reader = DeadlineReader(fd: fd, deadline: DeadlineReader.now() + Int64(readMilliseconds))
         var length = 0
         let buffer = try SecureBytes(count: LoginRequest.maxField + 1) {
             (out: UnsafeMutableRawBufferPointer) throws(LoginRequest.Failure) in
