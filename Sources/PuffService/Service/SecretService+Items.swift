@@ -177,7 +177,8 @@ extension SecretService {
 
     /// Finds items whose attributes contain every pair of `query` byte for byte (§6.4).
     ///
-    /// An empty query matches every item. Order: collections in ``collections`` order, items in
+    /// An empty query matches every item. Order: unlocked items oldest first (`Created`, ties in
+    /// ``collections`` order, then creation order); locked ones in ``collections`` order, then
     /// creation order.
     ///
     /// - Throws: ``ServiceError/limitExceeded(_:)`` for a query with too many pairs.
@@ -190,7 +191,12 @@ extension SecretService {
             let hits = state.search(query).map { ItemID(collection: collection, number: $0) }
             if state.isLocked { locked += hits } else { unlocked += hits }
         }
-        return (unlocked, locked)
+        // The oldest first across collections, so a client taking the first match (secret-tool
+        // lookup) gets the oldest. Created has one-second resolution: ties keep the collection
+        // order, then creation order. Locked items' times are sealed; they keep that order.
+        let created = unlocked.map { (try? record(of: $0).created) ?? 0 }
+        let oldestFirst = unlocked.indices.sorted { (created[$0], $0) < (created[$1], $1) }.map { unlocked[$0] }
+        return (oldestFirst, locked)
     }
 
     /// Finds matching items in one collection, locked or not, in creation order.
