@@ -115,6 +115,9 @@ extension MethodCall {
     /// The caller as the service knows it.
     var client: ClientID { ClientID(sender) }
 
+    /// The caller with what the bus could tell about it, for access rules and the audit log.
+    var caller: Caller { Caller(client, executable: context.executable, pid: context.pid) }
+
     /// The collection the call's path resolved to.
     func collection() throws -> (CollectionID, CollectionInfo) {
         guard case .collection(let id, let info)? = object as? SecretObject else { throw ServiceError.noSuchObject }

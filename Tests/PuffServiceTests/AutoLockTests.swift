@@ -56,7 +56,9 @@ import Testing
         switch use {
         case .secret: _ = try await fixture.read(item)
         case .secrets:
-            #expect(try await fixture.service.secrets(for: [item], session: session, client: Fixture.alice).count == 1)
+            #expect(
+                try await fixture.service.secrets(for: [item], session: session, caller: Caller(Fixture.alice)).count
+                    == 1)
         case .setSecret:
             try await fixture.service.setSecret(Fixture.plain([7], session: session), of: item, client: Fixture.alice)
         case .setLabel: try await fixture.service.setLabel("renamed", of: item)

@@ -29,7 +29,8 @@ import Testing
             sourceLocation: sourceLocation)
         let session = try await fixture.plainSession()
         for (item, secret) in expected {
-            let value = try await fixture.service.secret(of: item, session: session, client: Fixture.alice).value
+            let value = try await fixture.service.secret(of: item, session: session, caller: Caller(Fixture.alice))
+                .value
             let exact = value.unprotectedArray() == Array(secret.utf8)
             #expect(exact, "item \(item.number) holds its newest secret", sourceLocation: sourceLocation)
         }

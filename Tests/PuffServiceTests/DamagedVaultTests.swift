@@ -127,7 +127,7 @@ import Testing
         let hits = try await service.searchItems(["k": secret], in: collection)
         let session = try await service.openSession(algorithm: "plain", input: .string(""), client: Self.client)
         let item = try #require(hits.first, "no item in \(collection) after unlock")
-        let read = try await service.secret(of: item, session: session.session, client: Self.client)
+        let read = try await service.secret(of: item, session: session.session, caller: Caller(Self.client))
         #expect(read.value.unprotectedArray() == Array(secret.utf8))
     }
 }

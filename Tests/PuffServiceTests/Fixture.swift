@@ -90,7 +90,7 @@ struct Fixture {
     /// Reads a secret back as a string through a plain session.
     func read(_ item: ItemID, client: ClientID = Fixture.alice) async throws -> String {
         let session = try await plainSession(client)
-        let secret = try await service.secret(of: item, session: session, client: client)
+        let secret = try await service.secret(of: item, session: session, caller: Caller(client))
         return String(decoding: secret.value.unprotectedArray(), as: UTF8.self)
     }
 

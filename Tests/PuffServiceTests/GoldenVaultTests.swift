@@ -146,7 +146,7 @@ import Testing
                     == ItemInfo(
                         label: item.label, attributes: item.attributes, type: item.reportedType, isLocked: false,
                         created: item.created, modified: item.modified))
-            let secret = try await service.secret(of: itemID, session: session.session, client: Fixture.alice)
+            let secret = try await service.secret(of: itemID, session: session.session, caller: Caller(Fixture.alice))
             #expect(secret.contentType == item.contentType, "\(itemID)")
             // Compared here, so a failure names sizes only, never the secret's bytes.
             let same = secret.value.unprotectedArray() == item.secret

@@ -79,10 +79,10 @@ import Testing
         let session = try await fixture.plainSession()
         let ghost = ItemID(collection: .login, number: 99)
         let result = try await fixture.service.secrets(
-            for: [ghost, closed, open], session: session, client: Fixture.alice)
+            for: [ghost, closed, open], session: session, caller: Caller(Fixture.alice))
         #expect(result.map(\.0) == [open])
         let error = await serviceError { () async throws(ServiceError) in
-            try await fixture.service.secret(of: closed, session: session, client: Fixture.alice)
+            try await fixture.service.secret(of: closed, session: session, caller: Caller(Fixture.alice))
         }
         #expect(error == .isLocked)
         #expect(
@@ -127,9 +127,11 @@ import Testing
             secret: Fixture.plain([1], session: session, contentType: sent),
             replace: false, client: Fixture.alice)
         #expect(
-            try await fixture.service.secret(of: item, session: session, client: Fixture.alice).contentType == returned)
+            try await fixture.service.secret(of: item, session: session, caller: Caller(Fixture.alice)).contentType
+                == returned)
         #expect(
-            try await fixture.service.secret(of: item, session: session, client: Fixture.alice).contentType == returned,
+            try await fixture.service.secret(of: item, session: session, caller: Caller(Fixture.alice)).contentType
+                == returned,
             "read twice, the stored type is unchanged")
     }
 
@@ -229,7 +231,7 @@ import Testing
             in: .login, label: "", attributes: [:], type: "",
             secret: Fixture.plain(bytes, session: session, contentType: "application/octet-stream"), replace: false,
             client: Fixture.alice)
-        let back = try await fixture.service.secret(of: item, session: session, client: Fixture.alice)
+        let back = try await fixture.service.secret(of: item, session: session, caller: Caller(Fixture.alice))
         #expect(back.value.unprotectedArray() == bytes)
         #expect(back.parameters.isEmpty)
     }
@@ -280,7 +282,7 @@ import Testing
             #expect(!String(reflecting: error).contains(marker))
         }
         for line in fixture.logs.entries { #expect(!line.contains(marker)) }
-        let secret = try await fixture.service.secret(of: item, session: session, client: Fixture.alice)
+        let secret = try await fixture.service.secret(of: item, session: session, caller: Caller(Fixture.alice))
         #expect(!"\(secret.value)".contains(marker))
     }
 

@@ -51,16 +51,16 @@ import Testing
         let second = try await fixture.plainSession(Fixture.alice)
         let third = try await fixture.plainSession(Fixture.alice)
         // Reading through `first` makes `second` the least recently used.
-        _ = try await fixture.service.secret(of: item, session: first, client: Fixture.alice)
+        _ = try await fixture.service.secret(of: item, session: first, caller: Caller(Fixture.alice))
         let fourth = try await fixture.plainSession(Fixture.alice)
         let gone = await serviceError { () async throws(ServiceError) in
-            try await fixture.service.secret(of: item, session: second, client: Fixture.alice)
+            try await fixture.service.secret(of: item, session: second, caller: Caller(Fixture.alice))
         }
         #expect(gone == .noSession)
         for session in [first, third, fourth] {
-            _ = try await fixture.service.secret(of: item, session: session, client: Fixture.alice)
+            _ = try await fixture.service.secret(of: item, session: session, caller: Caller(Fixture.alice))
         }
-        _ = try await fixture.service.secret(of: item, session: bobs, client: Fixture.bob)
+        _ = try await fixture.service.secret(of: item, session: bobs, caller: Caller(Fixture.bob))
     }
 
     @Test func waitingPromptsAreLimitedAndReturnedWhenTheyEndOrTheirOwnerLeaves() async throws {

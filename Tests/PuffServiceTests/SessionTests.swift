@@ -36,8 +36,8 @@ import Testing
             client: Fixture.alice)
         #expect(try await fixture.read(item) == "hunter2")
 
-        let first = try await fixture.service.secret(of: item, session: opened.session, client: Fixture.alice)
-        let second = try await fixture.service.secret(of: item, session: opened.session, client: Fixture.alice)
+        let first = try await fixture.service.secret(of: item, session: opened.session, caller: Caller(Fixture.alice))
+        let second = try await fixture.service.secret(of: item, session: opened.session, caller: Caller(Fixture.alice))
         #expect(first.parameters.count == 16)
         #expect(first.parameters != second.parameters, "every transfer gets a fresh IV")
         let plain = try DHTransport.decrypt(ciphertext: first.value.unprotectedArray(), iv: first.parameters, key: key)
@@ -110,11 +110,11 @@ import Testing
         let session = try await fixture.plainSession(Fixture.alice)
         #expect(
             await serviceError { () async throws(ServiceError) in
-                try await service.secret(of: item, session: session, client: Fixture.bob)
+                try await service.secret(of: item, session: session, caller: Caller(Fixture.bob))
             } == .noSession)
         #expect(
             await serviceError { () async throws(ServiceError) in
-                try await service.secrets(for: [], session: session, client: Fixture.bob)
+                try await service.secrets(for: [], session: session, caller: Caller(Fixture.bob))
             } == .noSession)
         #expect(
             await serviceError { () async throws(ServiceError) in
@@ -130,7 +130,7 @@ import Testing
         try await service.closeSession(session, client: Fixture.alice)
         #expect(
             await serviceError { () async throws(ServiceError) in
-                try await service.secret(of: item, session: session, client: Fixture.alice)
+                try await service.secret(of: item, session: session, caller: Caller(Fixture.alice))
             } == .noSession)
         #expect(
             await serviceError { () async throws(ServiceError) in
@@ -145,9 +145,9 @@ import Testing
         await fixture.service.clientVanished(Fixture.alice)
         #expect(
             await serviceError { () async throws(ServiceError) in
-                try await fixture.service.secrets(for: [], session: mine, client: Fixture.alice)
+                try await fixture.service.secrets(for: [], session: mine, caller: Caller(Fixture.alice))
             } == .noSession)
-        #expect(try await fixture.service.secrets(for: [], session: theirs, client: Fixture.bob).isEmpty)
+        #expect(try await fixture.service.secrets(for: [], session: theirs, caller: Caller(Fixture.bob)).isEmpty)
         #expect(try await fixture.plainSession() == SessionID("s3"), "session numbers are never reused")
     }
 }

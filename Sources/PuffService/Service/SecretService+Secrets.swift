@@ -8,10 +8,10 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSession`` (checked first), ``ServiceError/noSuchObject``,
     ///   ``ServiceError/isLocked``.
-    public func secret(of id: ItemID, session sessionID: SessionID, client: ClientID) throws(ServiceError)
+    public func secret(of id: ItemID, session sessionID: SessionID, caller: Caller) throws(ServiceError)
         -> TransportSecret
     {
-        let session = try session(sessionID, client: client)
+        let session = try session(sessionID, client: caller.client)
         let record = try record(of: id)
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
@@ -25,9 +25,9 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSession``, checked first, even for an empty list.
     public func secrets(
-        for ids: [ItemID], session sessionID: SessionID, client: ClientID
+        for ids: [ItemID], session sessionID: SessionID, caller: Caller
     ) throws(ServiceError) -> [(ItemID, TransportSecret)] {
-        let session = try session(sessionID, client: client)
+        let session = try session(sessionID, client: caller.client)
         var result: [(ItemID, TransportSecret)] = []
         for id in ids {
             guard let state = collectionStates[id.collection], !state.isLocked, let record = state.items[id.number]

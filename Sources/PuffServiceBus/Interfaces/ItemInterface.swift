@@ -18,7 +18,7 @@ extension SecretInterfaces {
                 ) { call in
                     let id = try call.item().0
                     let session = context.session(at: try call.argument(0, \.objectPath))
-                    return [context.value(of: try await service.secret(of: id, session: session, client: call.client))]
+                    return [context.value(of: try await service.secret(of: id, session: session, caller: call.caller))]
                 },
                 Method("SetSecret", in: [.init("secret", SecretServiceNames.secretSignature)]) { call in
                     let id = try call.item().0

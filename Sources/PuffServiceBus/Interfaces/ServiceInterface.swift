@@ -80,7 +80,7 @@ extension SecretInterfaces {
                         if let id = await context.existingItem(at: path) { requested.append((path, id)) }
                     }
                     let found = try await service.secrets(
-                        for: requested.map(\.1), session: session, client: call.client)
+                        for: requested.map(\.1), session: session, caller: call.caller)
                     let byItem = Dictionary(found, uniquingKeysWith: { first, _ in first })
                     // Keys are the paths exactly as requested: libsecret matches them to its proxies.
                     var seen = Set<ObjectPath>()
