@@ -88,4 +88,16 @@ import Testing
         let generic = try await fixture.store(["service": "svc", "username": "u"])
         #expect(try await fixture.service.typedRecord(of: generic) == SchemaCase.generic("svc", "u"))
     }
+
+    @Test func aCollectionNotUnlockedSinceStartHasNoTypedRecordsUntilItIs() async throws {
+        let fixture = try await Fixture.persistent()
+        let item = try await fixture.store(["service": "svc", "username": "u"])
+        let restarted = try await fixture.restarted()
+        #expect(try await restarted.service.typedRecord(of: item) == nil)
+        try await restarted.unlock(.login, "correct horse")
+        #expect(try await restarted.service.typedRecord(of: item) == SchemaCase.generic("svc", "u"))
+        // Locked again after use, the attributes stay known, and so does the record.
+        try await restarted.service.lock([.login])
+        #expect(try await restarted.service.typedRecord(of: item) == SchemaCase.generic("svc", "u"))
+    }
 }

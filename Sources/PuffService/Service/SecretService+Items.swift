@@ -215,11 +215,14 @@ extension SecretService {
     }
 
     /// The typed view the active mappers make of the item's attributes, for `puffctl list`;
-    /// derived on each call, never stored (docs/vault-format.md, "In memory").
+    /// derived on each call, never stored (docs/vault-format.md, "In memory"). Nil while the
+    /// attributes are unknown: the collection was not unlocked since start.
     ///
     /// - Throws: ``ServiceError/noSuchObject``.
-    public func typedRecord(of id: ItemID) throws(ServiceError) -> TypedRecord {
-        itemRules.mappers.record(from: try record(of: id).attributes)
+    public func typedRecord(of id: ItemID) throws(ServiceError) -> TypedRecord? {
+        let record = try record(of: id)
+        guard collectionStates[id.collection]?.isOpen == true else { return nil }
+        return itemRules.mappers.record(from: record.attributes)
     }
 
     /// What a sealed secret is bound to: its item, so a sealed value moved to another item fails
