@@ -13,6 +13,9 @@ public enum PluginRegistry {
     /// Names accepted by `--prompter`, alone or as a comma-separated order.
     public static let prompters = [AgentPrompter.kind, PinentryPrompter.kind, DismissingPrompter.kind]
 
+    /// Names accepted by `[items] mappers`; the pass-through `other` is always behind them.
+    public static let schemaMappers = SchemaMappers.names
+
     /// What the built-in prompters are made from.
     public struct PrompterSettings: Sendable {
         /// The pinentry program (`--pinentry`).

@@ -295,6 +295,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             store: store,
             mode: mode,
             prompter: prompter,
+            itemRules: settings.itemRules,
             promptTimeout: .seconds(settings.promptTimeout),
             limits: settings.limits,
             autoLock: settings.effectiveAutoLock,

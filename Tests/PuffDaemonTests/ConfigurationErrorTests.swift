@@ -41,7 +41,7 @@ struct ConfigurationErrorTests {
         ),
         (
             "[vaults]\nstore = \"file\"\n",
-            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [limits], [log]"
+            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [limits], [log]"
         ),
         ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
         (
@@ -65,6 +65,24 @@ struct ConfigurationErrorTests {
             "limits = { sessions = 10, prompts = \"x\" }\n",
             "1: limits.prompts: must be a whole number, not the string \"x\""
         ),
+        (
+            "[items]\nmappers = [\"internet\", \"keychain\"]\n",
+            "2: items.mappers: unknown mapper \"keychain\"; choose from: internet, generic, note"
+        ),
+        (
+            "[items]\nmappers = [\"other\"]\n",
+            #"2: items.mappers: unknown mapper "other" ("other" is always last and not named); choose from: internet, generic, note"#
+        ),
+        ("[items]\nmappers = [\"note\", \"note\"]\n", "2: items.mappers: names mapper \"note\" twice"),
+        (
+            "[items]\nmappers = \"internet\"\n",
+            #"2: items.mappers: must be an array of mapper names such as ["internet", "generic", "note"], not the string "internet""#
+        ),
+        (
+            "[items]\nunique_internet = \"yes\"\n",
+            "2: items.unique_internet: must be true or false, not the string \"yes\""
+        ),
+        ("[items]\nunique_internet = 1\n", "2: items.unique_internet: must be true or false, not 1"),
         (
             "[log]\nlevel = \"loud\"\n",
             "2: log.level: unknown log level \"loud\"; choose one of: trace, debug, info, notice, warning, error, critical"

@@ -110,6 +110,7 @@ struct ConfigurationPrecedenceTests {
             #expect(reread.promptTimeout == 42 && reread.limits == configuration.limits)
             #expect(reread.pinentryTTY == configuration.pinentryTTY)
             #expect(reread.prompterOrder == configuration.prompterOrder && reread.store == configuration.store)
+            #expect(reread.mappers == configuration.mappers && reread.uniqueInternet == configuration.uniqueInternet)
         }
     }
 

@@ -26,6 +26,10 @@ struct ConfigurationReadingTests {
         idle = 300
         maximum = 0
 
+        [items]
+        mappers = ["note", "internet"]
+        unique_internet = true
+
         [limits]
         label_bytes = 100
         attributes_per_item = 10
@@ -57,6 +61,8 @@ struct ConfigurationReadingTests {
         expected.pinentryTTY = "/dev/pts/3"
         expected.lockAfterIdle = 300
         expected.lockAfter = 0
+        expected.mappers = ["note", "internet"]
+        expected.uniqueInternet = true
         expected.limits.labelBytes = 100
         expected.limits.attributesPerItem = 10
         expected.limits.attributeBytesPerItem = 2000
@@ -78,6 +84,18 @@ struct ConfigurationReadingTests {
         #expect(read == Self.everyKeyExpected)
         #expect(read.effectiveAutoLock == AutoLockSettings(idle: .seconds(300), maximum: nil))
         #expect(read.busLimits.concurrentCalls == 4 && read.busLimits.queuedCallsPerClient == 100)
+        #expect(read.itemRules.mappers.active.map(\.name) == ["note", "internet"] && read.itemRules.uniqueInternet)
+    }
+
+    @Test func byDefaultEveryMapperIsActiveInternetFirstAndInternetPasswordsAreNotUnique() {
+        let rules = DaemonConfiguration().itemRules
+        #expect(rules.mappers.active.map(\.name) == ["internet", "generic", "note"])
+        #expect(!rules.uniqueInternet)
+    }
+
+    @Test func anEmptyMapperListTurnsTheTypedViewOff() throws {
+        let read = try ConfigurationFile.parse("[items]\nmappers = []\n", file: "f")
+        #expect(read.mappers.isEmpty && read.itemRules.mappers.active.isEmpty)
     }
 
     @Test func theExampleFileSetsEveryKeyTheReaderKnows() throws {

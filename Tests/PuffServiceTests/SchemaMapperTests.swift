@@ -1,113 +1,103 @@
 // SPDX-License-Identifier: Apache-2.0
-import Logging
 import PuffService
-import PuffTesting
 import Testing
 
-/// One row of the schema table: attributes in, the expected classification out.
-struct SchemaCase: Sendable, CustomTestStringConvertible {
-    enum Expected: Sendable {
-        case internet, generic
-        case other(String?)
-    }
-    let name: String
-    let attributes: Attributes
-    let expected: Expected
-    var testDescription: String { name }
-
-    static let all: [SchemaCase] = [
-        SchemaCase(
-            name: "libsecret network password", expected: .internet,
-            attributes: [
-                "xdg:schema": "org.gnome.keyring.NetworkPassword", "user": "alice", "server": "example.com",
-                "protocol": "https", "port": "8443", "domain": "", "object": "/x", "authtype": "basic",
-            ]),
-        SchemaCase(
-            name: "git credential helper", expected: .internet,
-            attributes: [
-                "xdg:schema": "org.git.Password", "user": "bob", "server": "github.com", "protocol": "https",
-                "path": "a/b",
-            ]),
-        SchemaCase(
-            name: "schemaless server and protocol", expected: .internet,
-            attributes: ["server": "h", "protocol": "ftp", "port": "08080"]),
-        SchemaCase(
-            name: "python keyring", expected: .generic,
-            attributes: ["application": "Python keyring library", "service": "svc", "username": "u"]),
-        SchemaCase(name: "go keyring", expected: .generic, attributes: ["service": "svc", "username": "u"]),
-        SchemaCase(
-            name: "generic schema", expected: .generic,
-            attributes: ["xdg:schema": "org.freedesktop.Secret.Generic", "service": "s", "username": ""]),
-        SchemaCase(
-            name: "secret-tool pairs", expected: .other(nil), attributes: ["service": "example.com", "user": "alice"]),
-        SchemaCase(
-            name: "note", expected: .other("org.gnome.keyring.Note"),
-            attributes: ["xdg:schema": "org.gnome.keyring.Note"]),
-        SchemaCase(name: "empty", expected: .other(nil), attributes: [:]),
-        SchemaCase(
-            name: "unknown schema with network shape", expected: .other("org.example.X"),
-            attributes: ["xdg:schema": "org.example.X", "server": "h", "protocol": "p"]),
-    ]
-
-    init(name: String, expected: Expected, attributes: Attributes) {
-        self.name = name
-        self.expected = expected
-        self.attributes = attributes
-    }
-}
-
 @Suite struct SchemaMapperTests {
-    @Test(arguments: SchemaCase.all)
-    func theStandardMapperClassifiesAndRoundTripsLosslessly(row: SchemaCase) {
-        let mapper = StandardSchemaMapper()
-        let item = mapper.item(from: row.attributes)
-        #expect(mapper.attributes(for: item) == row.attributes)
-        switch (row.expected, item) {
-        case (.internet, .internetPassword), (.generic, .genericPassword): break
-        case (.other(let schema), .other(let found, _)): #expect(found == schema)
-        default: Issue.record("\(row.name) classified as \(item)")
-        }
+    let mappers = SchemaMappers.standard
+
+    @Test(arguments: SchemaCase.clients)
+    func eachClientsShapeMapsToItsTypedRecord(row: SchemaCase) {
+        #expect(mappers.record(from: row.attributes) == row.expected)
     }
 
-    @Test func typedFieldsReadFromTheVerbatimMap() {
-        let mapper = StandardSchemaMapper()
-        guard case .internetPassword(let net) = mapper.item(from: SchemaCase.all[0].attributes) else {
-            Issue.record("not a network password")
-            return
-        }
-        #expect(net.server == "example.com")
-        #expect(net.protocol == "https")
-        #expect(net.port == 8443)
-        #expect(net.user == "alice")
-        #expect(net.authType == "basic")
-        guard case .genericPassword(let generic) = mapper.item(from: ["service": "svc", "username": "u"]) else {
-            Issue.record("not a generic password")
-            return
-        }
-        #expect(generic.service == "svc")
-        #expect(generic.account == "u")
+    @Test(arguments: SchemaCase.unusual)
+    func unusualInputMapsToWhatIsThereAndNoMore(row: SchemaCase) {
+        #expect(mappers.record(from: row.attributes) == row.expected)
     }
 
-    @Test func theServiceReportsAnItemsKind() async throws {
+    @Test func aThousandAttributesAroundAShapeStillMapToIt() {
+        var attributes = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("extra.\($0)", String($0)) })
+        #expect(mappers.record(from: attributes) == .other)
+        attributes["service"] = "svc"
+        attributes["username"] = "u"
+        #expect(attributes.count == 1_002)
+        #expect(mappers.record(from: attributes) == SchemaCase.generic("svc", "u"))
+        attributes["xdg:schema"] = InternetMapper.networkPasswordSchema
+        attributes["server"] = "h"
+        #expect(mappers.record(from: attributes) == SchemaCase.internet(nil, "h", user: "u"))
+    }
+
+    @Test func theFieldsCarryOnlyWhatIsPresentWithThePortInDecimal() {
+        let internet = mappers.record(from: [
+            "xdg:schema": InternetMapper.networkPasswordSchema, "server": "h", "port": "0443", "protocol": "https",
+            "domain": "",
+        ])
+        #expect(internet.kind == .internet)
+        #expect(internet.fields == ["server": "h", "port": "443", "protocol": "https"])
+        #expect(mappers.record(from: ["service": "s", "account": "a"]).fields == ["service": "s", "account": "a"])
+        #expect(mappers.record(from: ["xdg:schema": NoteMapper.noteSchema]).fields == [:])
+        #expect(mappers.record(from: [:]).kind == .other)
+    }
+
+    @Test func anInactiveMappersItemsPassThroughAsOther() throws {
+        let genericOnly = try #require(SchemaMappers(named: ["generic"]))
+        #expect(genericOnly.record(from: SchemaCase.clients[0].attributes) == .other)
+        #expect(genericOnly.record(from: ["server": "h", "protocol": "ftp"]) == .other)
+        #expect(genericOnly.record(from: ["service": "svc", "username": "u"]) == SchemaCase.generic("svc", "u"))
+        let none = try #require(SchemaMappers(named: []))
+        #expect(none.record(from: ["service": "svc", "username": "u"]) == .other)
+        #expect(none.record(from: ["xdg:schema": NoteMapper.noteSchema]) == .other)
+    }
+
+    @Test func theConfiguredOrderDecidesBetweenShapes() throws {
+        let both: Attributes = ["service": "svc", "user": "alice", "server": "h", "protocol": "ssh"]
+        #expect(mappers.record(from: both).kind == .internet)
+        let genericFirst = try #require(SchemaMappers(named: ["generic", "internet", "note"]))
+        #expect(genericFirst.record(from: both) == SchemaCase.generic("svc", "alice"))
+        // A schema is owned whatever the order.
+        let network = SchemaCase.clients[0].attributes
+        #expect(genericFirst.record(from: network.merging(["service": "svc"]) { $1 }).kind == .internet)
+    }
+
+    @Test func unknownMapperNamesAreRefused() {
+        #expect(SchemaMappers(named: ["internet", "keychain"]) == nil)
+        #expect(SchemaMappers(named: ["other"]) == nil)
+        #expect(SchemaMappers.names == ["internet", "generic", "note"])
+    }
+
+    @Test func theUniqueKeyIsServerUserProtocolAndPort() {
+        let a = InternetRecord(protocol: "HTTPS", server: "h", user: "u", port: 443, path: "/a")
+        let b = InternetRecord(protocol: "https", server: "h", user: "u", port: 443, path: "/b", domain: "d")
+        #expect(a.uniqueKey != nil && a.uniqueKey == b.uniqueKey)
+        #expect(a.uniqueKey != InternetRecord(protocol: "https", server: "h", user: "u").uniqueKey)
+        #expect(a.uniqueKey != InternetRecord(protocol: "https", server: "H", user: "u", port: 443).uniqueKey)
+        #expect(InternetRecord(protocol: "https", user: "u").uniqueKey == nil)
+    }
+
+    @Test func theServiceDerivesTheRecordAndHandsBackTheAttributesVerbatim() async throws {
         let fixture = try await Fixture()
-        let item = try await fixture.store(["service": "svc", "username": "u"])
-        guard case .genericPassword = try await fixture.service.kind(of: item) else {
-            Issue.record("wrong kind")
-            return
-        }
+        let stored: Attributes = [
+            "xdg:schema": InternetMapper.networkPasswordSchema, "server": "bücher.example", "port": "http",
+            "domain": "", "user": "a@b:c",
+        ]
+        let item = try await fixture.store(stored)
+        #expect(
+            try await fixture.service.typedRecord(of: item) == SchemaCase.internet(nil, "bücher.example", user: "a@b:c")
+        )
+        #expect(try await fixture.service.itemInfo(item).attributes == stored)
+        let generic = try await fixture.store(["service": "svc", "username": "u"])
+        #expect(try await fixture.service.typedRecord(of: generic) == SchemaCase.generic("svc", "u"))
     }
 
-    @Test func theDismissingPrompterDismissesAtOnceAndLogsAHint() async throws {
-        let logs = InMemoryLogHandler.Store()
-        let prompter = DismissingPrompter(logger: InMemoryLogHandler.logger(store: logs))
-        let reply = try await prompter.prompt(
-            PromptRequest(purpose: .unlock(collection: .login, label: "Login"), caller: Fixture.alice, windowID: ""))
-        guard case .dismissed = reply else {
-            Issue.record("not dismissed")
-            return
-        }
-        #expect(logs.entries.count == 1)
-        #expect(logs.entries.first?.contains("To unlock, run: puffctl unlock login") == true)
-        #expect(DismissingPrompter.kind == "none")
+    @Test func aCollectionNotUnlockedSinceStartHasNoTypedRecordsUntilItIs() async throws {
+        let fixture = try await Fixture.persistent()
+        let item = try await fixture.store(["service": "svc", "username": "u"])
+        let restarted = try await fixture.restarted()
+        #expect(try await restarted.service.typedRecord(of: item) == nil)
+        try await restarted.unlock(.login, "correct horse")
+        #expect(try await restarted.service.typedRecord(of: item) == SchemaCase.generic("svc", "u"))
+        // Locked again after use, the attributes stay known, and so does the record.
+        try await restarted.service.lock([.login])
+        #expect(try await restarted.service.typedRecord(of: item) == SchemaCase.generic("svc", "u"))
     }
 }

@@ -5,10 +5,13 @@ import ArgumentParser
 struct ListItems: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List items: path, label, attributes and times, never secrets.",
+        abstract: "List items: path, kind, name, times and attributes, never secrets.",
         discussion: """
-            Lists every visible collection unless --collection names one. A locked collection \
-            that was not unlocked since puffd started lists paths only.
+            Lists every visible collection unless --collection names one. Items are named by \
+            their kind, which puffd's schema mappers derive from the attributes: internet \
+            passwords as protocol://user@server:port/path, generic ones as service / account, \
+            notes and others by label. --json adds kind and the typed fields. A locked \
+            collection that was not unlocked since puffd started lists paths only.
             """
     )
 

@@ -20,11 +20,18 @@ public struct ItemSummary: Sendable, Equatable {
     public var modified: UInt64?
     /// Whether the item's collection is locked.
     public var isLocked: Bool?
+    /// What the daemon's schema mappers make of the attributes: `internet`, `generic`, `note` or
+    /// `other`; nil when the daemon does not know the attributes.
+    public var kind: String?
+    /// The typed fields of ``kind`` that are present (`protocol`, `server`, `user`, `port`,
+    /// `path`, `domain`, `authtype`; `service`, `account`), the port in decimal.
+    public var fields: [String: String]?
 
     /// Creates a summary from its parts.
     public init(
         collection: String, path: String, label: String? = nil, attributes: [String: String]? = nil,
-        created: UInt64? = nil, modified: UInt64? = nil, isLocked: Bool? = nil
+        created: UInt64? = nil, modified: UInt64? = nil, isLocked: Bool? = nil, kind: String? = nil,
+        fields: [String: String]? = nil
     ) {
         self.collection = collection
         self.path = path
@@ -33,6 +40,8 @@ public struct ItemSummary: Sendable, Equatable {
         self.created = created
         self.modified = modified
         self.isLocked = isLocked
+        self.kind = kind
+        self.fields = fields
     }
 
     /// Decodes the `aa{sv}` reply body of `ListItems` for `collection`.
@@ -53,7 +62,8 @@ public struct ItemSummary: Sendable, Equatable {
                 ItemSummary(
                     collection: collection, path: path, label: try fields.string("label"),
                     attributes: try fields.stringDictionary("attributes"), created: try fields.uint64("created"),
-                    modified: try fields.uint64("modified"), isLocked: try fields.bool("locked")
+                    modified: try fields.uint64("modified"), isLocked: try fields.bool("locked"),
+                    kind: try fields.string("kind"), fields: try fields.stringDictionary("fields")
                 )
             )
         }
@@ -61,10 +71,25 @@ public struct ItemSummary: Sendable, Equatable {
     }
 }
 
-/// Encodes with the key names of the `ListItems` reply, plus `collection`.
+/// Encodes with the key names of the `ListItems` reply, plus `collection`; `fields` as an object
+/// whose `port` is a number.
 extension ItemSummary: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case collection, path, label, attributes, created, modified
+        case collection, path, label, attributes, created, modified, kind, fields
         case isLocked = "locked"
+    }
+
+    /// Encodes the keys that are present.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(collection, forKey: .collection)
+        try container.encode(path, forKey: .path)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encodeIfPresent(attributes, forKey: .attributes)
+        try container.encodeIfPresent(created, forKey: .created)
+        try container.encodeIfPresent(modified, forKey: .modified)
+        try container.encodeIfPresent(isLocked, forKey: .isLocked)
+        try container.encodeIfPresent(kind, forKey: .kind)
+        try container.encodeIfPresent(fields.map(TypedFields.init), forKey: .fields)
     }
 }

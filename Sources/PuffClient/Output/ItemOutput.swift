@@ -5,17 +5,19 @@ import Foundation
 /// cannot be printed.
 ///
 /// JSON is an array of `{"collection", "path", "label", "attributes", "created", "modified",
-/// "locked"}`; times are seconds since the Unix epoch, and keys the daemon did not send (a
-/// collection never unlocked since start lists paths only) are left out.
+/// "locked", "kind", "fields"}`; times are seconds since the Unix epoch, `fields` holds the typed
+/// fields (the port a number), and keys the daemon did not send (a collection never unlocked
+/// since start lists paths only) are left out.
 enum ItemOutput {
-    /// `list` for people: one row per item, times in local time, attributes as sorted `key=value`.
+    /// `list` for people: one row per item, named by its typed view (``TypedView``), times in
+    /// local time, attributes as sorted `key=value`.
     static func text(_ items: [ItemSummary]) -> String {
         guard !items.isEmpty else { return "no items" }
-        var table = TextTable("PATH", "LABEL", "CREATED", "MODIFIED", "ATTRIBUTES")
+        var table = TextTable("PATH", "KIND", "ITEM", "CREATED", "MODIFIED", "ATTRIBUTES")
         for item in items {
             let attributes = (item.attributes ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             table.append(
-                item.path, item.label ?? "-", time(item.created), time(item.modified),
+                item.path, item.kind ?? "-", TypedView.name(of: item), time(item.created), time(item.modified),
                 attributes.joined(separator: ", "))
         }
         return table.rendered
@@ -35,11 +37,17 @@ enum ItemOutput {
         var lines = [
             "path:       \(item.path)",
             "collection: \(collectionText)",
+            "kind:       \(item.kind ?? "-")",
+            "item:       \(TypedView.name(of: item))",
             "label:      \(item.label ?? "-")",
             "created:    \(time(item.created))",
             "modified:   \(time(item.modified))",
             "locked:     \(collection.isLocked ? "yes" : "no")",
         ]
+        if let fields = item.fields, !fields.isEmpty {
+            lines.append("fields:")
+            lines += TypedView.fieldLines(fields).map { "  " + $0 }
+        }
         if let attributes = item.attributes {
             lines.append("attributes:" + (attributes.isEmpty ? " none" : ""))
             lines += attributes.sorted { $0.key < $1.key }.map { "  \($0.key)=\($0.value)" }

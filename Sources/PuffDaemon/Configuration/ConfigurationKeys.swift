@@ -7,7 +7,7 @@ import TOMLKit
 /// describes each; a key added here must be added there.
 enum ConfigurationKeys {
     /// The tables, in print order.
-    static let sections = ["vault", "prompts", "auto_lock", "limits", "log"]
+    static let sections = ["vault", "prompts", "auto_lock", "items", "limits", "log"]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
     static let longestPromptTimeout = 86_400
@@ -33,6 +33,9 @@ enum ConfigurationKeys {
 
             .seconds("auto_lock", "idle", \.lockAfterIdle, range: 0...longestAutoLock) { $0.effectiveLockAfterIdle },
             .seconds("auto_lock", "maximum", \.lockAfter, range: 0...longestAutoLock) { $0.effectiveLockAfter },
+
+            mappers,
+            .flag("items", "unique_internet", \.uniqueInternet),
 
             // Upper bounds keep a value inside what the bus carries (a message holds at most
             // 4 MiB, DecodePolicy) or what locked memory holds; docs/limits.md says why each

@@ -38,6 +38,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Seconds after an unlock before a collection locks however busy, 0 never; nil: the default.
     public var lockAfter: Int?
 
+    // [items]
+    /// The active schema mappers, in order (``PluginRegistry/schemaMappers``); default all.
+    public var mappers = PluginRegistry.schemaMappers
+    /// Whether an internet password is unique per server, user, protocol and port.
+    public var uniqueInternet = false
+
     // [limits]
     /// What one client may make the service hold (docs/limits.md).
     public var limits = ServiceLimits()
@@ -74,6 +80,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// When collections lock by themselves.
     public var effectiveAutoLock: AutoLockSettings {
         AutoLockSettings(idleSeconds: effectiveLockAfterIdle, maximumSeconds: effectiveLockAfter)
+    }
+
+    /// The item rules ``mappers`` and ``uniqueInternet`` make; the names were checked when read.
+    public var itemRules: ItemRules {
+        ItemRules(mappers: SchemaMappers(named: mappers) ?? .standard, uniqueInternet: uniqueInternet)
     }
 
     /// The bus binding's limits.

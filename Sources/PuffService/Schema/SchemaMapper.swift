@@ -1,55 +1,90 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Translates between Secret Service attribute maps and ``PuffItem`` views. Pure and synchronous so
-/// it can be tested with tables.
+/// Turns an item's attributes into a ``TypedRecord`` (architecture.md Part A item 4: a plugin,
+/// compiled in, chosen by configuration as `[items] mappers`).
 ///
-/// - Important: `attributes(for: item(from: a)) == a` must hold for every map `a`.
+/// Pure and synchronous, and per item O(attributes) at most (the built-in ones read a fixed number
+/// of names), so that mapping never makes a write cost grow with the number of items.
 public protocol SchemaMapper: Sendable {
-    /// The `xdg:schema` values this mapper recognises by name.
+    /// The name configuration uses for it, such as `internet`.
+    var name: String { get }
+    /// The `xdg:schema` values this mapper owns: an item carrying one is this mapper's, however
+    /// few of the expected attributes it has.
     var schemas: Set<String> { get }
-    /// Classifies an attribute map.
-    func item(from attributes: Attributes) -> PuffItem
-    /// Returns the attribute map a view stands for.
-    func attributes(for item: PuffItem) -> Attributes
+    /// The record of an item carrying one of ``schemas`` (never nil then), or of any other item
+    /// whose attributes have this mapper's shape; nil when the shape does not match.
+    func record(from attributes: Attributes) -> TypedRecord?
 }
 
-/// Recognises network passwords and application passwords by schema name or by attribute shape.
-public struct StandardSchemaMapper: SchemaMapper {
-    /// libsecret's compat network schema (secret-service.md §9.1).
-    public static let networkPassword = "org.gnome.keyring.NetworkPassword"
-    /// git's libsecret credential helper schema.
-    public static let gitPassword = "org.git.Password"
-    /// gnome-keyring's untyped-item schema.
-    public static let generic = "org.freedesktop.Secret.Generic"
+/// The active mappers, in the order configuration gives them, with the pass-through `other`
+/// behind them all.
+public struct SchemaMappers: Sendable {
+    /// gnome-keyring's schema for untyped items (secret-service.md §9.2): it says nothing about
+    /// which attributes an item has, so items carrying it are recognised by shape like items
+    /// with no schema.
+    public static let untypedSchema = "org.freedesktop.Secret.Generic"
+
+    /// Every built-in mapper, in the default order.
+    public static let builtIn: [any SchemaMapper] = [InternetMapper(), GenericMapper(), NoteMapper()]
+
+    /// The names `[items] mappers` accepts.
+    public static var names: [String] { builtIn.map(\.name) }
+
+    /// Every built-in mapper active (the default).
+    public static let standard = SchemaMappers(builtIn)
+
+    /// The active mappers, in order.
+    public let active: [any SchemaMapper]
+
+    /// Activates `mappers`, in that order.
+    public init(_ mappers: [any SchemaMapper]) {
+        active = mappers
+    }
+
+    /// The built-in mappers called `names`, in that order; nil when a name is unknown.
+    public init?(named names: [String]) {
+        var mappers: [any SchemaMapper] = []
+        for name in names {
+            guard let mapper = Self.builtIn.first(where: { $0.name == name }) else { return nil }
+            mappers.append(mapper)
+        }
+        self.init(mappers)
+    }
+
+    /// The typed view of `attributes`.
+    ///
+    /// An item whose `xdg:schema` an active mapper owns is that mapper's. One with another schema
+    /// is `other`: the schema is its client's own, and attributes named like ours may mean
+    /// something else there. Items with no schema, or the untyped one, go to the first active
+    /// mapper whose shape they have, else `other`.
+    public func record(from attributes: Attributes) -> TypedRecord {
+        if let schema = attributes["xdg:schema"], schema != Self.untypedSchema {
+            guard let owner = active.first(where: { $0.schemas.contains(schema) }) else { return .other }
+            return owner.record(from: attributes) ?? .other
+        }
+        for mapper in active {
+            if let record = mapper.record(from: attributes) { return record }
+        }
+        return .other
+    }
+}
+
+/// `note`: `org.gnome.keyring.Note` (libsecret's `SECRET_SCHEMA_NOTE`), which has no attributes
+/// of its own; a note is shown by its label.
+public struct NoteMapper: SchemaMapper {
+    /// libsecret's note schema.
+    public static let noteSchema = "org.gnome.keyring.Note"
 
     /// Creates the mapper.
     public init() {}
 
-    /// The network, git and generic schema names.
-    public var schemas: Set<String> { [Self.networkPassword, Self.gitPassword, Self.generic] }
+    /// `note`.
+    public var name: String { "note" }
+    /// The note schema.
+    public var schemas: Set<String> { [Self.noteSchema] }
 
-    /// Classifies by `xdg:schema` first, then by which attributes are present.
-    public func item(from attributes: Attributes) -> PuffItem {
-        let schema = attributes["xdg:schema"]
-        switch schema {
-        case Self.networkPassword?, Self.gitPassword?:
-            return .internetPassword(InternetPassword(attributes: attributes))
-        case nil, Self.generic?:
-            // secret-tool and python/go keyring store no schema; recognise them by shape.
-            if attributes["server"] != nil, attributes["protocol"] != nil {
-                return .internetPassword(InternetPassword(attributes: attributes))
-            }
-            if attributes["service"] != nil, attributes["username"] != nil {
-                return .genericPassword(GenericPassword(attributes: attributes))
-            }
-            return .other(schema: schema, attributes: attributes)
-        default:
-            return .other(schema: schema, attributes: attributes)
-        }
-    }
-
-    /// Returns the verbatim map every view keeps.
-    public func attributes(for item: PuffItem) -> Attributes {
-        item.attributes
+    /// ``TypedRecord/note`` for the note schema; no shape without it.
+    public func record(from attributes: Attributes) -> TypedRecord? {
+        attributes["xdg:schema"] == Self.noteSchema ? .note : nil
     }
 }

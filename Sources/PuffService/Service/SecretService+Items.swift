@@ -9,7 +9,10 @@ extension SecretService {
     /// With `replace`, only an item whose attribute set equals `attributes` byte for byte is
     /// replaced (the oldest, should there be several): it keeps its id and `Created`, and only
     /// `itemChanged` is emitted. A superset match is not replaced, unlike gnome-keyring
-    /// (secret-service.md §6.3 REC). Otherwise a new item is added and `itemCreated` is emitted.
+    /// (secret-service.md §6.3 REC). Under ``ItemRules/uniqueInternet`` an internet password
+    /// also replaces the oldest one with the same server, user, protocol and port, whatever
+    /// `replace` says, taking its attributes too. Otherwise a new item is added and
+    /// `itemCreated` is emitted.
     /// The change is saved before this returns. The cost does not grow with the number of items.
     ///
     /// - Parameters:
@@ -33,9 +36,13 @@ extension SecretService {
         noteUse(state)
         let time = now()
 
-        if replace, let number = state.exactMatch(attributes), var record = state.items[number] {
+        if let number = replacedItem(in: state, attributes: attributes, replace: replace),
+            var record = state.items[number]
+        {
             let id = ItemID(collection: collection, number: number)
             record.label = label
+            // The identical set, or under unique_internet another set with the same key.
+            record.attributes = attributes
             record.type = type
             record.contentType = secret.contentType
             record.sealedSecret = sealer.seal(plaintext, associatedData: Self.sealingContext(id))
@@ -207,11 +214,15 @@ extension SecretService {
         return try state(of: collection).search(query).map { ItemID(collection: collection, number: $0) }
     }
 
-    /// A typed view of the item's attributes, for `puffctl list`.
+    /// The typed view the active mappers make of the item's attributes, for `puffctl list`;
+    /// derived on each call, never stored (docs/vault-format.md, "In memory"). Nil while the
+    /// attributes are unknown: the collection was not unlocked since start.
     ///
     /// - Throws: ``ServiceError/noSuchObject``.
-    public func kind(of id: ItemID) throws(ServiceError) -> PuffItem {
-        schemaMapper.item(from: try record(of: id).attributes)
+    public func typedRecord(of id: ItemID) throws(ServiceError) -> TypedRecord? {
+        let record = try record(of: id)
+        guard collectionStates[id.collection]?.isOpen == true else { return nil }
+        return itemRules.mappers.record(from: record.attributes)
     }
 
     /// What a sealed secret is bound to: its item, so a sealed value moved to another item fails

@@ -14,7 +14,7 @@ public actor SecretService {
     let store: any RecordStore
     let mode: VaultMode
     let prompter: any Prompter
-    let schemaMapper: any SchemaMapper
+    let itemRules: ItemRules
     let promptTimeout: Duration
     let limits: ServiceLimits
     let clock: any Clock<Duration>
@@ -73,7 +73,8 @@ public actor SecretService {
     ///   - store: Where sealed records are kept.
     ///   - mode: Persistent (passcodes, with the KDF parameters for new ones) or ephemeral.
     ///   - prompter: Who answers unlock prompts.
-    ///   - schemaMapper: Classifies items for ``kind(of:)``.
+    ///   - itemRules: The schema mappers behind ``typedRecord(of:)``, and whether internet
+    ///     passwords are unique per server, user, protocol and port.
     ///   - promptTimeout: How long a started prompt may run before it is dismissed.
     ///   - limits: What one client may make the service hold.
     ///   - autoLock: When unlocked collections lock by themselves.
@@ -90,7 +91,7 @@ public actor SecretService {
         store: any RecordStore,
         mode: VaultMode,
         prompter: any Prompter,
-        schemaMapper: any SchemaMapper = StandardSchemaMapper(),
+        itemRules: ItemRules = ItemRules(),
         promptTimeout: Duration,
         limits: ServiceLimits = ServiceLimits(),
         autoLock: AutoLockSettings = .never,
@@ -103,7 +104,7 @@ public actor SecretService {
         self.store = store
         self.mode = mode
         self.prompter = prompter
-        self.schemaMapper = schemaMapper
+        self.itemRules = itemRules
         self.promptTimeout = promptTimeout
         self.limits = limits
         self.clock = clock

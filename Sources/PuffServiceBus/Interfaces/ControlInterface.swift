@@ -95,12 +95,16 @@ extension SecretInterfaces {
                     var items: [DBusValue] = []
                     for item in await service.itemIDs(in: id) {
                         guard let info = try? await service.itemInfo(item) else { continue }
-                        items.append(
-                            .variantDictionary([
-                                "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(info.label),
-                                "attributes": .stringDictionary(info.attributes), "created": .uint64(info.created),
-                                "modified": .uint64(info.modified), "locked": .boolean(info.isLocked),
-                            ]))
+                        var fields: [String: DBusValue] = [
+                            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(info.label),
+                            "attributes": .stringDictionary(info.attributes), "created": .uint64(info.created),
+                            "modified": .uint64(info.modified), "locked": .boolean(info.isLocked),
+                        ]
+                        if let record = try? await service.typedRecord(of: item) {
+                            fields["kind"] = .string(record.kind.rawValue)
+                            fields["fields"] = .stringDictionary(record.fields)
+                        }
+                        items.append(.variantDictionary(fields))
                     }
                     return [.array(element: "a{sv}", items)]
                 },

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 
-/// `puffctl show ITEM [--json]`: one item's label, attributes and times, never its secret.
+/// `puffctl show ITEM [--json]`: one item's typed view, label, attributes and times, never its
+/// secret.
 struct ShowItem: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show an item: path, collection, label, attributes and times, never its secret.",
+        abstract:
+            "Show an item: path, collection, kind and typed fields, label, attributes and times, never its secret.",
         discussion: ItemArguments.forms
     )
 

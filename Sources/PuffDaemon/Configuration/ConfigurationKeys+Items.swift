@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+import TOMLKit
+
+extension ConfigurationKeys {
+    /// `items.mappers`: an array of schema mapper names, each at most once; empty turns the typed
+    /// view off (every item is `other`).
+    static var mappers: ConfigurationKey {
+        ConfigurationKey(
+            section: "items", name: "mappers",
+            read: { value, configuration throws(KeyReason) in
+                let example = #"such as ["internet", "generic", "note"]"#
+                guard let array = value.array else {
+                    throw KeyReason("must be an array of mapper names \(example), not \(ConfigurationKey.shown(value))")
+                }
+                var names: [String] = []
+                for element in array {
+                    guard let name = element.string else {
+                        throw KeyReason("must be an array of mapper names \(example)")
+                    }
+                    guard PluginRegistry.schemaMappers.contains(name) else {
+                        // `other` takes whatever the named ones leave, so it is never named.
+                        let always = name == "other" ? " (\"other\" is always last and not named)" : ""
+                        throw KeyReason(
+                            "unknown mapper \(ConfigurationKey.quoted(name))\(always); choose from: "
+                                + PluginRegistry.schemaMappers.joined(separator: ", "))
+                    }
+                    guard !names.contains(name) else {
+                        throw KeyReason("names mapper \(ConfigurationKey.quoted(name)) twice")
+                    }
+                    names.append(name)
+                }
+                configuration.mappers = names
+            },
+            write: { configuration, _ in TOMLArray(configuration.mappers) })
+    }
+}
+
+extension ConfigurationKey {
+    /// `true` or `false`, stored at `field`.
+    static func flag(
+        _ section: String, _ name: String, _ field: WritableKeyPath<DaemonConfiguration, Bool>
+    ) -> ConfigurationKey {
+        ConfigurationKey(
+            section: section, name: name,
+            read: { value, configuration throws(KeyReason) in
+                guard let flag = value.bool else { throw KeyReason("must be true or false, not \(shown(value))") }
+                configuration[keyPath: field] = flag
+            },
+            write: { configuration, _ in configuration[keyPath: field] })
+    }
+}
