@@ -10,12 +10,15 @@ public struct MasterKey: Sendable {
         case records
         /// Keying the blind attribute index (`puffidx_`).
         case blindIndex
+        /// Sealing the collection's audit log (`puffaud_`).
+        case audit
 
         /// The 8-byte `crypto_kdf` context.
         var context: String {
             switch self {
             case .records: "puffrec_"
             case .blindIndex: "puffidx_"
+            case .audit: "puffaud_"
             }
         }
     }

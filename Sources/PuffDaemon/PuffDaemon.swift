@@ -244,8 +244,11 @@ public struct PuffDaemon: AsyncParsableCommand {
         do {
             try await group.run()
         } catch is BusService.NameTaken {
+            await service.flushAudit()
             throw ExitCode(1)
         }
+        // Entries of the last second are otherwise synced by a timer that may not fire now.
+        await service.flushAudit()
     }
 
     /// The login socket's listener (docs/pam.md), unless turned off or impossible; a socket that
@@ -278,13 +281,16 @@ public struct PuffDaemon: AsyncParsableCommand {
         let prompter = PluginRegistry.prompterChain(order, settings: prompterSettings, logger: logger)!
         let store: any RecordStore
         let mode: VaultMode
+        var audit: (any AuditStore)?
         if settings.isEphemeral || printIntrospection {
             store = MemoryRecordStore()
             mode = .ephemeral
+            audit = MemoryAuditStore(limit: settings.auditMaxBytes)
         } else {
             let folder = settings.effectiveDataDir(environment: environment)
             do {
                 store = try FileRecordStore(folder: folder)
+                audit = try FileAuditStore(folder: folder, limit: settings.auditMaxBytes)
             } catch {
                 logger.critical("cannot open the vault: \(error)")
                 throw ExitCode(2)
@@ -300,6 +306,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             limits: settings.limits,
             autoLock: settings.effectiveAutoLock,
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
+            audit: settings.auditEnabled ? audit : nil,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events

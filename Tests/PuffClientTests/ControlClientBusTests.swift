@@ -40,6 +40,10 @@ struct ControlClientBusTests {
         #expect(try await client.listItems(in: "login").map(\.path) == ["/i/1"])
         try await client.registerAgent(at: ObjectPath("/io/puff/Agent")!)
         try await client.unregisterAgent(at: ObjectPath("/io/puff/Agent")!)
+        let audit = try await client.audit(since: 5, collection: "")
+        #expect(audit.entries.map(\.caller) == ["/usr/bin/secret-tool", ":1.9"])
+        #expect(audit.entries.map(\.pid) == [4242, nil])
+        #expect(audit.unreadable == ["work": "locked"])
         #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))
     }
 

@@ -76,6 +76,7 @@ final class FakeControl: Sendable {
         "CreateCollection": [.string("new")],
         "Compact": [.uint64(4096)],
         "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
+        "Audit": Replies.audit,
     ]
 
     private static func interface(recorder: Recorder) throws -> Interface {

@@ -42,6 +42,28 @@ enum Replies {
         ]
     }
 
+    /// An `Audit` body: a read by secret-tool in `login` and a change by an unknown caller; `work`
+    /// locked.
+    static let audit: [DBusValue] = [
+        .array(
+            element: "a{sv}",
+            [
+                dictionary([
+                    ("collection", .string("login")), ("time", .uint64(1_700_000_100)), ("action", .string("read")),
+                    ("result", .string("allowed")), ("item", .objectPath(ObjectPath("/i/1")!)),
+                    ("label", .string("GitHub")), ("client", .string(":1.7")),
+                    ("executable", .string("/usr/bin/secret-tool")), ("pid", .uint32(4242)),
+                ]),
+                dictionary([
+                    ("collection", .string("login")), ("time", .uint64(1_700_000_000)),
+                    ("action", .string("change-label")), ("result", .string("failed")),
+                    ("item", .objectPath(ObjectPath("/i/2")!)), ("label", .string("Mail")),
+                    ("client", .string(":1.9")),
+                ]),
+            ]),
+        .stringDictionary(["work": "locked"]),
+    ]
+
     /// The `Status` body most tests use: `login` (default, unlocked, the default policy) and
     /// `work` (private, locked, `digits6`).
     static let twoCollections = status([

@@ -41,9 +41,11 @@ struct ConfigurationErrorTests {
         ),
         (
             "[vaults]\nstore = \"file\"\n",
-            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [limits], [log]"
+            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [limits], [audit], [log]"
         ),
         ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
+        ("[audit]\nenabled = \"yes\"\n", "2: audit.enabled: must be true or false, not the string \"yes\""),
+        ("[audit]\nmax_bytes = 10\n", "2: audit.max_bytes: must be a whole number from 4096 to 1073741824, not 10"),
         (
             "[prompts]\norder = [\n  \"agent\",\n  \"bogus\",\n]\n",
             "2: prompts.order: unknown prompter \"bogus\"; choose from: agent, pinentry, none"

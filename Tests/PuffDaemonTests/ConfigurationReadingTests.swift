@@ -44,6 +44,10 @@ struct ConfigurationReadingTests {
         concurrent_calls = 4
         queued_calls_per_client = 100
 
+        [audit]
+        enabled = false
+        max_bytes = 65536
+
         [log]
         level = "debug"
         """
@@ -75,6 +79,8 @@ struct ConfigurationReadingTests {
         expected.limits.collections = 8
         expected.concurrentCalls = 4
         expected.queuedCallsPerClient = 100
+        expected.auditEnabled = false
+        expected.auditMaxBytes = 65536
         expected.logLevel = "debug"
         return expected
     }

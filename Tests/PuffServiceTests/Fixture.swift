@@ -14,6 +14,8 @@ struct Fixture {
 
     let service: SecretService
     let storage: MemoryRecordStore
+    /// The audit logs' store: every fixture keeps them, as puffd does by default.
+    let audit: MemoryAuditStore
     let prompter: ScriptedPrompter
     let clock: ManualClock
     let recorder: EventRecorder
@@ -23,12 +25,14 @@ struct Fixture {
     init(
         script: [ScriptedPrompter.Step] = [],
         storage: MemoryRecordStore = MemoryRecordStore(),
+        audit: MemoryAuditStore = MemoryAuditStore(),
         mode: VaultMode = .ephemeral,
         limits: ServiceLimits = ServiceLimits(),
         autoLock: AutoLockSettings = .never,
         itemRules: ItemRules = ItemRules()
     ) async throws {
         self.storage = storage
+        self.audit = audit
         prompter = ScriptedPrompter(script)
         clock = ManualClock()
         recorder = EventRecorder()
@@ -36,7 +40,7 @@ struct Fixture {
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
             store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: Self.timeout,
-            limits: limits, autoLock: autoLock,
+            limits: limits, autoLock: autoLock, audit: audit,
             clock: clock,
             now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)
@@ -45,9 +49,10 @@ struct Fixture {
     /// A persistent vault (Argon2id at libsodium's interactive limits) initialized with `passcode`.
     static func persistent(
         passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore(),
-        autoLock: AutoLockSettings = .never
+        audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never
     ) async throws -> Fixture {
-        let fixture = try await Fixture(storage: storage, mode: .persistent(kdf: .interactive), autoLock: autoLock)
+        let fixture = try await Fixture(
+            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), autoLock: autoLock)
         if await !fixture.service.isInitialized {
             try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
         }
@@ -61,7 +66,7 @@ struct Fixture {
 
     /// A new service over the same storage, as after a restart (persistent mode).
     func restarted() async throws -> Fixture {
-        try await Fixture(storage: storage, mode: .persistent(kdf: .interactive))
+        try await Fixture(storage: storage, audit: audit, mode: .persistent(kdf: .interactive))
     }
 
     /// Opens a plain session for `client`.

@@ -88,6 +88,28 @@ extension ConfigurationKey {
             write: { configuration, _ in configuration[keyPath: field] })
     }
 
+    /// `true` or `false`, stored at `field`.
+    static func flag(
+        _ section: String, _ name: String, _ field: WritableKeyPath<DaemonConfiguration, Bool>
+    ) -> ConfigurationKey {
+        ConfigurationKey(
+            section: section, name: name,
+            read: { value, configuration throws(KeyReason) in
+                guard let flag = value.bool else { throw KeyReason("must be true or false, not \(shown(value))") }
+                configuration[keyPath: field] = flag
+            },
+            write: { configuration, _ in configuration[keyPath: field] })
+    }
+
+    /// A whole number in `range` in `section`, stored at `field`.
+    static func number(
+        _ section: String, _ name: String, _ field: WritableKeyPath<DaemonConfiguration, Int>,
+        range: ClosedRange<Int>
+    ) -> ConfigurationKey {
+        let key = limit(name, field, range: range)
+        return ConfigurationKey(section: section, name: name, read: key.read, write: key.write)
+    }
+
     /// `value` as a string, or a reason naming what it is instead.
     static func string(_ value: TOMLValue) throws(KeyReason) -> String {
         guard let text = value.string else { throw KeyReason("must be a string, not \(shown(value))") }

@@ -34,18 +34,3 @@ extension ConfigurationKeys {
             write: { configuration, _ in TOMLArray(configuration.mappers) })
     }
 }
-
-extension ConfigurationKey {
-    /// `true` or `false`, stored at `field`.
-    static func flag(
-        _ section: String, _ name: String, _ field: WritableKeyPath<DaemonConfiguration, Bool>
-    ) -> ConfigurationKey {
-        ConfigurationKey(
-            section: section, name: name,
-            read: { value, configuration throws(KeyReason) in
-                guard let flag = value.bool else { throw KeyReason("must be true or false, not \(shown(value))") }
-                configuration[keyPath: field] = flag
-            },
-            write: { configuration, _ in configuration[keyPath: field] })
-    }
-}

@@ -7,7 +7,7 @@ import TOMLKit
 /// describes each; a key added here must be added there.
 enum ConfigurationKeys {
     /// The tables, in print order.
-    static let sections = ["vault", "prompts", "auto_lock", "items", "limits", "log"]
+    static let sections = ["vault", "prompts", "auto_lock", "items", "limits", "audit", "log"]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
     static let longestPromptTimeout = 86_400
@@ -53,6 +53,10 @@ enum ConfigurationKeys {
             .limit("collections", \.limits.collections, range: 2...65_536),
             .limit("concurrent_calls", \.concurrentCalls, range: 1...256),
             .limit("queued_calls_per_client", \.queuedCallsPerClient, range: 1...1_000_000),
+
+            .flag("audit", "enabled", \.auditEnabled),
+            // At least a few entries per file; at most 1 GiB, so two files stay readable at once.
+            .number("audit", "max_bytes", \.auditMaxBytes, range: 4096...1 << 30),
 
             .choice("log", "level", \.logLevel, choices: Logger.Level.allCases.map(\.rawValue), noun: "log level"),
         ]

@@ -52,6 +52,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Calls one connection may have waiting.
     public var queuedCallsPerClient = ObjectServer.Limits().queuedCallsPerClient
 
+    // [audit]
+    /// Whether each collection keeps an audit log of secret reads and item changes.
+    public var auditEnabled = true
+    /// The size past which a collection's audit log rotates; a log takes at most about twice it.
+    public var auditMaxBytes = 1 << 20
+
     // [log]
     /// The swift-log level name.
     public var logLevel = "info"

@@ -96,6 +96,7 @@ extension SecretService {
         }
         vault.lock()
         forgetKey(of: vault)
+        auditLog?.remove(space)
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
         releaseAliases(of: id)

@@ -22,9 +22,10 @@ extension SecretService {
     ///   ``ServiceError/invalidArgument(_:)`` for a badly encoded secret,
     ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)`` when the change cannot be
     ///   saved (nothing changes then).
+    ///   - caller: Who asks, for the audit log; `Caller(client)` when nil.
     public func createItem(
         in collection: CollectionID, label: String, attributes: Attributes, type: String,
-        secret: TransportSecret, replace: Bool, client: ClientID
+        secret: TransportSecret, replace: Bool, client: ClientID, caller: Caller? = nil
     ) async throws(ServiceError) -> ItemID {
         try checkLabel(label)
         try checkAttributes(attributes)
@@ -47,7 +48,10 @@ extension SecretService {
             record.contentType = secret.contentType
             record.sealedSecret = sealer.seal(plaintext, associatedData: Self.sealingContext(id))
             record.modified = time
-            try await persistItem(record, secret: plaintext, in: state, replacing: true)
+            try await audited(.replace, of: id, label: label, caller: caller ?? Caller(client)) {
+                () throws(ServiceError) in
+                try await persistItem(record, secret: plaintext, in: state, replacing: true)
+            }
             state.update(record)
             emit(
                 .itemChanged(
@@ -70,7 +74,9 @@ extension SecretService {
             created: time, modified: time)
         // The collection record is not rewritten: its item counter and `Modified` follow from the
         // item records when the journal is read (docs/vault-format.md).
-        try await persistItem(record, secret: plaintext, in: state, replacing: false)
+        try await audited(.create, of: id, label: label, caller: caller ?? Caller(client)) { () throws(ServiceError) in
+            try await persistItem(record, secret: plaintext, in: state, replacing: false)
+        }
         state.fields.nextItemNumber = number + 1
         state.fields.modified = time
         state.insert(record)
@@ -93,9 +99,9 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
     ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
-    public func setLabel(_ label: String, of id: ItemID) async throws(ServiceError) {
+    public func setLabel(_ label: String, of id: ItemID, caller: Caller = .daemon) async throws(ServiceError) {
         try checkLabel(label)
-        try await updateItem(id) { record in
+        try await updateItem(id, .changeLabel, caller: caller) { record in
             record.label = label
             return [.label(label)]
         }
@@ -105,9 +111,11 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
     ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
-    public func setAttributes(_ attributes: Attributes, of id: ItemID) async throws(ServiceError) {
+    public func setAttributes(
+        _ attributes: Attributes, of id: ItemID, caller: Caller = .daemon
+    ) async throws(ServiceError) {
         try checkAttributes(attributes)
-        try await updateItem(id) { record in
+        try await updateItem(id, .changeAttributes, caller: caller) { record in
             let oldType = reportedType(of: record)
             record.attributes = attributes
             let newType = reportedType(of: record)
@@ -120,17 +128,18 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
     ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
-    public func setType(_ type: String, of id: ItemID) async throws(ServiceError) {
+    public func setType(_ type: String, of id: ItemID, caller: Caller = .daemon) async throws(ServiceError) {
         try checkLabel(type)
-        try await updateItem(id) { record in
+        try await updateItem(id, .changeType, caller: caller) { record in
             record.type = type
             return [.type(reportedType(of: record))]
         }
     }
 
-    /// Applies `change` to an unlocked item, saves it, stamps `Modified` and emits `itemChanged`.
+    /// Applies `change` to an unlocked item, saves it, stamps `Modified`, emits `itemChanged` and
+    /// records `action` by `caller` in the audit log.
     func updateItem(
-        _ id: ItemID, _ change: (inout StoredItem) -> [ItemProperty]
+        _ id: ItemID, _ action: AuditAction, caller: Caller, _ change: (inout StoredItem) -> [ItemProperty]
     ) async throws(ServiceError) {
         await beginWrite()
         defer { endWrite() }
@@ -141,7 +150,10 @@ extension SecretService {
         var properties = change(&record)
         record.modified = now()
         properties.append(.modified(record.modified))
-        try await persistItem(record, secret: try plaintext(of: record, id, in: state), in: state, replacing: true)
+        let secret = try plaintext(of: record, id, in: state)
+        try await audited(action, of: id, label: record.label, caller: caller) { () throws(ServiceError) in
+            try await persistItem(record, secret: secret, in: state, replacing: true)
+        }
         state.update(record)
         emit(.itemChanged(id, properties))
     }
@@ -163,10 +175,10 @@ extension SecretService {
     /// Deletes an item. Emits `itemDeleted`.
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
-    public func deleteItem(_ id: ItemID) async throws(ServiceError) {
+    public func deleteItem(_ id: ItemID, caller: Caller = .daemon) async throws(ServiceError) {
         await beginWrite()
         defer { endWrite() }
-        _ = try record(of: id)
+        let label = try record(of: id).label
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
         noteUse(state)
@@ -175,7 +187,9 @@ extension SecretService {
             let record = VaultRecord(
                 kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time),
                 space: space, sealer: sealer)
-            try await persist(record, in: state, obsoleting: 2)
+            try await audited(.delete, of: id, label: label, caller: caller) { () throws(ServiceError) in
+                try await persist(record, in: state, obsoleting: 2)
+            }
         }
         state.remove(id.number)
         state.fields.modified = time

@@ -16,7 +16,9 @@ extension SecretService {
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
         noteUse(state)
-        return try encode(record, of: id, in: state, session: session, sessionID: sessionID)
+        let secret = try encode(record, of: id, in: state, session: session, sessionID: sessionID)
+        audit(.read, of: id, label: record.label, caller: caller, result: .allowed)
+        return secret
     }
 
     /// The secrets of several items, in the order asked (secret-service.md §6.7).
@@ -34,6 +36,7 @@ extension SecretService {
             else { continue }
             noteUse(state)
             result.append((id, try encode(record, of: id, in: state, session: session, sessionID: sessionID)))
+            audit(.read, of: id, label: record.label, caller: caller, result: .allowed)
         }
         return result
     }
@@ -43,12 +46,16 @@ extension SecretService {
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/noSession``,
     ///   ``ServiceError/invalidArgument(_:)``, ``ServiceError/limitExceeded(_:)``,
     ///   ``ServiceError/failed(_:)``.
-    public func setSecret(_ secret: TransportSecret, of id: ItemID, client: ClientID) async throws(ServiceError) {
+    ///
+    /// - Parameter caller: Who asks, for the audit log; `Caller(client)` when nil.
+    public func setSecret(
+        _ secret: TransportSecret, of id: ItemID, client: ClientID, caller: Caller? = nil
+    ) async throws(ServiceError) {
         _ = try record(of: id)
         let state = try state(of: id.collection)
         guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
         let sealed = sealer.seal(try decode(secret, client: client), associatedData: Self.sealingContext(id))
-        try await updateItem(id) { record in
+        try await updateItem(id, .changeSecret, caller: caller ?? Caller(client)) { record in
             record.sealedSecret = sealed
             record.contentType = secret.contentType
             return []

@@ -23,6 +23,8 @@ public actor SecretService {
     let autoLock: AutoLockSettings
     /// Where unlocked collections' keys outlive the process (the kernel keyring), if anywhere.
     let keyKeeper: (any UnlockedKeyKeeper)?
+    /// The collections' audit logs; nil when none are kept.
+    let auditLog: AuditLog?
     let now: @Sendable () -> UInt64
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
@@ -80,6 +82,7 @@ public actor SecretService {
     ///   - autoLock: When unlocked collections lock by themselves.
     ///   - keyKeeper: Keeps unlocked collections' keys across restarts; those it still has are
     ///     unlocked at once.
+    ///   - audit: Where each collection's audit log is kept; nil keeps none.
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
     ///     manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
@@ -96,6 +99,7 @@ public actor SecretService {
         limits: ServiceLimits = ServiceLimits(),
         autoLock: AutoLockSettings = .never,
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
+        audit: (any AuditStore)? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -111,6 +115,7 @@ public actor SecretService {
         timeline = Timeline(clock)
         self.autoLock = autoLock
         self.keyKeeper = keyKeeper
+        auditLog = audit.map { AuditLog(store: $0, logger: logger) }
         self.now = now
         self.logger = logger
         self.events = events

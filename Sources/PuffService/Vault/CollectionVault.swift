@@ -20,6 +20,8 @@ final class CollectionVault {
     private(set) var isOpen: Bool
     /// The record key; nil while locked.
     private(set) var sealer: SecretSealer?
+    /// The audit log's key; nil while locked and for `session`.
+    private(set) var auditSealer: SecretSealer?
     /// Only for an ephemeral vault: the master key, kept while locked since no passcode exists.
     var escrow: MasterKey?
     private(set) var hasher: KeyedHash
@@ -43,6 +45,7 @@ final class CollectionVault {
         isLocked = false
         isOpen = true
         sealer = opened.sealer
+        auditSealer = opened.auditSealer
         hasher = opened.hasher
         items = opened.items
         index = opened.index
@@ -80,6 +83,7 @@ final class CollectionVault {
     /// Installs what unlocking opened (keys, and for a collection not open yet its items).
     func unlock(with opened: OpenedCollection, replacingItems: Bool) {
         sealer = opened.sealer
+        auditSealer = opened.auditSealer
         if replacingItems {
             // Numbers seen only in records that are gone from memory (deletions) still count.
             let next = max(fields.nextItemNumber, opened.fields.nextItemNumber)
@@ -102,6 +106,7 @@ final class CollectionVault {
     func lock() {
         isLocked = true
         sealer = nil
+        auditSealer = nil
         activity?.timer?.cancel()
         activity = nil
         guard isPrivate else { return }

@@ -23,6 +23,8 @@ package struct OpenedCollection: Sendable {
     var hasher: KeyedHash
     var sealer: SecretSealer
     package var deadRecords: Int
+    /// Seals the audit log (nil for the unpersisted `session` collection).
+    var auditSealer: SecretSealer? = nil
 }
 
 /// Why a collection's records could not be read.
@@ -145,7 +147,8 @@ package enum VaultOpening {
         // The newest collection record is live; a new collection's fields come from no record.
         let dead = seen - items.count - min(collectionRecords, 1)
         return OpenedCollection(
-            fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead)
+            fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead,
+            auditSealer: try? SecretSealer(key: master.subkey(.audit)))
     }
 
     /// The blind index key: the header's (visible collections), or a sub-key of the master key

@@ -54,7 +54,7 @@ extension SecretInterfaces {
                     }
                     let item = try await service.createItem(
                         in: id, label: label, attributes: attributes, type: type, secret: secret, replace: replace,
-                        client: call.client)
+                        client: call.client, caller: call.caller)
                     return [.objectPath(ObjectPaths.path(of: item)), .objectPath(.root)]
                 },
             ],

@@ -10,7 +10,7 @@ extension SecretInterfaces {
             SecretServiceNames.item,
             methods: [
                 Method("Delete", out: [.init("Prompt", "o")]) { call in
-                    try await service.deleteItem(try call.item().0)
+                    try await service.deleteItem(try call.item().0, caller: call.caller)
                     return [.objectPath(.root)]
                 },
                 Method(
@@ -23,7 +23,8 @@ extension SecretInterfaces {
                 Method("SetSecret", in: [.init("secret", SecretServiceNames.secretSignature)]) { call in
                     let id = try call.item().0
                     try await service.setSecret(
-                        try context.secret(from: call.arguments.first), of: id, client: call.client)
+                        try context.secret(from: call.arguments.first), of: id, client: call.client, caller: call.caller
+                    )
                     return []
                 },
             ],
@@ -32,16 +33,21 @@ extension SecretInterfaces {
                 Property(
                     "Attributes", "a{ss}", get: { call in .stringDictionary(try call.item().1.attributes) },
                     set: { call, value in
-                        try await service.setAttributes(value.stringDictionary ?? [:], of: try call.item().0)
+                        try await service.setAttributes(
+                            value.stringDictionary ?? [:], of: try call.item().0, caller: call.caller)
                     }
                 ),
                 Property(
                     "Label", "s", get: { call in .string(try call.item().1.label) },
-                    set: { call, value in try await service.setLabel(value.string ?? "", of: try call.item().0) }
+                    set: { call, value in
+                        try await service.setLabel(value.string ?? "", of: try call.item().0, caller: call.caller)
+                    }
                 ),
                 Property(
                     "Type", "s", get: { call in .string(try call.item().1.type) },
-                    set: { call, value in try await service.setType(value.string ?? "", of: try call.item().0) }
+                    set: { call, value in
+                        try await service.setType(value.string ?? "", of: try call.item().0, caller: call.caller)
+                    }
                 ),
                 Property("Created", "t", get: { call in .uint64(try call.item().1.created) }),
                 Property("Modified", "t", get: { call in .uint64(try call.item().1.modified) }),

@@ -29,14 +29,17 @@ public enum JournalFraming {
     /// A frame that runs past the end, or fails its checksum and is the last one, is a torn tail:
     /// the good part ends before it. Anything else wrong is damage.
     ///
+    /// - Parameter preamble: What the file starts with: a journal's, or an audit log's
+    ///   (``AuditFraming/preamble``), whose frames are the same.
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming `file` and the offset.
     public static func parse(
-        _ bytes: [UInt8], file: String
+        _ bytes: [UInt8], file: String, preamble: [UInt8] = preamble
     ) throws(StoreError) -> (records: [JournalReplay.Record], goodEnd: Int) {
         guard bytes.count >= preamble.count else {
             // A journal is created with its preamble durable, so a short one was torn at creation.
             guard preamble.starts(with: bytes) else {
-                throw .damaged(file: file, offset: 0, reason: "not a Puff journal")
+                throw .damaged(
+                    file: file, offset: 0, reason: "not a Puff \(preamble == Self.preamble ? "journal" : "file")")
             }
             return ([], 0)
         }

@@ -36,8 +36,12 @@ def escape(text):
 
 
 def hold():
-    with open(os.environ["FAKE_PINENTRY_LOG"] + ".held", "w") as f:
+    # Written aside and renamed: a watcher that acts as soon as the file exists (prompt_client's
+    # --disconnect-when) must never find it empty, or the pid is lost when puffd ends this process.
+    held = os.environ["FAKE_PINENTRY_LOG"] + ".held"
+    with open(held + ".tmp", "w") as f:
         f.write(str(os.getpid()))
+    os.rename(held + ".tmp", held)
     while True:
         time.sleep(60)
 

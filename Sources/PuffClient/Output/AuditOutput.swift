@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// How `audit` prints: a table for people, JSON for scripts. Entries never hold a secret.
+///
+/// JSON is `{"entries": [{"collection", "time", "action", "result", "item", "label",
+/// "executable", "client", "pid"}], "unreadable": {collection: reason}}`; times are seconds
+/// since the Unix epoch; `executable` and `pid` are left out when puffd could not tell them.
+enum AuditOutput {
+    private struct Document: Encodable {
+        var entries: [AuditSummary]
+        var unreadable: [String: String]
+    }
+
+    /// `audit` for people: one row per entry, oldest first, local time.
+    static func text(_ reply: AuditLogReply) -> String {
+        guard !reply.entries.isEmpty else { return "no entries" }
+        var table = TextTable("TIME", "COLLECTION", "ITEM", "CALLER", "ACTION", "RESULT")
+        for entry in reply.entries.sorted(by: { $0.time < $1.time }) {
+            table.append(
+                AuditTime.shown(entry.time), entry.collection, entry.label, entry.caller, entry.action, entry.result)
+        }
+        return table.rendered
+    }
+
+    /// One line per collection whose log was not read whole, for standard error.
+    static func notes(_ reply: AuditLogReply) -> [String] {
+        reply.unreadable.sorted { $0.key < $1.key }.map { collection, reason in
+            reason == "locked"
+                ? "puffctl: '\(collection)' is locked, so its audit log cannot be read: run `puffctl unlock \(collection)`"
+                : "puffctl: the audit log of '\(collection)' is not whole: \(reason)"
+        }
+    }
+
+    /// `audit --json`.
+    static func json(_ reply: AuditLogReply) -> String {
+        JSONOutput.encode(Document(entries: reply.entries, unreadable: reply.unreadable))
+    }
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What an audit entry records was done to an item.
+public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// The secret was asked for (`GetSecret`, `GetSecrets`); the result says whether it was given.
+    case read = 1
+    /// A new item was stored.
+    case create = 2
+    /// `CreateItem` with `replace` overwrote the item with the identical attribute set.
+    case replace = 3
+    case changeSecret = 4
+    case changeAttributes = 5
+    case changeLabel = 6
+    case changeType = 7
+    case delete = 8
+
+    /// The name `puffctl audit` shows: `read`, `create`, `change-secret`, …
+    public var description: String {
+        switch self {
+        case .read: "read"
+        case .create: "create"
+        case .replace: "replace"
+        case .changeSecret: "change-secret"
+        case .changeAttributes: "change-attributes"
+        case .changeLabel: "change-label"
+        case .changeType: "change-type"
+        case .delete: "delete"
+        }
+    }
+}
+
+/// How an audited request ended.
+public enum AuditResult: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// Done: the secret was released, or the change saved.
+    case allowed = 1
+    /// An access rule or a person said no.
+    case refused = 2
+    /// A confirmation prompt was dismissed or timed out, or no prompter could ask.
+    case dismissed = 3
+    /// The change could not be saved, or the secret not opened.
+    case failed = 4
+
+    /// `allowed`, `refused`, `dismissed` or `failed`.
+    public var description: String {
+        switch self {
+        case .allowed: "allowed"
+        case .refused: "refused"
+        case .dismissed: "dismissed"
+        case .failed: "failed"
+        }
+    }
+}
+
+/// One audit log entry: who did what to which item, when, and how it ended. Never the secret, and
+/// never attribute values: the label names the item.
+public struct AuditEntry: Sendable, Equatable {
+    public var collection: CollectionID
+    /// Seconds since the epoch.
+    public var time: UInt64
+    public var action: AuditAction
+    public var result: AuditResult
+    /// The item's number in its collection.
+    public var item: UInt64
+    /// The item's label when the entry was made.
+    public var label: String
+    /// The caller's executable, when the bus could tell.
+    public var executable: String?
+    /// The caller's unique bus name (`puffd` for the daemon's own work).
+    public var client: String
+    public var pid: UInt32?
+
+    public init(
+        collection: CollectionID, time: UInt64, action: AuditAction, result: AuditResult, item: UInt64,
+        label: String, executable: String?, client: String, pid: UInt32?
+    ) {
+        self.collection = collection
+        self.time = time
+        self.action = action
+        self.result = result
+        self.item = item
+        self.label = label
+        self.executable = executable
+        self.client = client
+        self.pid = pid
+    }
+}
+
+/// What ``SecretService/auditEntries(since:collection:)`` found.
+public struct AuditReport: Sendable {
+    /// A log that could not be read whole.
+    public struct Problem: Sendable, Equatable {
+        public var collection: CollectionID
+        /// For people: damage, entries that did not open, entries out of order.
+        public var reason: String
+    }
+
+    /// Whether puffd keeps audit logs (`[audit] enabled`); when not, the rest is empty.
+    public var isEnabled: Bool
+    /// Entries of unlocked collections, oldest first within each collection, collections in
+    /// their usual order.
+    public var entries: [AuditEntry]
+    /// Collections whose logs are sealed because they are locked.
+    public var locked: [CollectionID]
+    public var problems: [Problem]
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+import Dispatch
+import Logging
+import PuffCrypto
+import PuffStore
+import Synchronization
+
+/// The collections' audit logs (docs/vault-format.md): seals each entry under its collection's
+/// audit key, numbers it, hands it to the ``AuditStore`` and has the store synced within
+/// ``syncDelay``. Owned and touched only by the ``SecretService`` actor, so entries are numbered
+/// and appended in the order they happened.
+final class AuditLog {
+    let store: any AuditStore
+    /// How long an entry may stay unsynced: what a crash can lose.
+    let syncDelay: Duration
+    private let logger: Logger
+    /// The number the next entry of each log gets; read from the log at its first append.
+    private var nextSequence: [SpaceID: UInt64] = [:]
+    private let syncScheduled = Flag()
+    /// Whether the last append failed, so a full disk is logged once, not on every read.
+    private var isFailing = false
+
+    /// A Sendable flag the deferred sync clears.
+    private final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    init(store: any AuditStore, syncDelay: Duration = .seconds(1), logger: Logger) {
+        self.store = store
+        self.syncDelay = syncDelay
+        self.logger = logger
+    }
+
+    /// Appends `fields` to `space`'s log. A failure is logged and otherwise ignored: the audit
+    /// trail is defence in depth, and a full disk must not stop clients from reading secrets.
+    func append(_ fields: AuditFields, to space: SpaceID, sealer: SecretSealer) {
+        let sequence = nextSequence[space] ?? Self.sequence(after: store, space)
+        let record = AuditRecord(sequence: sequence, fields: fields, space: space, sealer: sealer)
+        do {
+            try store.append(record.encoded(), to: space)
+            nextSequence[space] = sequence + 1
+            isFailing = false
+        } catch {
+            if !isFailing { logger.error("Audit log write failed", metadata: ["error": "\(error)"]) }
+            isFailing = true
+            return
+        }
+        scheduleSync()
+    }
+
+    /// Forgets a deleted collection's log.
+    func remove(_ space: SpaceID) {
+        nextSequence[space] = nil
+        do {
+            try store.remove(space)
+        } catch {
+            logger.error("Removing an audit log failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Syncs the store `syncDelay` from now, unless a sync is already due: one `fdatasync` per
+    /// log per period however many entries, off the actor and off the cooperative pool.
+    private func scheduleSync() {
+        guard !syncScheduled.value.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let (store, flag, logger) = (store, syncScheduled, logger)
+        let (seconds, attoseconds) = syncDelay.components
+        let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) {
+            // Cleared first, so an entry appended during the sync schedules the next one.
+            flag.value.store(false, ordering: .releasing)
+            do {
+                try store.sync()
+            } catch {
+                logger.error("Audit log sync failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// One past the newest sequence number in `space`'s log; 1 for a new log.
+    private static func sequence(after store: any AuditStore, _ space: SpaceID) -> UInt64 {
+        guard let last = try? store.entries(of: space).records.last,
+            let record = try? AuditRecord(decoding: last)
+        else { return 1 }
+        return record.sequence &+ 1
+    }
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffStore
+
+extension SecretService {
+    /// Records a request for an item's secret and how it ended: the secret reads record
+    /// ``AuditResult/allowed`` themselves; an access gate that refuses a read, or whose
+    /// confirmation is dismissed, records that here.
+    ///
+    /// Nothing is recorded for an unknown item, an item of a locked collection (its log's key is
+    /// gone; such a read never reaches a secret either) or of the unpersisted `session` collection.
+    public func recordRead(_ id: ItemID, caller: Caller, result: AuditResult) {
+        guard let item = collectionStates[id.collection]?.items[id.number] else { return }
+        audit(.read, of: id, label: item.label, caller: caller, result: result)
+    }
+
+    /// Appends one entry to the log of the item's collection, if audit logs are kept and the
+    /// collection is unlocked and persisted. Never blocks on the disk (``AuditLog``).
+    func audit(_ action: AuditAction, of id: ItemID, label: String, caller: Caller, result: AuditResult) {
+        guard let auditLog, let vault = collectionStates[id.collection], let space = vault.space,
+            let sealer = vault.auditSealer
+        else { return }
+        let fields = AuditFields(
+            action: action.rawValue, result: result.rawValue, time: now(), item: id.number, label: label,
+            executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
+        auditLog.append(fields, to: space, sealer: sealer)
+    }
+
+    /// Runs `save` (the journal write of a change) and records `action` as allowed, or as failed
+    /// when `save` throws.
+    func audited(
+        _ action: AuditAction, of id: ItemID, label: String, caller: Caller,
+        _ save: () async throws(ServiceError) -> Void
+    ) async throws(ServiceError) {
+        do {
+            try await save()
+        } catch {
+            audit(action, of: id, label: label, caller: caller, result: .failed)
+            throw error
+        }
+        audit(action, of: id, label: label, caller: caller, result: .allowed)
+    }
+
+    /// The audit entries made at or after `since` (seconds since the epoch) in every unlocked
+    /// collection, or in `collection` only; locked collections are named, their logs unread.
+    /// Never a secret. The logs are read and opened off the actor.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown `collection`.
+    public func auditEntries(since: UInt64 = 0, collection: CollectionID? = nil) async throws(ServiceError)
+        -> AuditReport
+    {
+        if let collection { _ = try state(of: collection) }
+        guard let store = auditLog?.store else {
+            return AuditReport(isEnabled: false, entries: [], locked: [], problems: [])
+        }
+        var readable: [(CollectionID, SpaceID, SecretSealer)] = []
+        var locked: [CollectionID] = []
+        for id in collection.map({ [$0] }) ?? collectionOrder {
+            guard let vault = collectionStates[id], let space = vault.space else { continue }
+            if let sealer = vault.auditSealer { readable.append((id, space, sealer)) } else { locked.append(id) }
+        }
+        let logs = readable
+        let read = await BlockingWork.run {
+            logs.map { id, space, sealer in
+                (id, AuditReader.read(store, space: space, sealer: sealer, collection: id, since: since))
+            }
+        }
+        return AuditReport(
+            isEnabled: true, entries: read.flatMap(\.1.entries), locked: locked,
+            problems: read.compactMap { id, log in log.problem.map { .init(collection: id, reason: $0) } })
+    }
+
+    /// Makes every audit entry so far durable; puffd calls it as it stops.
+    public func flushAudit() async {
+        guard let store = auditLog?.store else { return }
+        await BlockingWork.run { try? store.sync() }
+    }
+}

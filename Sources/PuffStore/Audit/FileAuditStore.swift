@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import Synchronization
+
+/// The file ``AuditStore``: `<space>.audit` and its predecessor `<space>.audit.1` in the vault
+/// folder, 0600 whatever the umask.
+///
+/// A class behind a `Mutex`, not an actor: the service appends synchronously from its own actor,
+/// so entries land in the order they happened, and an append is one `write` to the page cache.
+public final class FileAuditStore: AuditStore {
+    public let limit: Int
+    /// The vault folder.
+    public let folder: String
+
+    private struct Writer {
+        let fd: Int32
+        var size: Int
+    }
+
+    private struct State {
+        var writers: [SpaceID: Writer] = [:]
+        /// Spaces appended to since the last sync.
+        var dirty: Set<SpaceID> = []
+        /// A rotation renamed a file since the last sync.
+        var folderChanged = false
+    }
+
+    private let state = Mutex(State())
+
+    /// A store over `folder` (made 0700 if new) whose logs rotate past `limit` bytes.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)`` when the folder cannot be made private.
+    public init(folder: String, limit: Int = 1 << 20) throws(StoreError) {
+        try DurableFiles.makePrivateFolder(folder)
+        self.folder = folder
+        self.limit = max(limit, AuditFraming.preamble.count + 1)
+    }
+
+    deinit {
+        state.withLock { state in
+            for writer in state.writers.values {
+                _ = fdatasync(writer.fd)
+                close(writer.fd)
+            }
+        }
+    }
+
+    private func current(_ space: SpaceID) -> String { "\(folder)/\(space.hex).audit" }
+    private func predecessor(_ space: SpaceID) -> String { "\(folder)/\(space.hex).audit.1" }
+
+    public func append(_ entry: [UInt8], to space: SpaceID) throws(StoreError) {
+        let frame = JournalFraming.frame(entry)
+        try state.withLock { (state) throws(StoreError) in
+            var writer: Writer
+            if let open = state.writers[space] { writer = open } else { writer = try openWriter(space) }
+            if writer.size > AuditFraming.preamble.count, writer.size + frame.count > limit {
+                state.writers[space] = nil
+                writer = try rotate(space, writer)
+                state.folderChanged = true
+            }
+            state.writers[space] = writer
+            do throws(StoreError) {
+                try DurableFiles.writeAll(writer.fd, frame, path: current(space))
+            } catch {
+                // The next append must not follow half a frame.
+                _ = ftruncate(writer.fd, off_t(writer.size))
+                throw error
+            }
+            state.writers[space]!.size += frame.count
+            state.dirty.insert(space)
+        }
+    }
+
+    /// Opens the current file for appending: creates it, cuts a torn tail off, or moves a damaged
+    /// one aside as the predecessor so new entries never follow bad bytes.
+    private func openWriter(_ space: SpaceID) throws(StoreError) -> Writer {
+        let path = current(space)
+        if let bytes = try DurableFiles.readWhole(path) {
+            if let parsed = try? JournalFraming.parse(bytes, file: path, preamble: AuditFraming.preamble),
+                parsed.goodEnd >= AuditFraming.preamble.count
+            {
+                let fd = try DurableFiles.openPrivate(path, O_WRONLY | O_APPEND)
+                if parsed.goodEnd < bytes.count, ftruncate(fd, off_t(parsed.goodEnd)) != 0 {
+                    close(fd)
+                    throw .writeFailed("cannot truncate \(path): \(DurableFiles.describe(errno))")
+                }
+                return Writer(fd: fd, size: parsed.goodEnd)
+            }
+            if bytes.count > AuditFraming.preamble.count, rename(path, predecessor(space)) != 0 {
+                throw .writeFailed("cannot move \(path) aside: \(DurableFiles.describe(errno))")
+            }
+        }
+        return try create(space)
+    }
+
+    /// Makes the full current file the predecessor and starts a new one.
+    private func rotate(_ space: SpaceID, _ writer: Writer) throws(StoreError) -> Writer {
+        // The old entries are durable before their file changes name.
+        _ = fdatasync(writer.fd)
+        close(writer.fd)
+        guard rename(current(space), predecessor(space)) == 0 else {
+            throw .writeFailed("cannot rotate \(current(space)): \(DurableFiles.describe(errno))")
+        }
+        return try create(space)
+    }
+
+    private func create(_ space: SpaceID) throws(StoreError) -> Writer {
+        let path = current(space)
+        let fd = try DurableFiles.openPrivate(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
+        do throws(StoreError) {
+            try DurableFiles.writeAll(fd, AuditFraming.preamble, path: path)
+        } catch {
+            close(fd)
+            throw error
+        }
+        return Writer(fd: fd, size: AuditFraming.preamble.count)
+    }
+
+    public func entries(of space: SpaceID) throws(StoreError) -> AuditReplay {
+        try state.withLock { (_) throws(StoreError) in
+            var replay = AuditReplay(records: [])
+            for path in [predecessor(space), current(space)] {
+                guard let bytes = try DurableFiles.readWhole(path) else { continue }
+                do {
+                    let parsed = try JournalFraming.parse(bytes, file: path, preamble: AuditFraming.preamble)
+                    replay.records += parsed.records.map(\.bytes)
+                } catch {
+                    replay.damage = "\(error)"
+                }
+            }
+            return replay
+        }
+    }
+
+    public func sync() throws(StoreError) {
+        // Duplicates, so a rotation may close the originals while the syncs run unlocked.
+        let (descriptors, folderChanged) = state.withLock { state in
+            defer {
+                state.dirty = []
+                state.folderChanged = false
+            }
+            return (state.dirty.compactMap { state.writers[$0].map { dup($0.fd) } }, state.folderChanged)
+        }
+        var failure: StoreError?
+        for fd in descriptors where fd >= 0 {
+            if fdatasync(fd) != 0 {
+                failure = .writeFailed("cannot sync an audit log: \(DurableFiles.describe(errno))")
+            }
+            close(fd)
+        }
+        if folderChanged { try DurableFiles.syncFolder(folder) }
+        if let failure { throw failure }
+    }
+
+    public func remove(_ space: SpaceID) throws(StoreError) {
+        try state.withLock { (state) throws(StoreError) in
+            if let writer = state.writers.removeValue(forKey: space) { close(writer.fd) }
+            state.dirty.remove(space)
+            for path in [current(space), predecessor(space)] where unlink(path) != 0 && errno != ENOENT {
+                throw .writeFailed("cannot remove \(path): \(DurableFiles.describe(errno))")
+            }
+        }
+        try DurableFiles.syncFolder(folder)
+    }
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffDBus
+import Testing
+
+@testable import PuffClient
+
+/// `puffctl audit`'s `--since` times and its output.
+struct AuditOutputTests {
+    let utc = TimeZone(identifier: "UTC")!
+
+    @Test func agesCountBackFromNow() {
+        #expect(AuditTime.seconds("90s", now: 1000) == 910)
+        #expect(AuditTime.seconds("2m", now: 1000) == 880)
+        #expect(AuditTime.seconds("1h", now: 10_000) == 6400)
+        #expect(AuditTime.seconds("2d", now: 200_000) == 27_200)
+        #expect(AuditTime.seconds("1w", now: 1_000_000) == 395_200)
+        #expect(AuditTime.seconds("3d", now: 10) == 0)
+    }
+
+    @Test func isoDatesAndTimesAreLocalUnlessTheyNameAZone() {
+        #expect(AuditTime.seconds("2023-11-14", now: 0, timeZone: utc) == 1_699_920_000)
+        #expect(AuditTime.seconds("2023-11-14T22:13", now: 0, timeZone: utc) == 1_700_000_000 - 20)
+        #expect(AuditTime.seconds("2023-11-14T22:13:20Z", now: 0, timeZone: utc) == 1_700_000_000)
+        #expect(AuditTime.seconds("2023-11-15T00:13:20+02:00", now: 0, timeZone: utc) == 1_700_000_000)
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        #expect(AuditTime.seconds("2023-11-14T23:13:20", now: 0, timeZone: berlin) == 1_700_000_000)
+    }
+
+    @Test(arguments: ["yesterday", "5x", "2023-13-01", "", "h", "-1h"])
+    func somethingElseIsNoTime(_ text: String) {
+        #expect(AuditTime.seconds(text, now: 1000) == nil)
+    }
+
+    @Test func theTableListsEntriesOldestFirstWithTheCallerAndTheNotesNameLockedCollections() throws {
+        let reply = try AuditLogReply(reply: Replies.audit)
+        let lines = AuditOutput.text(reply).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("TIME") && lines[0].contains("CALLER"))
+        #expect(lines[1].contains("Mail") && lines[1].contains(":1.9") && lines[1].hasSuffix("change-label  failed"))
+        #expect(lines[2].contains("GitHub") && lines[2].contains("/usr/bin/secret-tool"))
+        #expect(
+            AuditOutput.notes(reply) == [
+                "puffctl: 'work' is locked, so its audit log cannot be read: run `puffctl unlock work`"
+            ])
+    }
+
+    @Test func jsonLeavesUnknownExecutablesOut() throws {
+        let json = AuditOutput.json(try AuditLogReply(reply: Replies.audit))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let entries = try #require(object["entries"] as? [[String: Any]])
+        #expect(entries.map { $0["executable"] as? String } == ["/usr/bin/secret-tool", nil])
+        #expect(entries[0]["pid"] as? Int == 4242)
+        #expect(object["unreadable"] as? [String: String] == ["work": "locked"])
+    }
+}
