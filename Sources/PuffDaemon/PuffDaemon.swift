@@ -299,6 +299,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             limits: settings.limits,
             autoLock: settings.effectiveAutoLock,
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
+            access: settings.access,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events

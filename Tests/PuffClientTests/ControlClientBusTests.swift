@@ -40,6 +40,12 @@ struct ControlClientBusTests {
         #expect(try await client.listItems(in: "login").map(\.path) == ["/i/1"])
         try await client.registerAgent(at: ObjectPath("/io/puff/Agent")!)
         try await client.unregisterAgent(at: ObjectPath("/io/puff/Agent")!)
+        try await client.setProtected(true, item: "/i/1")
+        try await client.setAccess(false, for: "/usr/bin/secret-tool", item: "/i/1")
+        try await client.revokeAccess(item: "/i/1", executable: nil)
+        let access = try await client.listAccess([])
+        #expect(access.first?.protected == true)
+        #expect(access.first?.rules == [.init(executable: "/usr/bin/secret-tool", decision: "deny", digest: nil)])
         #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))
     }
 

@@ -76,6 +76,27 @@ final class FakeControl: Sendable {
         "CreateCollection": [.string("new")],
         "Compact": [.uint64(4096)],
         "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
+        "ListAccess": [
+            .array(
+                element: "a{sv}",
+                [
+                    Replies.dictionary([
+                        ("path", .objectPath(ObjectPath("/i/1")!)), ("label", .string("mail")),
+                        ("protected", .boolean(true)),
+                        (
+                            "rules",
+                            .array(
+                                element: "a{sv}",
+                                [
+                                    Replies.dictionary([
+                                        ("executable", .string("/usr/bin/secret-tool")), ("allow", .boolean(false)),
+                                        ("digest", .string("")),
+                                    ])
+                                ])
+                        ),
+                    ])
+                ])
+        ],
     ]
 
     private static func interface(recorder: Recorder) throws -> Interface {

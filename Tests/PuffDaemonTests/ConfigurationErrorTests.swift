@@ -41,7 +41,7 @@ struct ConfigurationErrorTests {
         ),
         (
             "[vaults]\nstore = \"file\"\n",
-            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [limits], [log]"
+            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [access], [limits], [log]"
         ),
         ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
         (

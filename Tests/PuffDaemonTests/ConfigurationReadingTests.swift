@@ -26,6 +26,10 @@ struct ConfigurationReadingTests {
         idle = 300
         maximum = 0
 
+        [access]
+        mode = "strict"
+        hash_executables = true
+
         [limits]
         label_bytes = 100
         attributes_per_item = 10
@@ -56,6 +60,8 @@ struct ConfigurationReadingTests {
         expected.pinentry = "/usr/bin/pinentry-curses"
         expected.pinentryTTY = "/dev/pts/3"
         expected.lockAfterIdle = 300
+        expected.accessMode = "strict"
+        expected.hashExecutables = true
         expected.lockAfter = 0
         expected.limits.labelBytes = 100
         expected.limits.attributesPerItem = 10

@@ -25,7 +25,9 @@ struct Fixture {
         storage: MemoryRecordStore = MemoryRecordStore(),
         mode: VaultMode = .ephemeral,
         limits: ServiceLimits = ServiceLimits(),
-        autoLock: AutoLockSettings = .never
+        autoLock: AutoLockSettings = .never,
+        access: AccessConfiguration = .open,
+        timeout: Duration = Fixture.timeout
     ) async throws {
         self.storage = storage
         prompter = ScriptedPrompter(script)
@@ -34,8 +36,8 @@ struct Fixture {
         time = SettableTime()
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
-            store: storage, mode: mode, prompter: prompter, promptTimeout: Self.timeout, limits: limits,
-            autoLock: autoLock,
+            store: storage, mode: mode, prompter: prompter, promptTimeout: timeout, limits: limits,
+            autoLock: autoLock, access: access,
             clock: clock,
             now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)

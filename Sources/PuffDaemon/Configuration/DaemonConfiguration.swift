@@ -38,6 +38,17 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Seconds after an unlock before a collection locks however busy, 0 never; nil: the default.
     public var lockAfter: Int?
 
+    // [access]
+    /// Who reads secrets: `open`, `ask` or `strict` (``AccessMode``).
+    public var accessMode = AccessMode.open.rawValue
+    /// Whether access rules are bound to the executable's contents as well as its path.
+    public var hashExecutables = false
+
+    /// The access gate's settings.
+    public var access: AccessConfiguration {
+        AccessConfiguration(mode: AccessMode(rawValue: accessMode) ?? .open, hashesExecutables: hashExecutables)
+    }
+
     // [limits]
     /// What one client may make the service hold (docs/limits.md).
     public var limits = ServiceLimits()

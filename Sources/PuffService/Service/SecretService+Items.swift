@@ -168,7 +168,8 @@ extension SecretService {
             let record = VaultRecord(
                 kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time),
                 space: space, sealer: sealer)
-            try await persist(record, in: state, obsoleting: 2)
+            // The item's settings record, if any, describes nothing from now on either.
+            try await persist(record, in: state, obsoleting: state.settings[id.number] == nil ? 2 : 3)
         }
         state.remove(id.number)
         state.fields.modified = time

@@ -23,6 +23,10 @@ public actor SecretService {
     let autoLock: AutoLockSettings
     /// Where unlocked collections' keys outlive the process (the kernel keyring), if anywhere.
     let keyKeeper: (any UnlockedKeyKeeper)?
+    /// Who may read secrets, and whether executables are hashed.
+    let access: AccessConfiguration
+    /// Callers' executables' content digests, cached.
+    let executableDigests = ExecutableDigests()
     let now: @Sendable () -> UInt64
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
@@ -79,6 +83,7 @@ public actor SecretService {
     ///   - autoLock: When unlocked collections lock by themselves.
     ///   - keyKeeper: Keeps unlocked collections' keys across restarts; those it still has are
     ///     unlocked at once.
+    ///   - access: Who may read secrets (default: every client, as before).
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
     ///     manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
@@ -95,6 +100,7 @@ public actor SecretService {
         limits: ServiceLimits = ServiceLimits(),
         autoLock: AutoLockSettings = .never,
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
+        access: AccessConfiguration = .open,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -110,6 +116,7 @@ public actor SecretService {
         timeline = Timeline(clock)
         self.autoLock = autoLock
         self.keyKeeper = keyKeeper
+        self.access = access
         self.now = now
         self.logger = logger
         self.events = events

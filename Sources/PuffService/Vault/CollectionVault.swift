@@ -29,6 +29,10 @@ final class CollectionVault {
     var pendingCollectionRecord: [UInt8]?
     /// The newest deletion record of a collection not opened yet, whose time counts for `Modified`.
     var pendingDeletionRecord: [UInt8]?
+    /// Items' access settings while the collection is open (items without any are absent).
+    var settings: [UInt64: ItemSettings] = [:]
+    /// Each live item's newest settings record, sealed, while the collection was never opened.
+    var pendingSettingsRecords: [UInt64: [UInt8]] = [:]
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
     /// Since when it is unlocked and used, for auto-lock; nil while locked.
@@ -47,6 +51,7 @@ final class CollectionVault {
         items = opened.items
         index = opened.index
         deadRecords = opened.deadRecords
+        settings = opened.settings
     }
 
     /// A locked collection known only from its journal (before its first unlock).
@@ -65,6 +70,7 @@ final class CollectionVault {
         index = scanned.index
         pendingCollectionRecord = scanned.collectionRecord
         pendingDeletionRecord = scanned.deletionRecord
+        pendingSettingsRecords = scanned.settingsRecords
         deadRecords = scanned.deadRecords
     }
 
@@ -90,8 +96,10 @@ final class CollectionVault {
             hasher = opened.hasher
             // Opened from a scan's live records, it counts none dead: the scan counted them.
             deadRecords = max(deadRecords, opened.deadRecords)
+            settings = opened.settings
             pendingCollectionRecord = nil
             pendingDeletionRecord = nil
+            pendingSettingsRecords = [:]
             isOpen = true
         }
         isLocked = false
@@ -107,6 +115,7 @@ final class CollectionVault {
         guard isPrivate else { return }
         items = ItemTable()
         index = AttributeIndex()
+        settings = [:]
         isOpen = false
     }
 
@@ -130,6 +139,8 @@ final class CollectionVault {
     func remove(_ number: UInt64) {
         guard let old = items[number] else { return }
         items[number] = nil
+        settings[number] = nil
+        pendingSettingsRecords[number] = nil
         index.remove(number, attributes: old.attributeList)
     }
 

@@ -104,7 +104,7 @@ extension SecretInterfaces {
                     }
                     return [.array(element: "a{sv}", items)]
                 },
-            ] + agentMethods(context)
+            ] + agentMethods(context) + accessMethods(context)
         )
     }
 }
