@@ -78,10 +78,7 @@ struct AgentService: ObjectTree {
     private static func choose(_ text: AgentQuestion, on terminal: AgentTerminal) throws(AgentTerminal.Outcome)
         -> SecureBytes
     {
-        let typed = try terminal.readAnswer(prompt: text.prompt)
-        guard let first = typed.first, let word = text.choices.first(where: { $0.hasPrefix(String(first)) }),
-            word.hasPrefix(typed)
-        else { throw .declined }
+        guard let word = text.choice(typed: try terminal.readAnswer(prompt: text.prompt)) else { throw .declined }
         return SecureBytes(unwipedCopyOf: Array(word.utf8))
     }
 
@@ -115,6 +112,13 @@ struct AgentQuestion {
     /// For a question about a read, the words the agent may answer (dbus/io.puff.Agent1.xml);
     /// empty when a passcode is asked.
     var choices: [String] = []
+
+    /// The choice a typed answer names: a word of ``choices`` or its beginning ("a", "alw");
+    /// nil for an empty line or anything else, which declines.
+    func choice(typed: String) -> String? {
+        guard !typed.isEmpty else { return nil }
+        return choices.first { $0.hasPrefix(typed) }
+    }
 
     init(_ question: [String: DBusValue]) {
         let collection = question["collection"]?.string ?? ""
