@@ -307,6 +307,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             autoLock: settings.effectiveAutoLock,
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
             audit: settings.auditEnabled ? audit : nil,
+            access: settings.access,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events

@@ -36,13 +36,16 @@ enum CollectionCheck {
     }
 
     /// What `VaultOpening.liveRecords(of:)` hands to an unlock: the newest collection record,
-    /// then each live item's newest record, by number.
+    /// then each live item's newest record, by number, then their newest settings records.
     static func liveRecords(of scanned: ScannedCollection) -> [JournalReplay.Record] {
         var records: [JournalReplay.Record] = []
         if let collection = scanned.collectionRecord { records.append(.init(offset: 0, bytes: collection)) }
         for number in scanned.items.numbers {
             guard let item = scanned.items[number] else { continue }
             records.append(.init(offset: 0, bytes: item.sealedSecret))
+        }
+        for (_, settings) in scanned.settingsRecords.sorted(by: { $0.key < $1.key }) {
+            records.append(.init(offset: 0, bytes: settings))
         }
         return records
     }
@@ -73,6 +76,9 @@ enum CollectionCheck {
     static func compare(whole: OpenedCollection, live: OpenedCollection, scanned: ScannedCollection) throws(Failure) {
         guard whole.items.numbers == scanned.items.numbers, live.items.numbers == scanned.items.numbers else {
             throw Failure("the scan, the live records and the whole journal list different items")
+        }
+        guard whole.settings == live.settings, Set(whole.settings.keys) == Set(scanned.settingsRecords.keys) else {
+            throw Failure("the scan, the live records and the whole journal keep different item settings")
         }
         guard whole.deadRecords == scanned.deadRecords, live.deadRecords == 0 else {
             throw Failure(

@@ -73,6 +73,7 @@ enum PayloadCheck {
         accepted = try item(plaintext) || accepted
         accepted = try collectionFields(plaintext) || accepted
         accepted = try deletion(plaintext) || accepted
+        accepted = try settings(plaintext) || accepted
         return accepted ? .parsed : .rejected
     }
 
@@ -87,6 +88,7 @@ enum PayloadCheck {
             case .item: _ = try item(plaintext)
             case .itemDeleted: _ = try deletion(plaintext)
             case .collection: _ = try collectionFields(plaintext)
+            case .itemSettings: _ = try settings(plaintext)
             }
         }
         return true
@@ -116,6 +118,14 @@ enum PayloadCheck {
         guard let time = try? DeletionPayload.time(plaintext) else { return false }
         guard DeletionPayload.plaintext(time: time).unprotectedArray() == plaintext.unprotectedArray() else {
             throw Failure("a deletion does not encode back to its bytes")
+        }
+        return true
+    }
+
+    static func settings(_ plaintext: SecureBytes) throws(Failure) -> Bool {
+        guard let settings = try? ItemSettings(parsing: plaintext) else { return false }
+        guard settings.plaintext().unprotectedArray() == plaintext.unprotectedArray() else {
+            throw Failure("item settings do not encode back to their bytes")
         }
         return true
     }

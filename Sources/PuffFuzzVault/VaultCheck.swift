@@ -71,10 +71,10 @@ enum VaultCheck {
     }
 
     /// Records built from `kind | number | tags | u16 length | plaintext` entries and sealed under
-    /// the fixed key: `kind` is a control byte (low bits: item, deletion, collection; 4: a `u64`
+    /// the fixed key: `kind` is a control byte (low bits: item, deletion, collection, settings; 4: a `u64`
     /// number follows, else a `u8`; 8: the tags the daemon would write, else `u8 count` tags follow).
     static func sealedRecords(_ input: inout InputCursor) -> [[UInt8]] {
-        let kinds: [VaultRecord.Kind] = [.item, .itemDeleted, .collection]
+        let kinds: [VaultRecord.Kind] = [.item, .itemDeleted, .collection, .itemSettings]
         var records: [[UInt8]] = []
         while let control = input.byte() {
             let kind = kinds[Int(control & 3) % kinds.count]

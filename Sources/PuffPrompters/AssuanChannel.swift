@@ -9,7 +9,9 @@ enum AssuanLine {
     case error(code: UInt32, message: String)
     /// A `D` line's data, percent-decoded, in locked memory: it may be a PIN.
     case data(SecureBytes)
-    /// `S` status lines, `#` comments and `INQUIRE`: read and passed over.
+    /// An `S` status line's keyword and arguments (never a PIN).
+    case status(String)
+    /// `#` comments and `INQUIRE`: read and passed over.
     case other
 }
 
@@ -74,7 +76,21 @@ final class AssuanChannel: Sendable {
             case .ok: return (data, nil)
             case .error(let code, let message): return (data, (code, message))
             case .data(let chunk): data = data.map { Self.joined($0, chunk) } ?? chunk
-            case .other: continue
+            case .status, .other: continue
+            }
+        }
+    }
+
+    /// Reads lines until `OK` or `ERR`, keeping the status lines before it (`CONFIRM`'s
+    /// `S BUTTON_INFO close` tells a closed window from a pressed button).
+    func statusResponse() throws(AssuanError) -> (statuses: [String], error: (code: UInt32, message: String)?) {
+        var statuses: [String] = []
+        while true {
+            switch try readLine() {
+            case .ok: return (statuses, nil)
+            case .error(let code, let message): return (statuses, (code, message))
+            case .status(let status): statuses.append(status)
+            case .data, .other: continue
             }
         }
     }
@@ -116,6 +132,7 @@ final class AssuanChannel: Sendable {
         }
         if starts("OK") { return .ok }
         if starts("D") { return .data(percentDecoded(UnsafeRawBufferPointer(rebasing: line[min(2, line.count)...]))) }
+        if starts("S") { return .status(String(decoding: line.dropFirst(2), as: UTF8.self)) }
         if starts("ERR") {
             let text = String(decoding: line.dropFirst(4), as: UTF8.self)
             let code = UInt32(text.prefix { $0.isNumber }) ?? 0

@@ -30,6 +30,9 @@ struct PinentryDialogue {
         try command("SETPROMPT", text.prompt)
         if let error = request.error { try command("SETERROR", error) }
         defer { try? channel.send("BYE") }
+        guard !request.purpose.isAboutReading else {
+            return try PinentryConfirmation(channel: channel).ask(request.purpose)
+        }
         guard request.purpose.asksNewPasscode else { return try getPIN() }
         // pinentry asks twice itself and answers once both match; one too old for SETREPEAT
         // (it answers ERR) gets two GETPINs, compared here.
@@ -89,6 +92,13 @@ struct PinentryText {
         switch request.purpose {
         case .unlock:
             description = "\(application) wants to unlock the collection “\(name)”.\nEnter its passcode\(hint)."
+        case .confirmRead:
+            description =
+                "\(application) wants to read the protected item “\(name)”.\nRelease its secret this once?"
+        case .allowRead:
+            description =
+                "\(application) wants to read the item “\(name)”.\n"
+                + "Allow once, allow always, or deny from now on (puffctl access revoke undoes either)?"
         case .create:
             description = "\(application) wants to create the collection “\(name)”.\nChoose its passcode\(hint)."
             prompt = "New passcode:"

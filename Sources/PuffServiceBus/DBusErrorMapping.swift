@@ -50,6 +50,8 @@ public final class DBusErrorMapping: Sendable {
         case .passcodePolicy(let policy):
             DBusError(.passcodePolicy, "the passcode must be \(policy.requirement) (policy \(policy.name))")
         case .damaged(let why): DBusError(.damaged, why)
+        // The name libsecret, secretstorage and keyring already report as a refusal.
+        case .readRefused: DBusError(.accessDenied, error.description)
         case .failed(let why): DBusError(.failed, why)
         }
     }

@@ -15,6 +15,25 @@ import Testing
         ])
     }
 
+    @Test func aReadQuestionOffersOnceAlwaysDenyAndAnEmptyLineRemembersNothing() {
+        let text = question("allow-read")
+        #expect(text.description == "/usr/bin/seahorse wants to read the item “Phone” for the first time.")
+        #expect(text.choices == ["once", "always", "deny"])
+        #expect(text.choice(typed: "a") == "always")
+        #expect(text.choice(typed: "once") == "once")
+        #expect(text.choice(typed: "d") == "deny")
+        #expect(text.choice(typed: "") == nil)
+        #expect(text.choice(typed: "yes") == nil)
+    }
+
+    @Test func aConfirmationOffersOnceOrDenyAndNeverAlways() {
+        let text = question("confirm-read")
+        #expect(text.description == "/usr/bin/seahorse wants to read the protected item “Phone”.")
+        #expect(text.choices == ["once", "deny"])
+        #expect(text.choice(typed: "a") == nil)
+        #expect(text.choice(typed: "o") == "once")
+    }
+
     @Test func anUnlockAsksOnceForThePasscodeWithThePolicy() {
         let text = question("unlock", policy: "6 digits")
         #expect(text.description == "/usr/bin/seahorse wants to unlock the collection “Phone”.")

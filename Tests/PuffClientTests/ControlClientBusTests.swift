@@ -44,6 +44,12 @@ struct ControlClientBusTests {
         #expect(audit.entries.map(\.caller) == ["/usr/bin/secret-tool", ":1.9"])
         #expect(audit.entries.map(\.pid) == [4242, nil])
         #expect(audit.unreadable == ["work": "locked"])
+        try await client.setProtected(true, item: "/i/1")
+        try await client.setAccess(false, for: "/usr/bin/secret-tool", item: "/i/1")
+        try await client.revokeAccess(item: "/i/1", executable: nil)
+        let access = try await client.listAccess([])
+        #expect(access.first?.protected == true)
+        #expect(access.first?.rules == [.init(executable: "/usr/bin/secret-tool", decision: "deny", digest: nil)])
         #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))
     }
 

@@ -77,6 +77,27 @@ final class FakeControl: Sendable {
         "Compact": [.uint64(4096)],
         "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
         "Audit": Replies.audit,
+        "ListAccess": [
+            .array(
+                element: "a{sv}",
+                [
+                    Replies.dictionary([
+                        ("path", .objectPath(ObjectPath("/i/1")!)), ("label", .string("mail")),
+                        ("protected", .boolean(true)),
+                        (
+                            "rules",
+                            .array(
+                                element: "a{sv}",
+                                [
+                                    Replies.dictionary([
+                                        ("executable", .string("/usr/bin/secret-tool")), ("allow", .boolean(false)),
+                                        ("digest", .string("")),
+                                    ])
+                                ])
+                        ),
+                    ])
+                ])
+        ],
     ]
 
     private static func interface(recorder: Recorder) throws -> Interface {

@@ -29,6 +29,9 @@ struct ConfigurationReadingTests {
         [items]
         mappers = ["note", "internet"]
         unique_internet = true
+        [access]
+        mode = "strict"
+        hash_executables = true
 
         [limits]
         label_bytes = 100
@@ -64,6 +67,8 @@ struct ConfigurationReadingTests {
         expected.pinentry = "/usr/bin/pinentry-curses"
         expected.pinentryTTY = "/dev/pts/3"
         expected.lockAfterIdle = 300
+        expected.accessMode = "strict"
+        expected.hashExecutables = true
         expected.lockAfter = 0
         expected.mappers = ["note", "internet"]
         expected.uniqueInternet = true

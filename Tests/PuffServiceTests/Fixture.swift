@@ -29,7 +29,9 @@ struct Fixture {
         mode: VaultMode = .ephemeral,
         limits: ServiceLimits = ServiceLimits(),
         autoLock: AutoLockSettings = .never,
-        itemRules: ItemRules = ItemRules()
+        itemRules: ItemRules = ItemRules(),
+        access: AccessConfiguration = .open,
+        timeout: Duration = Fixture.timeout
     ) async throws {
         self.storage = storage
         self.audit = audit
@@ -39,8 +41,8 @@ struct Fixture {
         time = SettableTime()
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
-            store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: Self.timeout,
-            limits: limits, autoLock: autoLock, audit: audit,
+            store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
+            limits: limits, autoLock: autoLock, audit: audit, access: access,
             clock: clock,
             now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)

@@ -45,14 +45,15 @@ struct AgentService: ObjectTree {
 
     func children(of path: ObjectPath, context: CallContext) async -> [String] { [] }
 
-    /// Asks in the terminal and writes the passcode into `answer`; false when there is none.
+    /// Asks in the terminal and writes the passcode (or, about a read, the choice) into `answer`;
+    /// false when there is none.
     static func ask(_ question: [String: DBusValue], into answer: UnixFD, on terminal: AgentTerminal) -> Bool {
         let text = AgentQuestion(question)
         terminal.show("\n" + text.description + "\n")
         if !text.error.isEmpty { terminal.show(text.error + "\n") }
         let passcode: SecureBytes
         do {
-            passcode = try read(text, on: terminal)
+            passcode = try text.choices.isEmpty ? read(text, on: terminal) : choose(text, on: terminal)
         } catch .cancelled {
             terminal.show("(the prompt ended)\n")
             return false
@@ -70,6 +71,15 @@ struct AgentService: ObjectTree {
             }
             return true
         }
+    }
+
+    /// Reads a choice about a read: one of ``AgentQuestion/choices`` by its first letter; an empty
+    /// line or anything else declines (this read is refused, nothing is remembered).
+    private static func choose(_ text: AgentQuestion, on terminal: AgentTerminal) throws(AgentTerminal.Outcome)
+        -> SecureBytes
+    {
+        guard let word = text.choice(typed: try terminal.readAnswer(prompt: text.prompt)) else { throw .declined }
+        return SecureBytes(unwipedCopyOf: Array(word.utf8))
     }
 
     /// How often two different new passcodes may be typed before the question is declined.
@@ -99,6 +109,16 @@ struct AgentQuestion {
     var prompt: String
     /// Whether a new passcode is asked, typed twice.
     var repeats: Bool
+    /// For a question about a read, the words the agent may answer (dbus/io.puff.Agent1.xml);
+    /// empty when a passcode is asked.
+    var choices: [String] = []
+
+    /// The choice a typed answer names: a word of ``choices`` or its beginning ("a", "alw");
+    /// nil for an empty line or anything else, which declines.
+    func choice(typed: String) -> String? {
+        guard !typed.isEmpty else { return nil }
+        return choices.first { $0.hasPrefix(typed) }
+    }
 
     init(_ question: [String: DBusValue]) {
         let collection = question["collection"]?.string ?? ""
@@ -120,6 +140,14 @@ struct AgentQuestion {
             description =
                 "Your login password changed, but the collection “\(name)” still opens with the previous one."
             prompt = "Previous login password:"
+        case "confirm-read":
+            description = "\(application) wants to read the protected item “\(name)”."
+            prompt = "Release its secret this once? [o]nce / [d]eny (Enter: deny):"
+            choices = ["once", "deny"]
+        case "allow-read":
+            description = "\(application) wants to read the item “\(name)” for the first time."
+            prompt = "Allow [o]nce, [a]lways, or [d]eny from now on? (Enter: refuse this time only):"
+            choices = ["once", "always", "deny"]
         case "new-passcode":
             description = "Choose the new passcode of the collection “\(name)”."
             prompt = "New passcode for “\(name)”\(hint):"

@@ -58,6 +58,15 @@ final class AgentTerminal: Sendable {
         }
     }
 
+    /// Shows `prompt` and reads one short answer with echo on, lower-cased and trimmed; an empty
+    /// line is ``Outcome/declined``.
+    func readAnswer(prompt: String) throws(Outcome) -> String {
+        cancelled.store(false, ordering: .relaxed)
+        show(prompt + " ")
+        let line = try readLine()
+        return String(decoding: line.unprotectedArray(), as: UTF8.self).filter { !$0.isWhitespace }.lowercased()
+    }
+
     private func readLine() throws(Outcome) -> SecureBytes {
         var length = 0
         let line = try SecureBytes(count: PasscodeReader.maximumLength + 1) {

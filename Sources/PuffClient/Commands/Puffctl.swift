@@ -24,7 +24,9 @@ public struct Puffctl: AsyncParsableCommand {
         subcommands: [
             Initialize.self, Unlock.self, Lock.self, ChangePasscode.self, Status.self, ListItems.self,
             CollectionCommands.self, Compact.self, Agent.self, Doctor.self,
-            ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self,
+            ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self, ProtectItem.self,
+            UnprotectItem.self,
+            AccessCommands.self,
         ]
     )
 

@@ -60,6 +60,15 @@ extension ControlClient: ItemDirectory {
                 "GetSecret", on: item, interface: Self.itemInterface, [.objectPath(session)],
                 expecting: "(oayays)", collection: collection)
             result = .success(try Self.decrypt(reply, key: key))
+        } catch .accessDenied {
+            // On the Secret Service's item, AccessDenied is puffd's access gate (a protected item
+            // nobody confirmed, or an access rule), never the control interface's uid check.
+            result = .failure(
+                .failed(
+                    name: "org.freedesktop.DBus.Error.AccessDenied",
+                    message:
+                        "the secret was not released: the item is protected and nobody confirmed, or an access rule refuses puffctl"
+                ))
         } catch {
             result = .failure(error)
         }

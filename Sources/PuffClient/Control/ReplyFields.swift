@@ -43,6 +43,11 @@ struct ReplyFields {
         try read(key) { $0.stringDictionary }
     }
 
+    /// The elements of the array value of `key`.
+    func array(_ key: String) throws(ClientError) -> [DBusValue]? {
+        try read(key) { if case .array(_, let elements) = $0 { elements } else { nil } }
+    }
+
     private func read<T>(_ key: String, _ extract: (DBusValue) -> T?) throws(ClientError) -> T? {
         guard let value = values[key] else { return nil }
         guard let typed = extract(value) else { throw .unexpectedReply(member: member) }

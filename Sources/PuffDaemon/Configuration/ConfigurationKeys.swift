@@ -7,7 +7,7 @@ import TOMLKit
 /// describes each; a key added here must be added there.
 enum ConfigurationKeys {
     /// The tables, in print order.
-    static let sections = ["vault", "prompts", "auto_lock", "items", "limits", "audit", "log"]
+    static let sections = ["vault", "prompts", "auto_lock", "items", "access", "limits", "audit", "log"]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
     static let longestPromptTimeout = 86_400
@@ -36,6 +36,8 @@ enum ConfigurationKeys {
 
             mappers,
             .flag("items", "unique_internet", \.uniqueInternet),
+            .choice("access", "mode", \.accessMode, choices: AccessMode.allCases.map(\.rawValue), noun: "access mode"),
+            hashExecutables,
 
             // Upper bounds keep a value inside what the bus carries (a message holds at most
             // 4 MiB, DecodePolicy) or what locked memory holds; docs/limits.md says why each
@@ -94,6 +96,19 @@ enum ConfigurationKeys {
                 configuration.prompterOrder = names
             },
             write: { configuration, _ in TOMLArray(configuration.prompterOrder) })
+    }
+
+    /// `access.hash_executables`: a boolean.
+    private static var hashExecutables: ConfigurationKey {
+        ConfigurationKey(
+            section: "access", name: "hash_executables",
+            read: { value, configuration throws(KeyReason) in
+                guard let flag = value.bool else {
+                    throw KeyReason("must be true or false, not \(ConfigurationKey.shown(value))")
+                }
+                configuration.hashExecutables = flag
+            },
+            write: { configuration, _ in configuration.hashExecutables })
     }
 
     /// `prompts.pinentry`: the pinentry program, an absolute path.

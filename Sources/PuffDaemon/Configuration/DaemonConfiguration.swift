@@ -43,6 +43,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var mappers = PluginRegistry.schemaMappers
     /// Whether an internet password is unique per server, user, protocol and port.
     public var uniqueInternet = false
+    // [access]
+    /// Who reads secrets: `open`, `ask` or `strict` (``AccessMode``).
+    public var accessMode = AccessMode.open.rawValue
+    /// Whether access rules are bound to the executable's contents as well as its path.
+    public var hashExecutables = false
+
+    /// The access gate's settings.
+    public var access: AccessConfiguration {
+        AccessConfiguration(mode: AccessMode(rawValue: accessMode) ?? .open, hashesExecutables: hashExecutables)
+    }
 
     // [limits]
     /// What one client may make the service hold (docs/limits.md).

@@ -33,11 +33,25 @@ public enum ServiceError: Error, Equatable, Sendable {
     case passcodePolicy(PasscodePolicy)
     /// The collection's files failed to open; the message names file and offset.
     case damaged(String)
+    /// The access gate kept a secret back: for this reason, or (nil) because nobody answered
+    /// the question (no prompter reached a person, or it timed out).
+    case readRefused(AccessRefusal?)
     /// Anything else, for example a failed write; details are logged.
     case failed(String)
 }
 
 extension ServiceError: CustomStringConvertible {
+    /// Why a read was refused, with what the person can do about it.
+    static func refusal(_ reason: AccessRefusal?) -> String {
+        switch reason {
+        case .deniedByRule?: "reading this item was denied to this executable (puffctl access revoke undoes it)"
+        case .unknownExecutable?: "no rule allows this executable to read this item (puffctl access allow adds one)"
+        case .declined?: "the person declined to release this secret"
+        case .changedMeanwhile?: "the item changed while the person was asked"
+        case nil: "nobody confirmed the read: no prompter reached a person, or the question timed out"
+        }
+    }
+
     /// A short developer-facing description.
     public var description: String {
         switch self {
@@ -54,6 +68,7 @@ extension ServiceError: CustomStringConvertible {
         case .alreadyInitialized: "the vault already has a passcode"
         case .passcodePolicy(let policy): "the passcode must be \(policy.requirement) (policy \(policy.name))"
         case .damaged(let why): "damaged: \(why)"
+        case .readRefused(let reason): "access denied: " + Self.refusal(reason)
         case .failed(let why): "failed: \(why)"
         }
     }

@@ -22,6 +22,10 @@ public struct DismissingPrompter: Prompter {
             case .currentPasscode(let collection, _), .newPasscode(let collection, _),
                 .previousLoginPassword(let collection, _):
                 "To change its passcode, run: puffctl passwd \(collection.rawValue)"
+            case .confirmRead:
+                "The item is protected: run puffctl agent, or puffctl unprotect it, so its secret can be read"
+            case .allowRead:
+                "To allow the read without a question, run: puffctl access allow ITEM EXECUTABLE"
             }
         logger.notice(
             "No prompter can reach a person; dismissing the prompt. \(hint)",

@@ -37,20 +37,37 @@ public struct PromptRequest: Sendable, Equatable {
         /// The login password changed without puffd (root ran `passwd`): the previous one, which
         /// still opens the collection, so that it can take the new one.
         case previousLoginPassword(collection: CollectionID, label: String)
+        /// A protected item's secret is asked for: release it this once? Answered with
+        /// ``PromptReply/confirmed`` (or ``AccessChoice/once``); anything else refuses.
+        case confirmRead(item: ItemID, label: String)
+        /// An executable with no rule for the item asks to read it (`[access] mode = "ask"`):
+        /// answered with an ``AccessChoice``; a dismissal refuses this read and persists nothing.
+        case allowRead(item: ItemID, label: String)
 
         /// Whether the answer is a new passcode, which a prompter asks twice (pinentry's
         /// `SETREPEAT`) and answers once, after both matched.
         public var asksNewPasscode: Bool {
             switch self {
             case .create, .newPasscode: true
-            case .unlock, .currentPasscode, .previousLoginPassword: false
+            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead: false
             }
         }
 
-        /// The collection's name for the person: its label, else its id.
+        /// Whether the question is about reading an item, answered without a passcode.
+        public var isAboutReading: Bool {
+            switch self {
+            case .confirmRead, .allowRead: true
+            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword: false
+            }
+        }
+
+        /// The collection's name for the person: its label, else its id; for a question about
+        /// reading an item, the item's label (else its collection and number).
         public var collectionName: String {
             switch self {
             case .create(let label): label
+            case .confirmRead(let item, let label), .allowRead(let item, let label):
+                label.isEmpty ? "\(item.collection.rawValue)/\(item.number)" : label
             case .unlock(let collection, let label), .currentPasscode(let collection, let label),
                 .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label):
                 label.isEmpty ? collection.rawValue : label
@@ -94,4 +111,16 @@ public enum PromptReply: Sendable {
     case passcode(SecureBytes)
     /// The person declined.
     case dismissed
+    /// The person answered a question about reading an item (``PromptRequest/Purpose/allowRead(item:label:)``).
+    case access(AccessChoice)
+}
+
+/// An answer to "allow this executable to read this item?".
+public enum AccessChoice: String, Sendable, Equatable, CaseIterable {
+    /// Allow this read only; nothing is remembered.
+    case once
+    /// Allow this read and every later one by the same executable (persisted, sealed).
+    case always
+    /// Refuse this read and every later one by the same executable (persisted, sealed).
+    case deny
 }

@@ -14,6 +14,18 @@ extension SecretService {
         audit(.read, of: id, label: item.label, caller: caller, result: result)
     }
 
+    /// ``admit(_:caller:until:)`` with a refusal or dismissal recorded; an allowed read is
+    /// recorded once its secret is encoded.
+    func admitRecorded(_ id: ItemID, caller: Caller, until deadline: Duration) async -> AccessOutcome {
+        let outcome = await admit(id, caller: caller, until: deadline)
+        switch outcome {
+        case .allowed: break
+        case .refused: recordRead(id, caller: caller, result: .refused)
+        case .dismissed: recordRead(id, caller: caller, result: .dismissed)
+        }
+        return outcome
+    }
+
     /// Appends one entry to the log of the item's collection, if audit logs are kept and the
     /// collection is unlocked and persisted. Never blocks on the disk (``AuditLog``).
     func audit(_ action: AuditAction, of id: ItemID, label: String, caller: Caller, result: AuditResult) {

@@ -188,7 +188,8 @@ extension SecretService {
                 kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time),
                 space: space, sealer: sealer)
             try await audited(.delete, of: id, label: label, caller: caller) { () throws(ServiceError) in
-                try await persist(record, in: state, obsoleting: 2)
+                // The item's settings record, if any, describes nothing from now on either.
+                try await persist(record, in: state, obsoleting: state.settings[id.number] == nil ? 2 : 3)
             }
         }
         state.remove(id.number)

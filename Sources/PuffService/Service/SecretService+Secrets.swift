@@ -4,17 +4,29 @@ import PuffCrypto
 import PuffStore
 
 extension SecretService {
-    /// An item's secret, encoded for `session` with a fresh IV (secret-service.md §6.8).
+    /// An item's secret, encoded for `session` with a fresh IV (secret-service.md §6.8), once the
+    /// access gate admits `caller` (``admit(_:caller:until:)``; it may ask the person first).
     ///
     /// - Throws: ``ServiceError/noSession`` (checked first), ``ServiceError/noSuchObject``,
-    ///   ``ServiceError/isLocked``.
-    public func secret(of id: ItemID, session sessionID: SessionID, caller: Caller) throws(ServiceError)
+    ///   ``ServiceError/isLocked`` (also when the item went away or locked while the person was
+    ///   asked), ``ServiceError/readRefused(_:)``.
+    public func secret(of id: ItemID, session sessionID: SessionID, caller: Caller) async throws(ServiceError)
         -> TransportSecret
     {
+        _ = try session(sessionID, client: caller.client)
+        _ = try record(of: id)
+        guard !(try state(of: id.collection)).isLocked else { throw .isLocked }
+        let outcome = await admitRecorded(id, caller: caller, until: readDeadline())
+        // Looked up again: the gate may have waited for a person while anything changed.
         let session = try session(sessionID, client: caller.client)
         let record = try record(of: id)
         let state = try state(of: id.collection)
         guard !state.isLocked else { throw .isLocked }
+        switch outcome {
+        case .allowed: break
+        case .refused(let reason): throw .readRefused(reason)
+        case .dismissed: throw .readRefused(nil)
+        }
         noteUse(state)
         let secret = try encode(record, of: id, in: state, session: session, sessionID: sessionID)
         audit(.read, of: id, label: record.label, caller: caller, result: .allowed)
@@ -23,15 +35,21 @@ extension SecretService {
 
     /// The secrets of several items, in the order asked (secret-service.md §6.7).
     ///
-    /// Unknown and locked items are left out silently.
+    /// Unknown and locked items are left out silently, and so are those the access gate refuses;
+    /// the questions it asks share one deadline, so the call answers before clients time out.
     ///
     /// - Throws: ``ServiceError/noSession``, checked first, even for an empty list.
     public func secrets(
         for ids: [ItemID], session sessionID: SessionID, caller: Caller
-    ) throws(ServiceError) -> [(ItemID, TransportSecret)] {
-        let session = try session(sessionID, client: caller.client)
+    ) async throws(ServiceError) -> [(ItemID, TransportSecret)] {
+        _ = try session(sessionID, client: caller.client)
+        let deadline = readDeadline()
         var result: [(ItemID, TransportSecret)] = []
         for id in ids {
+            guard let state = collectionStates[id.collection], !state.isLocked, state.items[id.number] != nil
+            else { continue }
+            guard await admitRecorded(id, caller: caller, until: deadline) == .allowed else { continue }
+            let session = try session(sessionID, client: caller.client)
             guard let state = collectionStates[id.collection], !state.isLocked, let record = state.items[id.number]
             else { continue }
             noteUse(state)

@@ -25,6 +25,10 @@ public actor SecretService {
     let keyKeeper: (any UnlockedKeyKeeper)?
     /// The collections' audit logs; nil when none are kept.
     let auditLog: AuditLog?
+    /// Who may read secrets, and whether executables are hashed.
+    let access: AccessConfiguration
+    /// Callers' executables' content digests, cached.
+    let executableDigests = ExecutableDigests()
     let now: @Sendable () -> UInt64
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
@@ -83,6 +87,7 @@ public actor SecretService {
     ///   - keyKeeper: Keeps unlocked collections' keys across restarts; those it still has are
     ///     unlocked at once.
     ///   - audit: Where each collection's audit log is kept; nil keeps none.
+    ///   - access: Who may read secrets (default: every client, as before).
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
     ///     manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
@@ -100,6 +105,7 @@ public actor SecretService {
         autoLock: AutoLockSettings = .never,
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         audit: (any AuditStore)? = nil,
+        access: AccessConfiguration = .open,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -116,6 +122,7 @@ public actor SecretService {
         self.autoLock = autoLock
         self.keyKeeper = keyKeeper
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
+        self.access = access
         self.now = now
         self.logger = logger
         self.events = events

@@ -31,6 +31,10 @@ final class CollectionVault {
     var pendingCollectionRecord: [UInt8]?
     /// The newest deletion record of a collection not opened yet, whose time counts for `Modified`.
     var pendingDeletionRecord: [UInt8]?
+    /// Items' access settings while the collection is open (items without any are absent).
+    var settings: [UInt64: ItemSettings] = [:]
+    /// Each live item's newest settings record, sealed, while the collection was never opened.
+    var pendingSettingsRecords: [UInt64: [UInt8]] = [:]
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
     /// Since when it is unlocked and used, for auto-lock; nil while locked.
@@ -50,6 +54,7 @@ final class CollectionVault {
         items = opened.items
         index = opened.index
         deadRecords = opened.deadRecords
+        settings = opened.settings
     }
 
     /// A locked collection known only from its journal (before its first unlock).
@@ -68,6 +73,7 @@ final class CollectionVault {
         index = scanned.index
         pendingCollectionRecord = scanned.collectionRecord
         pendingDeletionRecord = scanned.deletionRecord
+        pendingSettingsRecords = scanned.settingsRecords
         deadRecords = scanned.deadRecords
     }
 
@@ -94,8 +100,10 @@ final class CollectionVault {
             hasher = opened.hasher
             // Opened from a scan's live records, it counts none dead: the scan counted them.
             deadRecords = max(deadRecords, opened.deadRecords)
+            settings = opened.settings
             pendingCollectionRecord = nil
             pendingDeletionRecord = nil
+            pendingSettingsRecords = [:]
             isOpen = true
         }
         isLocked = false
@@ -112,6 +120,7 @@ final class CollectionVault {
         guard isPrivate else { return }
         items = ItemTable()
         index = AttributeIndex()
+        settings = [:]
         isOpen = false
     }
 
@@ -135,6 +144,8 @@ final class CollectionVault {
     func remove(_ number: UInt64) {
         guard let old = items[number] else { return }
         items[number] = nil
+        settings[number] = nil
+        pendingSettingsRecords[number] = nil
         index.remove(number, attributes: old.attributeList)
     }
 

@@ -11,7 +11,8 @@ enum JournalCompaction {
         var deadRecords: Int
     }
 
-    /// Keeps the newest collection record and each live item's newest record. A deletion record
+    /// Keeps the newest collection record, each live item's newest record and its newest settings
+    /// record. A deletion record
     /// is kept only when reading the journal again needs it: the one holding the highest item
     /// number ever used (so a deleted number is never handed out again), and the newest one when
     /// no kept record follows it (its time is the collection's `Modified`).
@@ -21,6 +22,7 @@ enum JournalCompaction {
         var collection: Int?
         var newest: [UInt64: Int] = [:]
         var deletion: [UInt64: Int] = [:]
+        var settings: [UInt64: Int] = [:]
         var lastDeletion: Int?
         var highest: UInt64 = 0
         for (position, stored) in records.enumerated() {
@@ -37,8 +39,11 @@ enum JournalCompaction {
                 newest[record.number] = position
                 deletion[record.number] = nil
                 highest = max(highest, record.number)
+            case .itemSettings:
+                settings[record.number] = position
             case .itemDeleted:
                 newest[record.number] = nil
+                settings[record.number] = nil
                 deletion[record.number] = position
                 lastDeletion = position
                 highest = max(highest, record.number)
@@ -48,7 +53,9 @@ enum JournalCompaction {
         if let position = deletion[highest] { keptDeletions.insert(position) }
         let lastLive = max(collection ?? -1, newest.values.max() ?? -1)
         if let lastDeletion, lastDeletion > lastLive { keptDeletions.insert(lastDeletion) }
-        let rest = (Array(newest.values) + Array(keptDeletions)).sorted()
+        // A live item's newest settings; those of deleted (or never created) items go.
+        let liveSettings = settings.filter { newest[$0.key] != nil }.values
+        let rest = (Array(newest.values) + Array(liveSettings) + Array(keptDeletions)).sorted()
         return Kept(
             records: ((collection.map { [$0] } ?? []) + rest).map { records[$0].bytes },
             deadRecords: keptDeletions.count)

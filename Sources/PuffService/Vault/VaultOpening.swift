@@ -13,6 +13,9 @@ package struct ScannedCollection: Sendable {
     package var deletionRecord: [UInt8]?
     package var deadRecords = 0
     package var nextNumber: UInt64 = 1
+    /// Each live item's newest settings record, sealed: not needed to list or search a locked
+    /// collection, kept so unlocking and compaction find it.
+    package var settingsRecords: [UInt64: [UInt8]] = [:]
 }
 
 /// An unlocked collection's contents, built off the service actor.
@@ -25,6 +28,8 @@ package struct OpenedCollection: Sendable {
     package var deadRecords: Int
     /// Seals the audit log (nil for the unpersisted `session` collection).
     var auditSealer: SecretSealer? = nil
+    /// Live items' access settings, by item number; items without any are absent.
+    package var settings: [UInt64: ItemSettings] = [:]
 }
 
 /// Why a collection's records could not be read.
@@ -56,6 +61,8 @@ package enum VaultOpening {
             switch record.kind {
             case .collection:
                 scanned.collectionRecord = stored.bytes
+            case .itemSettings:
+                scanned.settingsRecords[record.number] = stored.bytes
             case .item, .itemDeleted:
                 if let old = scanned.items[record.number] {
                     let oldTags = (try? VaultRecord(decoding: old.sealedSecret).tags) ?? []
@@ -63,6 +70,7 @@ package enum VaultOpening {
                     scanned.items[record.number] = nil
                 }
                 guard record.kind == .item else {
+                    scanned.settingsRecords[record.number] = nil
                     scanned.deletionRecord = stored.bytes
                     continue
                 }
@@ -72,7 +80,10 @@ package enum VaultOpening {
                 record.tags.withUnsafeBytes { scanned.index.insert(record.number, tags: $0) }
             }
         }
-        scanned.deadRecords = seen - scanned.items.count - (scanned.collectionRecord == nil ? 0 : 1)
+        // Settings of a number that holds no item describe nothing.
+        scanned.settingsRecords = scanned.settingsRecords.filter { scanned.items[$0.key] != nil }
+        scanned.deadRecords =
+            seen - scanned.items.count - scanned.settingsRecords.count - (scanned.collectionRecord == nil ? 0 : 1)
         return scanned
     }
 
@@ -87,6 +98,7 @@ package enum VaultOpening {
             let hasher = indexHasher(header: header, master: master)
         else { throw VaultDamage(message: "\(file): the collection's keys could not be made") }
         var items = ItemTable()
+        var settings: [UInt64: ItemSettings] = [:]
         var index = AttributeIndex(hasher: hasher)
         var fields = initial
         var nextNumber: UInt64 = 1
@@ -112,7 +124,10 @@ package enum VaultOpening {
                 case .collection:
                     fields = try CollectionFields(parsing: plaintext)
                     collectionRecords += 1
+                case .itemSettings:
+                    settings[record.number] = try ItemSettings(parsing: plaintext)
                 case .itemDeleted:
+                    settings[record.number] = nil
                     modified = max(modified, try DeletionPayload.time(plaintext))
                     if let old = items[record.number] {
                         index.remove(record.number, attributes: old.attributeList)
@@ -144,11 +159,13 @@ package enum VaultOpening {
         guard var fields else { throw VaultDamage(message: "\(file) has no collection record") }
         fields.nextItemNumber = max(fields.nextItemNumber, nextNumber)
         fields.modified = max(fields.modified, modified)
+        settings = settings.filter { items[$0.key] != nil }
         // The newest collection record is live; a new collection's fields come from no record.
-        let dead = seen - items.count - min(collectionRecords, 1)
+        let dead = seen - items.count - settings.count - min(collectionRecords, 1)
         return OpenedCollection(
             fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead,
-            auditSealer: try? SecretSealer(key: master.subkey(.audit)))
+            auditSealer: try? SecretSealer(key: master.subkey(.audit)),
+            settings: settings)
     }
 
     /// The blind index key: the header's (visible collections), or a sub-key of the master key
@@ -165,6 +182,9 @@ package enum VaultOpening {
         records.reserveCapacity(vault.count + 1)
         if let collection = vault.pendingCollectionRecord { records.append(.init(offset: 0, bytes: collection)) }
         for number in vault.order { records.append(.init(offset: 0, bytes: vault.items[number]!.sealedSecret)) }
+        for (_, settings) in vault.pendingSettingsRecords.sorted(by: { $0.key < $1.key }) {
+            records.append(.init(offset: 0, bytes: settings))
+        }
         if let deletion = vault.pendingDeletionRecord { records.append(.init(offset: 0, bytes: deletion)) }
         return records
     }

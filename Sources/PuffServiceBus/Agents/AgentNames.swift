@@ -9,6 +9,11 @@ enum AgentNames {
     /// Where `puffctl agent` serves it.
     static let path = ObjectPath("/io/puff/Agent")!
 
+    /// The word an agent writes into the answer pipe for each choice about a read.
+    static func choice(_ word: String) -> AccessChoice? {
+        AccessChoice(rawValue: word)
+    }
+
     /// The `a{sv}` of `Ask`: what is asked, of which collection, by whom, and why again.
     static func question(_ request: PromptRequest) -> [String: DBusValue] {
         var question: [String: DBusValue] = [
@@ -22,7 +27,13 @@ enum AgentNames {
             case .currentPasscode(let collection, _): ("current-passcode", collection.rawValue)
             case .newPasscode(let collection, _): ("new-passcode", collection.rawValue)
             case .previousLoginPassword(let collection, _): ("previous-login-password", collection.rawValue)
+            case .confirmRead(let item, _): ("confirm-read", item.collection.rawValue)
+            case .allowRead(let item, _): ("allow-read", item.collection.rawValue)
             }
+        switch request.purpose {
+        case .confirmRead(let item, _), .allowRead(let item, _): question["item"] = .uint64(item.number)
+        default: break
+        }
         question["purpose"] = .string(purpose)
         question["collection"] = .string(collection)
         question["label"] = .string(request.purpose.collectionName)

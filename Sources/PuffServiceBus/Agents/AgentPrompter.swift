@@ -1,3 +1,4 @@
+import PuffCrypto
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
 public import PuffService
@@ -107,6 +108,9 @@ public final class AgentPrompter: Prompter, Sendable {
         }
         guard answered else { return .dismissed }
         let passcode = try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(reader) }
-        return .passcode(passcode)
+        guard request.purpose.isAboutReading else { return .passcode(passcode) }
+        // A question about a read is answered with one word, not a passcode.
+        let word = String(decoding: passcode.unprotectedArray(), as: UTF8.self)
+        return AgentNames.choice(word).map { .access($0) } ?? .dismissed
     }
 }

@@ -108,7 +108,7 @@ extension SecretInterfaces {
                     }
                     return [.array(element: "a{sv}", items)]
                 },
-            ] + agentMethods(context) + auditMethods(context)
+            ] + agentMethods(context) + auditMethods(context) + accessMethods(context)
         )
     }
 }

@@ -16,6 +16,9 @@ public struct VaultRecord: Sendable {
         case itemDeleted = 2
         /// The collection's own fields (label, times, item counter; id and aliases when hidden).
         case collection = 3
+        /// One item's access settings (protection and per-executable rules); the newest one of a
+        /// live item counts, and a deletion of the item ends it.
+        case itemSettings = 4
     }
 
     public let kind: Kind

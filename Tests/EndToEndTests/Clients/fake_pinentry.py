@@ -7,9 +7,13 @@ a passcode, CANCEL (the person pressed Cancel) or HOLD (nobody answers: it waits
 after writing its pid to FAKE_PINENTRY_LOG + ".held"). After SETREPEAT, like a real pinentry, one
 GETPIN takes two answers and asks again (logging `REPEAT MISMATCH`) until two match; with
 FAKE_PINENTRY_NO_REPEAT set it is an old pinentry that answers SETREPEAT with ERR.
-FAKE_PINENTRY_LOG names a file that gets every command except the PIN's data: `GETPIN` and the
-SETTITLE/SETDESC/SETPROMPT/SETERROR/SETREPEAT/OPTION lines with their arguments. The test reads it
-to see what the person was shown.
+CONFIRM takes one answer from the same file, as pinentry's buttons answer (pinentry.c,
+cmd_confirm): OK (the OK button: `OK`), NOTOK (the not-OK button: `ERR 83886194 Not confirmed`),
+CANCEL (the Cancel button: `ERR 83886179 Operation cancelled`), CLOSE (the window closed:
+`S BUTTON_INFO close`, then the same ERR) or HOLD.
+FAKE_PINENTRY_LOG names a file that gets every command except the PIN's data: `GETPIN`, `CONFIRM`
+and the SETTITLE/SETDESC/SETPROMPT/SETERROR/SETREPEAT/SETOK/SETNOTOK/SETCANCEL/OPTION lines with
+their arguments. The test reads it to see what the person was shown.
 """
 
 import os
@@ -72,6 +76,18 @@ def main():
             else:
                 reply("D " + escape(answer))
                 reply("OK")
+        elif command == "CONFIRM":
+            answer = next_answer()
+            if answer == "HOLD":
+                hold()
+            if answer == "OK":
+                reply("OK")
+            elif answer == "NOTOK":
+                reply("ERR 83886194 Not confirmed <Pinentry>")
+            else:
+                if answer == "CLOSE":
+                    reply("S BUTTON_INFO close")
+                reply("ERR 83886179 Operation cancelled <Pinentry>")
         elif command == "SETREPEAT" and os.environ.get("FAKE_PINENTRY_NO_REPEAT"):
             reply("ERR 536871187 Unknown IPC command <User defined source 1>")
         elif command == "BYE":

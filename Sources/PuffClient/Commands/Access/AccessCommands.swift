@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+
+/// `puffctl access`: which executables may read which items (`[access] mode`).
+struct AccessCommands: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "access",
+        abstract: "List, add and forget per-executable access rules of items.",
+        discussion: """
+            Under [access] mode = "ask", the first read of an item by an executable asks the \
+            person: once, always or deny; "always" and "deny" become rules, kept sealed in the \
+            item's collection. Under "strict", only executables with an allow rule read. A deny \
+            rule refuses in every mode. The rules identify an executable by its path (and, with \
+            hash_executables, its contents): defence in depth and an audit trail, not a boundary \
+            against other processes of the same user (README, "Access rules").
+
+            ITEM is an object path, COLLECTION/NUMBER, or attr=value pairs matching exactly one \
+            item; EXECUTABLE is an absolute path, such as /usr/bin/secret-tool.
+            """,
+        subcommands: [ListAccess.self, AllowAccess.self, DenyAccess.self, RevokeAccess.self]
+    )
+}
+
+/// `puffctl access list [ITEM] [--json]`.
+struct ListAccess: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Show items' protection and access rules, never their secrets.",
+        discussion: "With no ITEM, lists every item that has any, in the collections open since puffd started."
+    )
+
+    @OptionGroup var item: ItemArguments
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let entries: [AccessEntry]
+        if item.item.isEmpty {
+            entries = try await connection.connect().listAccess([])
+        } else {
+            let (resolved, client) = try await item.resolve(connection)
+            entries = try await client.listAccess([resolved.item.path])
+        }
+        Console.out(output.json ? JSONOutput.encode(entries) : AccessOutput.text(entries))
+    }
+}
+
+/// `puffctl access allow ITEM EXECUTABLE`.
+struct AllowAccess: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "allow",
+        abstract: "Let an executable read an item without being asked (what \"always\" answers)."
+    )
+
+    @OptionGroup var arguments: AccessArguments
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await AccessRuleChange.apply(allows: true, arguments, connection)
+    }
+}
+
+/// `puffctl access deny ITEM EXECUTABLE`.
+struct DenyAccess: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deny",
+        abstract: "Refuse an executable an item in every mode (what \"deny\" answers)."
+    )
+
+    @OptionGroup var arguments: AccessArguments
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await AccessRuleChange.apply(allows: false, arguments, connection)
+    }
+}
+
+/// `puffctl access revoke ITEM [EXECUTABLE]`.
+struct RevokeAccess: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Forget an executable's rule for an item (every rule with no EXECUTABLE): it is asked again."
+    )
+
+    @OptionGroup var arguments: AccessArguments
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let (resolved, client) = try await arguments.resolve(connection)
+        let executable = arguments.split.executable
+        try await client.revokeAccess(item: resolved.item.path, executable: executable)
+        Console.out("revoked \(executable ?? "every rule") for \(resolved.name)")
+    }
+}
+
+/// `allow` and `deny`: one rule for one executable.
+enum AccessRuleChange {
+    static func apply(allows: Bool, _ arguments: AccessArguments, _ connection: ConnectionOptions)
+        async throws(ClientError)
+    {
+        guard let executable = arguments.split.executable else {
+            throw .usage("name the executable by its absolute path after ITEM, such as /usr/bin/secret-tool")
+        }
+        let (resolved, client) = try await arguments.resolve(connection)
+        try await client.setAccess(allows, for: executable, item: resolved.item.path)
+        Console.out("\(allows ? "allowed" : "denied") \(executable) for \(resolved.name)")
+    }
+}
+
+/// How `access list` prints for people: one row per rule (or per item without rules).
+enum AccessOutput {
+    static func text(_ entries: [AccessEntry]) -> String {
+        guard !entries.isEmpty else { return "no access settings" }
+        var table = TextTable("ITEM", "LABEL", "PROTECTED", "EXECUTABLE", "DECISION")
+        for entry in entries {
+            let protected = entry.protected ? "yes" : "no"
+            guard !entry.rules.isEmpty else {
+                table.append(entry.path, entry.label, protected, "-", "-")
+                continue
+            }
+            for rule in entry.rules {
+                let decision = rule.digest == nil ? rule.decision : "\(rule.decision) (contents bound)"
+                table.append(entry.path, entry.label, protected, rule.executable, decision)
+            }
+        }
+        return table.rendered
+    }
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffDBus
+
+/// One item's access settings as `ListAccess` returns them (dbus/io.puff.Control1.xml).
+public struct AccessEntry: Sendable, Equatable, Encodable {
+    /// One executable's persisted answer.
+    public struct Rule: Sendable, Equatable, Encodable {
+        public var executable: String
+        /// `"allow"` or `"deny"`.
+        public var decision: String
+        /// Hex BLAKE2b-256 of the executable's contents; nil when the rule holds for any contents.
+        public var digest: String?
+    }
+
+    public var path: String
+    public var label: String
+    public var protected: Bool
+    public var rules: [Rule]
+
+    /// Reads the `aa{sv}` of `ListAccess`.
+    static func list(reply arguments: [DBusValue]) throws(ClientError) -> [AccessEntry] {
+        guard arguments.count == 1, case .array(_, let entries) = arguments[0] else {
+            throw .unexpectedReply(member: "ListAccess")
+        }
+        var list: [AccessEntry] = []
+        for entry in entries {
+            guard let dictionary = entry.variantDictionary else { throw .unexpectedReply(member: "ListAccess") }
+            let fields = ReplyFields(dictionary, member: "ListAccess")
+            guard let path = try fields.objectPath("path") else { throw .unexpectedReply(member: "ListAccess") }
+            var rules: [Rule] = []
+            for rule in try fields.array("rules") ?? [] {
+                guard let ruleFields = rule.variantDictionary.map({ ReplyFields($0, member: "ListAccess") }),
+                    let executable = try ruleFields.string("executable"), let allows = try ruleFields.bool("allow")
+                else { throw .unexpectedReply(member: "ListAccess") }
+                let digest = try ruleFields.string("digest") ?? ""
+                rules.append(
+                    Rule(
+                        executable: executable, decision: allows ? "allow" : "deny",
+                        digest: digest.isEmpty ? nil : digest))
+            }
+            list.append(
+                AccessEntry(
+                    path: path, label: try fields.string("label") ?? "",
+                    protected: try fields.bool("protected") ?? false,
+                    rules: rules))
+        }
+        return list
+    }
+}
+
+extension ControlClient {
+    /// `SetProtected`: every read of the item's secret asks for a confirmation, or no longer.
+    public func setProtected(_ isProtected: Bool, item path: String) async throws(ClientError) {
+        _ = try await call("SetProtected", [.objectPath(try Self.path(path)), .boolean(isProtected)], expecting: "")
+    }
+
+    /// `SetAccess`: persists an allow or deny rule for `executable` on the item.
+    public func setAccess(_ allows: Bool, for executable: String, item path: String) async throws(ClientError) {
+        _ = try await call(
+            "SetAccess", [.objectPath(try Self.path(path)), .string(executable), .boolean(allows)], expecting: "")
+    }
+
+    /// `RevokeAccess`: forgets `executable`'s rule on the item, or every rule when nil.
+    public func revokeAccess(item path: String, executable: String?) async throws(ClientError) {
+        _ = try await call(
+            "RevokeAccess", [.objectPath(try Self.path(path)), .string(executable ?? "")], expecting: "")
+    }
+
+    /// `ListAccess`: the settings of `paths`, or of every item that has any when empty.
+    public func listAccess(_ paths: [String]) async throws(ClientError) -> [AccessEntry] {
+        var items: [DBusValue] = []
+        for path in paths { items.append(.objectPath(try Self.path(path))) }
+        return try AccessEntry.list(
+            reply: try await call("ListAccess", [.array(element: "o", items)], expecting: "aa{sv}"))
+    }
+
+    private static func path(_ text: String) throws(ClientError) -> ObjectPath {
+        guard let path = ObjectPath(text) else { throw .noSuchItem(text) }
+        return path
+    }
+}

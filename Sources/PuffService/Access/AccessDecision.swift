@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffStore
+
+/// How a secret read ended at the access gate: what an audit log records.
+public enum AccessOutcome: Sendable, Equatable {
+    /// The secret was released.
+    case allowed
+    /// The secret was refused, for this reason.
+    case refused(AccessRefusal)
+    /// A question was asked and nobody answered it (no prompter could reach a person, the
+    /// question timed out, the client left): refused, nothing persisted.
+    case dismissed
+}
+
+/// Why the gate refused a read.
+public enum AccessRefusal: String, Sendable, Equatable {
+    /// A persisted rule denies the executable this item.
+    case deniedByRule = "denied-by-rule"
+    /// `[access] mode = "strict"` and no rule allows the executable.
+    case unknownExecutable = "unknown-executable"
+    /// The person answered "deny" to the question.
+    case declined
+    /// The item or its collection went away (deleted, locked) while the person was asked.
+    case changedMeanwhile = "changed-meanwhile"
+}
+
+/// The gate's rules as pure functions (no prompts, no state), so a table can test them:
+/// a persisted deny refuses first; then the access mode decides (with a question under `ask`);
+/// then a protected item is confirmed, every time.
+public enum AccessDecision {
+    /// What the gate does before any question.
+    public enum Plan: Sendable, Equatable {
+        /// Refuse at once.
+        case refuse(AccessRefusal)
+        /// Go on: ask the access question (`ask` mode, no rule), then confirm (protected item).
+        case proceed(askAccess: Bool, confirm: Bool)
+    }
+
+    /// The first step for an executable whose matching rule is `rule` (nil: none matches; a
+    /// caller whose executable the bus could not name never matches one, see ``rule(in:executable:digest:)``).
+    public static func plan(mode: AccessMode, rule: ItemSettings.Rule?, isProtected: Bool) -> Plan {
+        if let rule, !rule.allows { return .refuse(.deniedByRule) }
+        let allowedByRule = rule?.allows == true
+        switch mode {
+        case .open:
+            return .proceed(askAccess: false, confirm: isProtected)
+        case .ask:
+            return .proceed(askAccess: !allowedByRule, confirm: isProtected)
+        case .strict:
+            guard allowedByRule else { return .refuse(.unknownExecutable) }
+            return .proceed(askAccess: false, confirm: isProtected)
+        }
+    }
+
+    /// What an answer to the access question means.
+    public enum AccessAnswer: Sendable, Equatable {
+        /// Go on to the next step; persist an `allow` rule when `remember`.
+        case allow(remember: Bool)
+        /// Refuse; persist a `deny` rule when `remember`.
+        case deny(remember: Bool)
+        /// Nobody answered: refuse, persist nothing.
+        case dismissed
+    }
+
+    /// Reads a reply to ``PromptRequest/Purpose/allowRead(item:label:)``. A prompter that can
+    /// only confirm (``PromptReply/confirmed``) allows this read alone; a passcode is no answer.
+    public static func accessAnswer(_ reply: PromptReply) -> AccessAnswer {
+        switch reply {
+        case .access(.once), .confirmed: .allow(remember: false)
+        case .access(.always): .allow(remember: true)
+        case .access(.deny): .deny(remember: true)
+        case .dismissed, .passcode: .dismissed
+        }
+    }
+
+    /// Reads a reply to ``PromptRequest/Purpose/confirmRead(item:label:)``: only an explicit
+    /// yes releases the secret; "always" allows this read only (protection asks every time).
+    public static func confirmation(_ reply: PromptReply) -> AccessOutcome {
+        switch reply {
+        case .confirmed, .access(.once), .access(.always): .allowed
+        case .access(.deny): .refused(.declined)
+        case .dismissed, .passcode: .dismissed
+        }
+    }
+
+    /// The rule of `settings` that applies to `executable` with content `digest`: the one for its
+    /// path, unless both it and the caller carry digests and they differ (a changed file is a
+    /// new executable). A caller without an executable matches nothing.
+    public static func rule(in settings: ItemSettings, executable: String?, digest: [UInt8]?) -> ItemSettings.Rule? {
+        guard let executable else { return nil }
+        guard let rule = settings.rules.first(where: { $0.executable == executable }) else { return nil }
+        if let ruleDigest = rule.digest, let digest, ruleDigest != digest { return nil }
+        return rule
+    }
+
+    /// `settings` with `executable`'s rule replaced by one that `allows` (or denies).
+    ///
+    /// - Throws: ``ServiceError/limitExceeded(_:)`` when the item already keeps
+    ///   ``ItemSettings/maxRules`` rules for other executables.
+    public static func remembering(
+        _ settings: ItemSettings, executable: String, digest: [UInt8]?, allows: Bool
+    ) throws(ServiceError) -> ItemSettings {
+        var settings = settings
+        settings.rules.removeAll { $0.executable == executable }
+        guard settings.rules.count < ItemSettings.maxRules else {
+            throw .limitExceeded("an item keeps access rules for at most \(ItemSettings.maxRules) executables")
+        }
+        guard executable.utf8.count <= ItemSettings.maxPathBytes, executable.hasPrefix("/") else {
+            throw .invalidArgument("an executable must be an absolute path of at most 4096 bytes")
+        }
+        settings.rules.append(ItemSettings.Rule(executable: executable, digest: digest, allows: allows))
+        return settings
+    }
+}

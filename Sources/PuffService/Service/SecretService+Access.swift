@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffStore
+
+extension SecretService {
+    /// The access gate in front of every secret read (issue 16): a persisted deny refuses; then
+    /// the access mode decides, asking under `ask`; then a protected item is confirmed, every time.
+    ///
+    /// Returns at once, without a suspension, when no rule can apply (mode `open`, item without
+    /// settings). Questions go through the prompter chain while the client's call waits, each
+    /// bounded by `deadline` (time on ``timeline``). The actor is re-entrant: after every question
+    /// the item and its collection are looked up again, and a read of an item deleted or locked
+    /// meanwhile is refused.
+    ///
+    /// - Parameter deadline: When the call must have its answer; later questions are dismissed.
+    func admit(_ id: ItemID, caller: Caller, until deadline: Duration) async -> AccessOutcome {
+        guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
+        if access.mode == .open, settings.isEmpty { return .allowed }
+        let digest = await executableDigest(of: caller, for: settings)
+        guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
+        let rule = AccessDecision.rule(in: settings, executable: caller.executable, digest: digest)
+        let askAccess: Bool
+        let confirm: Bool
+        switch AccessDecision.plan(mode: access.mode, rule: rule, isProtected: settings.isProtected) {
+        case .refuse(let reason): return .refused(reason)
+        case .proceed(let ask, let protected): (askAccess, confirm) = (ask, protected)
+        }
+        if askAccess {
+            let label = collectionStates[id.collection]?.items[id.number]?.label ?? ""
+            let reply = await ask(.allowRead(item: id, label: label), caller: caller, until: deadline)
+            guard readableSettings(of: id) != nil else { return .refused(.changedMeanwhile) }
+            switch AccessDecision.accessAnswer(reply) {
+            case .dismissed:
+                return .dismissed
+            case .deny(let remember):
+                if remember { await persistAnswer(allows: false, for: id, caller: caller, digest: digest) }
+                return .refused(.declined)
+            case .allow(let remember):
+                if remember { await persistAnswer(allows: true, for: id, caller: caller, digest: digest) }
+            }
+        }
+        guard confirm || readableSettings(of: id)?.isProtected == true else { return .allowed }
+        let label = collectionStates[id.collection]?.items[id.number]?.label ?? ""
+        let reply = await ask(.confirmRead(item: id, label: label), caller: caller, until: deadline)
+        guard readableSettings(of: id) != nil else { return .refused(.changedMeanwhile) }
+        return AccessDecision.confirmation(reply)
+    }
+
+    /// The deadline of a read that starts now: the question timeout, or the prompt timeout when
+    /// that is shorter.
+    func readDeadline() -> Duration {
+        timeline.now + min(access.questionTimeout, promptTimeout)
+    }
+
+    /// The item's settings while its secret could be read (it exists, its collection unlocked).
+    private func readableSettings(of id: ItemID) -> ItemSettings? {
+        guard let state = collectionStates[id.collection], !state.isLocked, state.items[id.number] != nil else {
+            return nil
+        }
+        return state.settings[id.number] ?? ItemSettings()
+    }
+
+    /// The caller's executable's content digest, when rules are bound to contents and a rule or
+    /// a decision could use it; computed off the actor.
+    private func executableDigest(of caller: Caller, for settings: ItemSettings) async -> [UInt8]? {
+        guard access.hashesExecutables, access.mode != .open || !settings.rules.isEmpty,
+            caller.executable != nil, let pid = caller.pid
+        else { return nil }
+        let digests = executableDigests
+        return await BlockingWork.run { digests.digest(ofProcess: pid) }
+    }
+
+    /// Asks `purpose` of the prompter chain, dismissed when `deadline` passes first or the
+    /// prompter fails.
+    private func ask(_ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration) async -> PromptReply {
+        let request = PromptRequest(
+            purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
+        let prompter = self.prompter
+        let timeline = self.timeline
+        return await withTaskGroup(of: PromptReply?.self) { group in
+            group.addTask { (try? await prompter.prompt(request)) ?? .dismissed }
+            group.addTask {
+                try? await timeline.sleep(until: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            guard let first, !Task.isCancelled else { return .dismissed }
+            return first
+        }
+    }
+
+    /// Persists the person's "always" or "deny" for the caller's executable. A caller without a
+    /// known executable gets nothing persisted: the answer holds for this read only.
+    private func persistAnswer(allows: Bool, for id: ItemID, caller: Caller, digest: [UInt8]?) async {
+        guard let executable = caller.executable else { return }
+        do {
+            try await changeSettings(of: id) { settings throws(ServiceError) in
+                settings = try AccessDecision.remembering(
+                    settings, executable: executable, digest: digest, allows: allows)
+            }
+        } catch {
+            // The answer still holds for this read; the next one asks again.
+            logger.warning(
+                "An access decision could not be saved",
+                metadata: ["item.id": "\(id)", "executable": "\(executable)", "error": "\(error)"])
+        }
+    }
+}

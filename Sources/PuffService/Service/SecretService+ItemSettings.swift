@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+public import PuffStore
+
+/// One item's access settings as `puffctl access list` shows them: never a secret.
+public struct ItemAccessEntry: Sendable, Equatable {
+    public var item: ItemID
+    public var label: String
+    public var settings: ItemSettings
+}
+
+extension SecretService {
+    /// Protects an item (every read asks for a confirmation) or lifts its protection.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
+    ///   ``ServiceError/failed(_:)``.
+    public func setProtected(_ isProtected: Bool, of id: ItemID) async throws(ServiceError) {
+        try await changeSettings(of: id) { settings throws(ServiceError) in settings.isProtected = isProtected }
+    }
+
+    /// Persists a rule letting `executable` read the item (`allows`) or refusing it, as if the
+    /// person had answered "always" or "deny". With content hashes on, the rule is bound to the
+    /// file now at `executable`.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
+    ///   ``ServiceError/invalidArgument(_:)`` for a relative path, ``ServiceError/limitExceeded(_:)``
+    ///   beyond ``ItemSettings/maxRules``, ``ServiceError/failed(_:)``.
+    public func setAccess(_ allows: Bool, for executable: String, of id: ItemID) async throws(ServiceError) {
+        var digest: [UInt8]?
+        if access.hashesExecutables {
+            let digests = executableDigests
+            digest = await BlockingWork.run { digests.digest(ofFile: executable) }
+            guard digest != nil else { throw .invalidArgument("the executable cannot be read to hash it") }
+        }
+        try await changeSettings(of: id) { [digest] settings throws(ServiceError) in
+            settings = try AccessDecision.remembering(settings, executable: executable, digest: digest, allows: allows)
+        }
+    }
+
+    /// Forgets `executable`'s rule for the item, or every rule when nil: the next read asks again.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` (also for an executable without a rule),
+    ///   ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    public func revokeAccess(of id: ItemID, executable: String?) async throws(ServiceError) {
+        try await changeSettings(of: id) { settings throws(ServiceError) in
+            guard let executable else {
+                settings.rules = []
+                return
+            }
+            guard settings.rules.contains(where: { $0.executable == executable }) else { throw .noSuchObject }
+            settings.rules.removeAll { $0.executable == executable }
+        }
+    }
+
+    /// The settings of `items` (every item of every open collection when nil) that have any.
+    ///
+    /// Readable while the collection's items are in memory (open since start, visible), like
+    /// labels are.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown item, ``ServiceError/isLocked`` for
+    ///   an item of a collection never opened since start.
+    public func accessEntries(_ items: [ItemID]?) throws(ServiceError) -> [ItemAccessEntry] {
+        guard let items else {
+            return collectionOrder.flatMap { id -> [ItemAccessEntry] in
+                guard let state = collectionStates[id], state.isOpen else { return [] }
+                return state.order.compactMap { number in
+                    guard let settings = state.settings[number], !settings.isEmpty else { return nil }
+                    return ItemAccessEntry(
+                        item: ItemID(collection: id, number: number), label: state.items[number]?.label ?? "",
+                        settings: settings)
+                }
+            }
+        }
+        return try items.map { id throws(ServiceError) in
+            let record = try record(of: id)
+            guard let state = collectionStates[id.collection], state.isOpen else { throw .isLocked }
+            return ItemAccessEntry(item: id, label: record.label, settings: state.settings[id.number] ?? ItemSettings())
+        }
+    }
+
+    /// Applies `change` to an unlocked item's settings and appends one settings record: the cost
+    /// does not grow with the collection.
+    func changeSettings(
+        of id: ItemID, _ change: (inout ItemSettings) throws(ServiceError) -> Void
+    ) async throws(ServiceError) {
+        await beginWrite()
+        defer { endWrite() }
+        _ = try record(of: id)
+        let state = try state(of: id.collection)
+        guard !state.isLocked else { throw .isLocked }
+        let old = state.settings[id.number]
+        var settings = old ?? ItemSettings()
+        try change(&settings)
+        guard settings != old else { return }
+        if let space = state.space, let sealer = state.sealer {
+            let record = VaultRecord(
+                kind: .itemSettings, number: id.number, tags: [], plaintext: settings.plaintext(), space: space,
+                sealer: sealer)
+            try await persist(record, in: state, obsoleting: old == nil ? 0 : 1)
+        }
+        // A private collection locked during the append forgot its items; it reads the record
+        // when it opens again.
+        guard state.items[id.number] != nil, state.isOpen else { return }
+        state.settings[id.number] = settings
+        logger.info(
+            "Item access settings changed",
+            metadata: [
+                "item.id": "\(id)", "protected": "\(settings.isProtected)", "rules": "\(settings.rules.count)",
+            ])
+    }
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffDBus
+import PuffService
+import PuffStore
+
+/// The item access methods of `io.puff.Control1` (dbus/io.puff.Control1.xml): protection and
+/// per-executable rules, for `puffctl protect`, `unprotect` and `access`. Never a secret.
+extension SecretInterfaces {
+    static func accessMethods(_ context: BusContext) -> [Method] {
+        let service = context.service
+        return [
+            itemMethod("SetProtected", in: [.init("item", "o"), .init("protected", "b")]) { call in
+                try await service.setProtected(
+                    try call.argument(1, \.bool), of: try await context.controlItem(try call.argument(0, \.objectPath)))
+                return []
+            },
+            itemMethod(
+                "SetAccess", in: [.init("item", "o"), .init("executable", "s"), .init("allow", "b")]
+            ) { call in
+                let item = try await context.controlItem(try call.argument(0, \.objectPath))
+                try await service.setAccess(try call.argument(2, \.bool), for: try call.argument(1, \.string), of: item)
+                return []
+            },
+            itemMethod("RevokeAccess", in: [.init("item", "o"), .init("executable", "s")]) { call in
+                let item = try await context.controlItem(try call.argument(0, \.objectPath))
+                let executable = try call.argument(1, \.string)
+                try await service.revokeAccess(of: item, executable: executable.isEmpty ? nil : executable)
+                return []
+            },
+            itemMethod("ListAccess", in: [.init("items", "ao")], out: [.init("entries", "aa{sv}")]) { call in
+                guard case .array(_, let paths)? = call.arguments.first else {
+                    throw ServiceError.invalidArgument("items must be ao")
+                }
+                var items: [ItemID] = []
+                for path in paths.compactMap(\.objectPath) { items.append(try await context.controlItem(path)) }
+                let entries = try await service.accessEntries(paths.isEmpty ? nil : items)
+                return [.array(element: "a{sv}", entries.map(\.dbusValue))]
+            },
+        ]
+    }
+}
+
+/// A control method about one item: a missing item answers the Secret Service's `NoSuchObject`
+/// rather than the control interface's `NoSuchCollection`.
+private func itemMethod(
+    _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
+) -> Method {
+    controlMethod(name, in: inputs, out: outputs) { call in
+        do {
+            return try await body(call)
+        } catch ServiceError.noSuchObject {
+            throw DBusError(.noSuchObject, "no such item, or no rule for that executable")
+        }
+    }
+}
+
+extension BusContext {
+    /// The item at `path` for a control call.
+    func controlItem(_ path: ObjectPath) async throws(DBusError) -> ItemID {
+        guard let item = await existingItem(at: path) else { throw DBusError(.noSuchObject, "no such item") }
+        return item
+    }
+}
+
+extension ItemAccessEntry {
+    /// `path` (o), `label` (s), `protected` (b), `rules` (aa{sv}: `executable` s, `allow` b,
+    /// `digest` s, hex, "" when the rule holds for any contents).
+    var dbusValue: DBusValue {
+        let rules = settings.rules.map { rule -> DBusValue in
+            .variantDictionary([
+                "executable": .string(rule.executable), "allow": .boolean(rule.allows),
+                "digest": .string(rule.digest.map { $0.map { String($0, radix: 16).leftPadded(2) }.joined() } ?? ""),
+            ])
+        }
+        return .variantDictionary([
+            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(label),
+            "protected": .boolean(settings.isProtected), "rules": .array(element: "a{sv}", rules),
+        ])
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}
