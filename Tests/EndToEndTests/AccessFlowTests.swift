@@ -83,6 +83,15 @@ struct AccessFlowTests {
         return try #require(object as? [String: Any], "\(result.output)")
     }
 
+    /// `puffctl audit --json`'s reads of the test item: (executable, result), oldest first.
+    func auditedReads(_ puffd: TestDaemon) async throws -> [[String]] {
+        let audit = try await puffctl(puffd, ["audit", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(audit.output.utf8)) as? [String: Any]
+        let entries = try #require(object?["entries"] as? [[String: Any]], "\(audit.output)")
+        return entries.filter { $0["action"] as? String == "read" && $0["label"] as? String == "mail alice" }
+            .map { [$0["executable"] as? String ?? "", $0["result"] as? String ?? ""] }
+    }
+
     func pinentryLog() -> String { (try? String(contentsOf: shown, encoding: .utf8)) ?? "" }
     func confirmations() -> Int { pinentryLog().components(separatedBy: "\nCONFIRM\n").count - 1 }
 
@@ -97,6 +106,7 @@ struct AccessFlowTests {
             print("secret-tool lookup of a protected item with prompter none took \(refused.seconds) s")
             #expect(!refused.matches && refused.empty && refused.status != 0)
             #expect(puffd.log.contains("The item is protected"), "\(puffd.log.suffix(1500))")
+            #expect(try await auditedReads(puffd) == [["/usr/bin/secret-tool", "dismissed"]])
             _ = await puffd.terminate()
         }
         let puffd = try await daemon(order: ["pinentry", "none"], answering: ["OK"])
@@ -107,6 +117,11 @@ struct AccessFlowTests {
         #expect(confirmations() == 1, "\(shown)")
         #expect(shown.contains("SETDESC /usr/bin/secret-tool wants to read the protected item “mail alice”."))
         #expect(shown.contains("SETOK _Allow") && shown.contains("SETCANCEL _Deny") && !shown.contains("SETNOTOK"))
+        // The refusal before the restart and the read the person allowed.
+        #expect(
+            try await auditedReads(puffd) == [
+                ["/usr/bin/secret-tool", "dismissed"], ["/usr/bin/secret-tool", "allowed"],
+            ])
         let listed = try await puffctl(puffd, ["access", "list"])
         #expect(listed.output.contains("mail alice") && listed.output.contains("yes"), "\(listed.output)")
     }
