@@ -55,6 +55,19 @@ struct AuditTests {
         #expect(report.problems.isEmpty)
     }
 
+    @Test func oneGetSecretsCallWritesTheEntriesOfAllItsReadsTogether() async throws {
+        let fixture = try await Fixture.persistent()
+        var ids: [ItemID] = []
+        for number in 1...5 { ids.append(try await fixture.store(["n": "\(number)"], label: "item \(number)")) }
+        let session = try await fixture.plainSession()
+        let before = fixture.audit.writeCount
+        let read = try await fixture.service.secrets(for: ids, session: session, caller: Self.tool)
+        #expect(read.count == 5)
+        #expect(fixture.audit.writeCount == before + 1)
+        let reads = try await fixture.service.auditEntries().entries.filter { $0.action == .read }
+        #expect(reads.map(\.label) == (1...5).map { "item \($0)" })
+    }
+
     @Test func anAccessGateRecordsRefusedAndDismissedReadsOfKnownItemsOnly() async throws {
         let fixture = try await Fixture.persistent()
         let id = try await fixture.store(["a": "1"], label: "Protected")

@@ -25,13 +25,13 @@ struct AuditStoreTests {
         let space = SpaceID.random()
         do {
             let store = try FileAuditStore(folder: folder)
-            try store.append(entry(1), to: space)
-            try store.append(entry(2), to: space)
+            try store.append([entry(1)], to: space)
+            try store.append([entry(2)], to: space)
             try store.sync()
         }
         let store = try FileAuditStore(folder: folder)
         #expect(try store.entries(of: space) == AuditReplay(records: [entry(1), entry(2)]))
-        try store.append(entry(3), to: space)
+        try store.append([entry(3)], to: space)
         #expect(try store.entries(of: space).records == [entry(1), entry(2), entry(3)])
         #expect(try store.entries(of: SpaceID.random()) == AuditReplay(records: []))
     }
@@ -39,7 +39,7 @@ struct AuditStoreTests {
     @Test func rotationKeepsTheSizeBoundAndTheNewestEntries() throws {
         let space = SpaceID.random()
         let store = try FileAuditStore(folder: folder, limit: 1000)
-        for number in 1...200 { try store.append(entry(number), to: space) }
+        for number in 1...200 { try store.append([entry(number)], to: space) }
         let current = size("\(folder)/\(space.hex).audit")
         let predecessor = size("\(folder)/\(space.hex).audit.1")
         #expect(current <= 1000)
@@ -56,8 +56,8 @@ struct AuditStoreTests {
         let file = try FileAuditStore(folder: folder, limit: 700)
         let memory = MemoryAuditStore(limit: 700)
         for number in 1...50 {
-            try file.append(entry(number), to: space)
-            try memory.append(entry(number), to: space)
+            try file.append([entry(number)], to: space)
+            try memory.append([entry(number)], to: space)
         }
         #expect(try file.entries(of: space) == memory.entries(of: space))
     }
@@ -67,7 +67,7 @@ struct AuditStoreTests {
         let path = "\(folder)/\(space.hex).audit"
         do {
             let store = try FileAuditStore(folder: folder)
-            try store.append(entry(1), to: space)
+            try store.append([entry(1)], to: space)
             try store.sync()
         }
         // A crash in the middle of the next append: its length and part of its bytes.
@@ -78,7 +78,7 @@ struct AuditStoreTests {
 
         let store = try FileAuditStore(folder: folder)
         #expect(try store.entries(of: space) == AuditReplay(records: [entry(1)]))
-        try store.append(entry(2), to: space)
+        try store.append([entry(2)], to: space)
         #expect(try store.entries(of: space) == AuditReplay(records: [entry(1), entry(2)]))
     }
 
@@ -87,7 +87,7 @@ struct AuditStoreTests {
         let path = "\(folder)/\(space.hex).audit"
         do {
             let store = try FileAuditStore(folder: folder)
-            for number in 1...3 { try store.append(entry(number), to: space) }
+            for number in 1...3 { try store.append([entry(number)], to: space) }
         }
         var bytes = try #require(FileManager.default.contents(atPath: path))
         bytes[AuditFraming.preamble.count + JournalFraming.frameOverhead + 2] ^= 0x10
@@ -97,7 +97,7 @@ struct AuditStoreTests {
         let damaged = try store.entries(of: space)
         #expect(damaged.records.isEmpty)
         #expect(damaged.damage?.contains("\(space.hex).audit is damaged at offset 16") == true)
-        try store.append(entry(4), to: space)
+        try store.append([entry(4)], to: space)
         let after = try store.entries(of: space)
         #expect(after.records == [entry(4)])
         #expect(after.damage?.contains("\(space.hex).audit.1 is damaged at offset 16") == true)
@@ -108,7 +108,7 @@ struct AuditStoreTests {
         let old = umask(0)
         defer { umask(old) }
         let store = try FileAuditStore(folder: folder, limit: 200)
-        for number in 1...10 { try store.append(entry(number), to: space) }
+        for number in 1...10 { try store.append([entry(number)], to: space) }
         try store.sync()
         for path in ["\(folder)/\(space.hex).audit", "\(folder)/\(space.hex).audit.1"] {
             var info = stat()

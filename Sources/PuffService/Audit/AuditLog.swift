@@ -17,6 +17,9 @@ final class AuditLog {
     /// The number the next entry of each log gets; read from the log at its first append.
     private var nextSequence: [SpaceID: UInt64] = [:]
     private let syncScheduled = Flag()
+    /// Sealed entries waiting for ``flush()``, per log, and the logs in the order they got one.
+    private var pending: [SpaceID: [[UInt8]]] = [:]
+    private var pendingOrder: [SpaceID] = []
     /// Whether the last append failed, so a full disk is logged once, not on every read.
     private var isFailing = false
 
@@ -31,26 +34,47 @@ final class AuditLog {
         self.logger = logger
     }
 
-    /// Appends `fields` to `space`'s log. A failure is logged and otherwise ignored: the audit
-    /// trail is defence in depth, and a full disk must not stop clients from reading secrets.
-    func append(_ fields: AuditFields, to space: SpaceID, sealer: SecretSealer) {
+    /// Appends `fields` to `space`'s log, at once or, with `deferred`, at the next ``flush()``
+    /// (entries of one call written together: one `write` per log, not per entry). The entry is
+    /// numbered and sealed now either way, so entries stay in the order they happened. A failure
+    /// is logged and otherwise ignored: the audit trail is defence in depth, and a full disk must
+    /// not stop clients from reading secrets.
+    func append(_ fields: AuditFields, to space: SpaceID, sealer: SecretSealer, deferred: Bool = false) {
         let sequence = nextSequence[space] ?? Self.sequence(after: store, space)
+        nextSequence[space] = sequence + 1
         let record = AuditRecord(sequence: sequence, fields: fields, space: space, sealer: sealer)
-        do {
-            try store.append(record.encoded(), to: space)
-            nextSequence[space] = sequence + 1
-            isFailing = false
-        } catch {
-            if !isFailing { logger.error("Audit log write failed", metadata: ["error": "\(error)"]) }
-            isFailing = true
-            return
+        if pending[space] == nil { pendingOrder.append(space) }
+        pending[space, default: []].append(record.encoded())
+        if !deferred { flush() }
+    }
+
+    /// Writes the deferred entries, one `write` per log.
+    func flush() {
+        guard !pendingOrder.isEmpty else { return }
+        let (order, batches) = (pendingOrder, pending)
+        (pendingOrder, pending) = ([], [:])
+        var wrote = false
+        for space in order {
+            guard let batch = batches[space] else { continue }
+            do {
+                try store.append(batch, to: space)
+                wrote = true
+                isFailing = false
+            } catch {
+                // Numbered entries that never reached the file: the next append reads the log's
+                // own last number again, so no gap is left.
+                nextSequence[space] = nil
+                if !isFailing { logger.error("Audit log write failed", metadata: ["error": "\(error)"]) }
+                isFailing = true
+            }
         }
-        scheduleSync()
+        if wrote { scheduleSync() }
     }
 
     /// Forgets a deleted collection's log.
     func remove(_ space: SpaceID) {
         nextSequence[space] = nil
+        pending[space] = nil
         do {
             try store.remove(space)
         } catch {

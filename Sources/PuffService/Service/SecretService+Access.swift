@@ -52,6 +52,12 @@ extension SecretService {
         timeline.now + min(access.questionTimeout, promptTimeout)
     }
 
+    /// Whether ``admit(_:caller:until:)`` may wait (for a digest, a question or a write) before it
+    /// answers for this item; in `open` mode an item with no settings is admitted at once.
+    func mayWait(_ id: ItemID) -> Bool {
+        access.mode != .open || !(readableSettings(of: id)?.isEmpty ?? true)
+    }
+
     /// The item's settings while its secret could be read (it exists, its collection unlocked).
     private func readableSettings(of id: ItemID) -> ItemSettings? {
         guard let state = collectionStates[id.collection], !state.isLocked, state.items[id.number] != nil else {

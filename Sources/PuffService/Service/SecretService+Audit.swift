@@ -17,6 +17,8 @@ extension SecretService {
     /// ``admit(_:caller:until:)`` with a refusal or dismissal recorded; an allowed read is
     /// recorded once its secret is encoded.
     func admitRecorded(_ id: ItemID, caller: Caller, until deadline: Duration) async -> AccessOutcome {
+        // The gate may wait for a person: what earlier reads of the call did is written first.
+        if mayWait(id) { auditLog?.flush() }
         let outcome = await admit(id, caller: caller, until: deadline)
         switch outcome {
         case .allowed: break
@@ -28,14 +30,20 @@ extension SecretService {
 
     /// Appends one entry to the log of the item's collection, if audit logs are kept and the
     /// collection is unlocked and persisted. Never blocks on the disk (``AuditLog``).
-    func audit(_ action: AuditAction, of id: ItemID, label: String, caller: Caller, result: AuditResult) {
+    ///
+    /// With `deferred` the entry waits for ``AuditLog/flush()``: a call that reads many secrets
+    /// writes their entries together.
+    func audit(
+        _ action: AuditAction, of id: ItemID, label: String, caller: Caller, result: AuditResult,
+        deferred: Bool = false
+    ) {
         guard let auditLog, let vault = collectionStates[id.collection], let space = vault.space,
             let sealer = vault.auditSealer
         else { return }
         let fields = AuditFields(
             action: action.rawValue, result: result.rawValue, time: now(), item: id.number, label: label,
             executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
-        auditLog.append(fields, to: space, sealer: sealer)
+        auditLog.append(fields, to: space, sealer: sealer, deferred: deferred)
     }
 
     /// Runs `save` (the journal write of a change) and records `action` as allowed, or as failed
@@ -84,6 +92,7 @@ extension SecretService {
 
     /// Makes every audit entry so far durable; puffd calls it as it stops.
     public func flushAudit() async {
+        auditLog?.flush()
         guard let store = auditLog?.store else { return }
         await BlockingWork.run { try? store.sync() }
     }

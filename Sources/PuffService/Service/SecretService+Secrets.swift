@@ -44,6 +44,8 @@ extension SecretService {
     ) async throws(ServiceError) -> [(ItemID, TransportSecret)] {
         _ = try session(sessionID, client: caller.client)
         let deadline = readDeadline()
+        // The reads' audit entries are written together as the call ends, however it ends.
+        defer { auditLog?.flush() }
         var result: [(ItemID, TransportSecret)] = []
         for id in ids {
             guard let state = collectionStates[id.collection], !state.isLocked, state.items[id.number] != nil
@@ -54,7 +56,7 @@ extension SecretService {
             else { continue }
             noteUse(state)
             result.append((id, try encode(record, of: id, in: state, session: session, sessionID: sessionID)))
-            audit(.read, of: id, label: record.label, caller: caller, result: .allowed)
+            audit(.read, of: id, label: record.label, caller: caller, result: .allowed, deferred: true)
         }
         return result
     }

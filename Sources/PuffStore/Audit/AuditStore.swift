@@ -12,11 +12,12 @@ public protocol AuditStore: Sendable {
     /// old predecessor is dropped) and a new current file starts.
     var limit: Int { get }
 
-    /// Appends one entry to the space's log, rotating first when the entry would take the
-    /// current file past ``limit``. Durable only after the next ``sync()``.
+    /// Appends entries to the space's log in one write, rotating first when they would take the
+    /// current file past ``limit`` (a batch is never split across files). Durable only after the
+    /// next ``sync()``.
     ///
     /// - Throws: ``StoreError/writeFailed(_:)``; the log then ends where it ended before.
-    func append(_ entry: [UInt8], to space: SpaceID) throws(StoreError)
+    func append(_ entries: [[UInt8]], to space: SpaceID) throws(StoreError)
 
     /// The space's entries, oldest first: the predecessor's, then the current file's. A torn last
     /// entry (a crash in the middle of an append) is left out; a file damaged before its end is

@@ -48,25 +48,25 @@ public final class FileAuditStore: AuditStore {
     private func current(_ space: SpaceID) -> String { "\(folder)/\(space.hex).audit" }
     private func predecessor(_ space: SpaceID) -> String { "\(folder)/\(space.hex).audit.1" }
 
-    public func append(_ entry: [UInt8], to space: SpaceID) throws(StoreError) {
-        let frame = JournalFraming.frame(entry)
+    public func append(_ entries: [[UInt8]], to space: SpaceID) throws(StoreError) {
+        let frames = entries.flatMap(JournalFraming.frame)
         try state.withLock { (state) throws(StoreError) in
             var writer: Writer
             if let open = state.writers[space] { writer = open } else { writer = try openWriter(space) }
-            if writer.size > AuditFraming.preamble.count, writer.size + frame.count > limit {
+            if writer.size > AuditFraming.preamble.count, writer.size + frames.count > limit {
                 state.writers[space] = nil
                 writer = try rotate(space, writer)
                 state.folderChanged = true
             }
             state.writers[space] = writer
             do throws(StoreError) {
-                try DurableFiles.writeAll(writer.fd, frame, path: current(space))
+                try DurableFiles.writeAll(writer.fd, frames, path: current(space))
             } catch {
                 // The next append must not follow half a frame.
                 _ = ftruncate(writer.fd, off_t(writer.size))
                 throw error
             }
-            state.writers[space]!.size += frame.count
+            state.writers[space]!.size += frames.count
             state.dirty.insert(space)
         }
     }

@@ -15,6 +15,7 @@ public final class MemoryAuditStore: AuditStore {
     private struct State {
         var logs: [SpaceID: Log] = [:]
         var syncs = 0
+        var writes = 0
         var unsynced = 0
         var failures = 0
     }
@@ -26,8 +27,8 @@ public final class MemoryAuditStore: AuditStore {
         self.limit = max(limit, AuditFraming.preamble.count + 1)
     }
 
-    public func append(_ entry: [UInt8], to space: SpaceID) throws(StoreError) {
-        let size = entry.count + JournalFraming.frameOverhead
+    public func append(_ entries: [[UInt8]], to space: SpaceID) throws(StoreError) {
+        let size = entries.reduce(0) { $0 + $1.count + JournalFraming.frameOverhead }
         try state.withLock { (state) throws(StoreError) in
             if state.failures > 0 {
                 state.failures -= 1
@@ -37,10 +38,11 @@ public final class MemoryAuditStore: AuditStore {
             if log.size > AuditFraming.preamble.count, log.size + size > limit {
                 log = Log(predecessor: log.current)
             }
-            log.current.append(entry)
+            log.current += entries
+            state.writes += 1
             log.size += size
             state.logs[space] = log
-            state.unsynced += 1
+            state.unsynced += entries.count
         }
     }
 
@@ -63,6 +65,9 @@ public final class MemoryAuditStore: AuditStore {
     }
 
     // MARK: - Test controls
+
+    /// How many appends (writes, in a file) succeeded, whatever their number of entries.
+    public var writeCount: Int { state.withLock { $0.writes } }
 
     /// How many times ``sync()`` ran.
     public var syncCount: Int { state.withLock { $0.syncs } }
