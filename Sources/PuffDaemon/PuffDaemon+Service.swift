@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Glibc
+import Logging
+import PuffCrypto
+import PuffService
+import PuffServiceBus
+import PuffStore
+
+extension PuffDaemon {
+    /// The service on the vault `settings` name, with its prompters, access rules and audit log.
+    func makeService(
+        _ settings: DaemonConfiguration, environment: [String: String], logger: Logger,
+        events: @escaping @Sendable (ServiceEvent) -> Void, agents: AgentPrompter? = nil
+    ) async throws -> SecretService {
+        // validate() and the file reader have checked every name, so these lookups cannot fail.
+        let prompterSettings = PluginRegistry.PrompterSettings(
+            pinentry: settings.pinentry, pinentryTerminal: settings.pinentryTTY, environment: environment,
+            agents: agents)
+        let order = settings.prompterOrder.joined(separator: ",")
+        let prompter = PluginRegistry.prompterChain(order, settings: prompterSettings, logger: logger)!
+        let store: any RecordStore
+        let mode: VaultMode
+        var audit: (any AuditStore)?
+        if settings.isEphemeral || printIntrospection {
+            store = MemoryRecordStore()
+            mode = .ephemeral
+            audit = MemoryAuditStore(limit: settings.auditMaxBytes)
+        } else {
+            let folder = settings.effectiveDataDir(environment: environment)
+            do {
+                store = try FileRecordStore(folder: folder)
+                audit = try FileAuditStore(folder: folder, limit: settings.auditMaxBytes)
+            } catch {
+                logger.critical("cannot open the vault: \(error)")
+                throw ExitCode(2)
+            }
+            mode = .persistent(kdf: settings.kdf == "interactive" ? .interactive : .moderate)
+        }
+        let service = try await SecretService(
+            store: store,
+            mode: mode,
+            prompter: prompter,
+            itemRules: settings.itemRules,
+            promptTimeout: .seconds(settings.promptTimeout),
+            limits: settings.limits,
+            autoLock: settings.effectiveAutoLock,
+            keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
+            audit: settings.auditEnabled ? audit : nil,
+            access: settings.access,
+            now: { UInt64(max(0, time(nil))) },
+            logger: logger,
+            events: events
+        )
+        if await !service.isInitialized {
+            logger.notice("No passcode set yet: run `puffctl init` to create the login collection")
+        }
+        return service
+    }
+}
