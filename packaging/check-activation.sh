@@ -293,6 +293,15 @@ check_started_by_bus "secret-tool lookup" "$work/standard.log"
 say "  the decoy until ~/.local/share/dbus-1/services/$name.service exists, then puffd; doctor agrees"
 stop_bus
 
+# With gnome-keyring installed, /usr/share/dbus-1/services (the tree over the host's) holds its
+# file and Puff's: doctor must call that a tie, whichever it lists first.
+if [ -f /usr/share/dbus-1/services/$name.service ]; then
+    doctor="$(XDG_DATA_HOME="$work/empty" XDG_DATA_DIRS=/usr/share DBUS_SESSION_BUS_ADDRESS="unix:path=$work/no-bus" /usr/bin/puffctl doctor 2>&1 || true)"
+    grep -q "starts the one it reads first from the folder" <<<"$doctor" ||
+        fail "with gnome-keyring's file beside Puff's, puffctl doctor does not call it a tie: $doctor"
+    say "  gnome-keyring's file and Puff's in /usr/share/dbus-1/services: doctor says the bus takes the one it reads first"
+fi
+
 # 4. Two files in one folder claiming the name, on the scratch filesystem and on a tmpfs.
 say "two files in one folder claiming $name"
 mkdir -p "$work/tmpfs"
