@@ -141,6 +141,8 @@ finish() {
     local pid
     for pid in "${buses[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
     pkill -9 -x puffd 2>/dev/null || true # this pid namespace's puffd only
+    for _ in $(seq 100); do pgrep -x puffd >/dev/null || break; sleep 0.05; done # it may still be writing
+    umount "$work/tmpfs" 2>/dev/null || true
     rm -rf "$work"
 }
 trap finish EXIT
