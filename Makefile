@@ -19,7 +19,7 @@ SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
 .PHONY: help deps build lint format test run clean fuzz bench bench-smoke pam man check-man snapshots install \
-	uninstall check-install
+	uninstall check-install check-activation
 
 help:
 	@echo "make run        - install what is missing, build, and start puffd on the session bus"
@@ -72,6 +72,7 @@ test: deps lint $(PAM_MODULE)
 	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh --check docs/man
 	$(MAKE) --no-print-directory check-install
+	$(MAKE) --no-print-directory check-activation
 	SWIFT=$(SWIFT) bench/run.sh --smoke
 
 run: build
@@ -121,6 +122,32 @@ check-install:
 		test -s "$$tmp$$file" || { echo "make install did not write $$file"; exit 1; }; \
 	done; \
 	echo "make install CONFIGURATION=debug DESTDIR=... wrote every file"
+
+# The activation test (packaging/check-activation.sh, seconds): the packages' tree, put over /usr
+# in a private mount namespace, makes a private dbus-daemon start the installed puffd on the first
+# `secret-tool` call; the user-level activation file wins over the system folders; no file is one
+# of gnome-keyring's. The tree is `dpkg-deb -x` of the newest packages in DEB_DIR when `make deb`
+# left some there, else `make install CONFIGURATION=debug PREFIX=/usr` (the same tree, debug
+# build). Needs root or user namespaces; otherwise says SKIP (a failure when CI is set).
+DEB_DIR ?= .build/deb
+check-activation:
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	puff="$$(ls -t $(DEB_DIR)/puff_*.deb 2>/dev/null | head -n 1)"; \
+	pam="$$(ls -t $(DEB_DIR)/libpam-puff_*.deb 2>/dev/null | head -n 1)"; \
+	if [ -n "$$puff" ]; then \
+		echo "check-activation: the tree of $$puff $$pam"; \
+		for deb in $$puff $$pam; do dpkg-deb -x "$$deb" "$$tmp/root" || exit 1; done; \
+	else \
+		echo "check-activation: no package in $(DEB_DIR): the tree of make install CONFIGURATION=debug PREFIX=/usr"; \
+		$(MAKE) --no-print-directory install CONFIGURATION=debug PREFIX=/usr DESTDIR="$$tmp/root" >/dev/null || exit 1; \
+		services="$$tmp/root/usr/share/dbus-1/services"; \
+		if ! grep -qs '^Name=org.freedesktop.secrets$$' "$$services"/*.service; then \
+			echo "check-activation: make install wrote no activation file: adding dbus/org.freedesktop.secrets.service.in as io.puff.Secrets.service"; \
+			mkdir -p "$$services"; \
+			sed 's|@libexecdir@|/usr/libexec|' dbus/org.freedesktop.secrets.service.in >"$$services/io.puff.Secrets.service"; \
+		fi; \
+	fi; \
+	packaging/check-activation.sh "$$tmp/root"
 
 # libFuzzer on puffd's message decoder (WireCodec.decode) and on its vault reader (journal,
 # header, catalog, records, payloads), FUZZ_SECONDS each (default 600); FUZZ_TARGET=decode|vault|all

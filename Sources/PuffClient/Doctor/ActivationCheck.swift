@@ -98,8 +98,23 @@ public enum ActivationCheck {
         let override =
             runtime.map { first.path.hasPrefix($0) } == true
             ? "remove \(first.path), which comes before every other folder, then " : ""
-        let listed = files.map { "\($0.path): \($0.provider.displayName) (Exec=\($0.exec))" }
-        if first.provider == .puff {
+        var listed = files.map { "\($0.path): \($0.provider.displayName) (Exec=\($0.exec))" }
+        // Two providers' files in the first file's folder: dbus-daemon keeps whichever it reads
+        // first (directory order, which the filesystem decides), so the winner is not settled.
+        let folder = folderOf(first.path)
+        let rivals = files.dropFirst().filter { folderOf($0.path) == folder && $0.provider != first.provider }
+        if let rival = rivals.first {
+            listed.append(
+                "\(folder) has files for \(first.provider.displayName) and \(rival.provider.displayName): dbus-daemon "
+                    + "starts the one it reads first from the folder, in an order no setting decides")
+        }
+        if first.provider == .puff, let rival = rivals.first {
+            findings.append(
+                DoctorFinding(
+                    .warn,
+                    "the bus may start puffd or \(rival.provider.displayName) on first use: both have a file in \(folder)",
+                    details: listed, next: override + makePuff))
+        } else if first.provider == .puff {
             findings.append(
                 DoctorFinding(.ok, "the bus starts puffd on first use (\(first.path))", details: listed))
         } else {
@@ -109,6 +124,10 @@ public enum ActivationCheck {
                     details: listed, next: override + makePuff))
         }
         return findings
+    }
+
+    private static func folderOf(_ path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? path
     }
 
     private static func trimmedSlash(_ path: String) -> String {

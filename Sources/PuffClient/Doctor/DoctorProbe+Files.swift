@@ -3,20 +3,18 @@ import Glibc
 
 extension DoctorProbe {
     /// The activation files naming the bus name, in the order the bus weighs them: folder by
-    /// folder (``ActivationCheck/serviceDirectories(environment:)``), and within a folder the
-    /// file named after the bus name first. `$XDG_RUNTIME_DIR/dbus-1/services` counts only that
-    /// file (dbus-daemon enforces the naming there).
+    /// folder (``ActivationCheck/serviceDirectories(environment:)``), and within a folder in
+    /// directory order, as dbus-daemon reads it (bus/activation.c keeps the first file it reads
+    /// for a name and ignores the others, whatever they are called; `make check-activation`
+    /// watches it). `$XDG_RUNTIME_DIR/dbus-1/services` counts only the file named after the bus
+    /// name (dbus-daemon enforces the naming there).
     func activationFiles() -> [ActivationFile] {
         let exactName = "\(ControlNames.busName).service"
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/dbus-1/services" }
         var files: [ActivationFile] = []
         for folder in ActivationCheck.serviceDirectories(environment: environment) {
             let names = Self.list(folder).filter { $0.hasSuffix(".service") }
-            let candidates =
-                folder == runtime
-                ? names.filter { $0 == exactName }
-                : names.filter { $0 == exactName } + names.filter { $0 != exactName }.sorted()
-            for name in candidates {
+            for name in folder == runtime ? names.filter({ $0 == exactName }) : names {
                 let path = "\(folder)/\(name)"
                 guard let text = Self.read(path), let parsed = ActivationFile.parse(text),
                     parsed.name == ControlNames.busName

@@ -85,6 +85,37 @@ struct ActivationCheckTests {
         #expect(findings[0].next == nil)
     }
 
+    /// Puff's package beside gnome-keyring's: two files naming the name in /usr/share. dbus-daemon
+    /// keeps whichever it reads first, so puffd listed first is still only a maybe.
+    @Test func twoProvidersInOneFolderAreAWarningEvenWithPuffdFirst() {
+        let folder = "/usr/share/dbus-1/services"
+        let files = [
+            ActivationFile(path: "\(folder)/io.puff.Secrets.service", exec: "/usr/libexec/puff/puffd"),
+            ActivationFile(
+                path: "\(folder)/org.freedesktop.secrets.service",
+                exec: "/usr/bin/gnome-keyring-daemon --start --foreground --components=secrets"),
+        ]
+        let findings = ActivationCheck.findings(
+            files: files, environment: environment, puffd: "/usr/libexec/puff/puffd")
+        #expect(findings.map(\.mark) == [.warn])
+        #expect(findings[0].summary.contains("may start puffd or gnome-keyring on first use"))
+        #expect(findings[0].details.last?.contains("starts the one it reads first") == true)
+        #expect(
+            findings[0].next?.hasPrefix(
+                "write /home/me/.local/share/dbus-1/services/org.freedesktop.secrets.service") == true)
+
+        let reversed = ActivationCheck.findings(
+            files: files.reversed(), environment: environment, puffd: "/usr/libexec/puff/puffd")
+        #expect(reversed[0].summary.contains("starts gnome-keyring, not puffd"))
+        #expect(reversed[0].details.last?.contains("starts the one it reads first") == true)
+
+        // The same provider twice in a folder settles nothing either way, and is no warning.
+        let same = ActivationCheck.findings(
+            files: [files[0], ActivationFile(path: "\(folder)/other.service", exec: "/opt/puffd")],
+            environment: environment, puffd: "/usr/libexec/puff/puffd")
+        #expect(same.map(\.mark) == [.ok])
+    }
+
     @Test func noFileAtAllIsAWarningWithTheSameStep() {
         let findings = ActivationCheck.findings(files: [], environment: environment, puffd: "/opt/puffd")
         #expect(findings.map(\.mark) == [.warn])

@@ -44,6 +44,21 @@ struct DoctorProbeTests {
         #expect(after.first?.path == "\(root)/home/data/dbus-1/services/org.freedesktop.secrets.service")
     }
 
+    /// Within a folder the files come in directory order, as dbus-daemon reads them, not with the
+    /// one named after the bus name first.
+    @Test func withinAFolderFilesComeInDirectoryOrder() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let environment = ["HOME": "\(root)/home", "XDG_DATA_HOME": "\(root)/data", "XDG_DATA_DIRS": "\(root)/a"]
+        let folder = "\(root)/a/dbus-1/services"
+        try write(ActivationCheckTests.gnomeKeyring, to: "\(folder)/org.freedesktop.secrets.service")
+        for name in ["io.puff.Secrets", "zz", "aa", "m"] {
+            try write(ActivationCheck.puffFileText(puffd: "/usr/libexec/puff/puffd"), to: "\(folder)/\(name).service")
+        }
+        let found = probe(environment).activationFiles().filter { $0.path.hasPrefix(root) }.map(\.path)
+        #expect(found == DoctorProbe.list(folder).map { "\(folder)/\($0)" })
+        #expect(found.count == 5)
+    }
+
     @Test func inTheRuntimeFolderOnlyTheFileNamedAfterTheBusNameCounts() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let environment = ["HOME": "\(root)/home", "XDG_RUNTIME_DIR": "\(root)/run", "XDG_DATA_DIRS": "\(root)/none"]
