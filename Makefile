@@ -19,12 +19,13 @@ SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
 .PHONY: help deps build lint format test run clean fuzz bench bench-smoke pam man check-man snapshots install \
-	uninstall check-install check-activation
+	uninstall check-install check-activation programs deb check-deb
 
 help:
 	@echo "make run        - install what is missing, build, and start puffd on the session bus"
 	@echo "make test       - install what is missing, build, and run every test (real dbus-daemon and clients)"
 	@echo "make install    - build for release and install under PREFIX (default /usr/local), honouring DESTDIR"
+	@echo "make deb        - build the Debian packages puff and libpam-puff into $(DEB_DIR)"
 	@echo "make snapshots  - regenerate the help snapshots and the man pages after changing a command's options"
 
 # Installs the Debian packages in $(1) that are missing when run as root; otherwise names them and fails.
@@ -59,15 +60,19 @@ format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
 # pam_puff.so, the PAM module (pam/pam_puff.c, docs/pam.md): C against Debian's libpam0g-dev,
-# warnings as errors.
+# warnings as errors. CPPFLAGS, CFLAGS and LDFLAGS come in from the caller (dpkg-buildflags in
+# packaging/debian/rules: fortify, stack protector, relro, bind-now).
 PAM_MODULE = .build/pam/pam_puff.so
+CFLAGS ?= -O2 -g
 pam: $(PAM_MODULE)
 $(PAM_MODULE): pam/pam_puff.c
 	@mkdir -p $(dir $@)
-	gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -o $@ $< -lpam
+	gcc -std=gnu11 $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared $(LDFLAGS) -o $@ $< -lpam
 
-# Every test, then a smoke run of the benchmark client (N = 200) against the debug build.
+# Every test, then a smoke run of the benchmark client (N = 200) against the debug build. The
+# Debian packages are built and checked first (check-deb), so that tests can take them from DEB_DIR.
 test: deps lint $(PAM_MODULE)
+	$(MAKE) --no-print-directory check-deb
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh --check docs/man
@@ -99,19 +104,42 @@ snapshots: deps
 	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh docs/man
 
 # `make install PREFIX=/usr/local DESTDIR=`: puffctl to bin/, puffd to libexec/puff/, the man pages,
-# bash, zsh and fish completions, and the D-Bus interface files (scripts/install.sh says where).
-# CONFIGURATION=debug installs the debug build instead of building for release.
+# bash, zsh and fish completions, the D-Bus interface files, the D-Bus activation file and the
+# systemd user unit, pam_puff.so and its pam-auth-update profile (scripts/install.sh says where).
+# CONFIGURATION=debug installs the debug build instead of building for release. A release build
+# links the Swift runtime and Foundation in (--static-swift-stdlib), so the programs run where no
+# Swift toolchain is installed. MULTIARCH names lib/MULTIARCH/security (default: this machine's).
 PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIGURATION ?= release
-install:
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product puffd
-	$(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --product puffctl
-	BIN="$$($(SWIFT) build -c $(CONFIGURATION) $(SWIFT_BUILD_FLAGS) --show-bin-path)" PREFIX="$(PREFIX)" \
-		DESTDIR="$(DESTDIR)" scripts/install.sh
+MULTIARCH ?=
+STATIC_FLAGS = $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
+programs:
+	$(SWIFT) build -c $(CONFIGURATION) $(STATIC_FLAGS) $(SWIFT_BUILD_FLAGS) --product puffd
+	$(SWIFT) build -c $(CONFIGURATION) $(STATIC_FLAGS) $(SWIFT_BUILD_FLAGS) --product puffctl
+
+install: programs $(PAM_MODULE)
+	BIN="$$($(SWIFT) build -c $(CONFIGURATION) $(STATIC_FLAGS) $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
+		PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" PAM_MODULE="$(CURDIR)/$(PAM_MODULE)" MULTIARCH="$(MULTIARCH)" \
+		scripts/install.sh
 
 uninstall:
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh --uninstall
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" MULTIARCH="$(MULTIARCH)" scripts/install.sh --uninstall
+
+# The Debian packages (packaging/README.md): packaging/deb.sh stages the source tree with
+# packaging/debian as debian/ in $(DEB_WORK) and runs dpkg-buildpackage -b -us -uc there, which
+# runs `make install` into debian/tmp. It leaves puff_<version>_<arch>.deb and
+# libpam-puff_<version>_<arch>.deb (and the .changes and .buildinfo) in DEB_DIR: the fixed place
+# other tests take them from. `make check-deb` builds them and checks layout, ldd and lintian.
+DEB_DIR = .build/deb
+DEB_WORK = .build/deb-work
+DEB_APT_PACKAGES := debhelper dpkg-dev fakeroot lintian build-essential
+deb: deps
+	$(call apt_install,$(DEB_APT_PACKAGES))
+	SWIFT=$(SWIFT) DEB_DIR=$(DEB_DIR) DEB_WORK=$(DEB_WORK) packaging/deb.sh
+
+check-deb: deb
+	DEB_DIR=$(DEB_DIR) packaging/check.sh
 
 # `make install` of the debug build into a temporary DESTDIR, as `make test` runs it: the build and
 # hand-over half of install (InstallTests checks what scripts/install.sh writes).
@@ -129,7 +157,6 @@ check-install:
 # of gnome-keyring's. The tree is `dpkg-deb -x` of the newest packages in DEB_DIR when `make deb`
 # left some there, else `make install CONFIGURATION=debug PREFIX=/usr` (the same tree, debug
 # build). Needs root or user namespaces; otherwise says SKIP (a failure when CI is set).
-DEB_DIR ?= .build/deb
 check-activation:
 	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	puff="$$(ls -t $(DEB_DIR)/puff_*.deb 2>/dev/null | head -n 1)"; \

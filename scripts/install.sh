@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # `make install` / `make uninstall` after the build: copies puffctl, puffd, the man pages, puffctl's
-# shell completions and the D-Bus interface files under DESTDIR + PREFIX.
+# shell completions, the D-Bus interface files, the D-Bus activation file and the systemd user unit,
+# and pam_puff.so with its pam-auth-update profile under DESTDIR + PREFIX. The Debian packages are
+# made from this same tree (packaging/debian/rules runs `make install`).
 #
 #   BIN=DIR scripts/install.sh              install from DIR (holding the built puffctl and puffd)
 #   scripts/install.sh --uninstall          remove what install put there
 #   scripts/install.sh --list               print the paths install writes (under DESTDIR)
 #
-# Variables: PREFIX (default /usr/local), DESTDIR (default empty: the running system), and
+# Variables: PREFIX (default /usr/local), DESTDIR (default empty: the running system),
 # ZSH_COMPLETION_DIR (default: share/zsh/vendor-completions under /usr, as Debian's zsh reads it,
-# otherwise share/zsh/site-functions, which zsh reads under any prefix it was built for).
+# otherwise share/zsh/site-functions, which zsh reads under any prefix it was built for),
+# PAM_MODULE (the built pam_puff.so, default .build/pam/pam_puff.so: `make pam`) and MULTIARCH
+# (default: dpkg-architecture's DEB_HOST_MULTIARCH, else gcc -print-multiarch), which names the
+# folder lib/MULTIARCH/security the module goes to.
 #
-# Nothing here registers puffd with the bus: `puffctl doctor` prints the activation file that
-# makes the bus start it, and the Debian package will ship one (packaging/README.md).
+# The activation file is installed as io.puff.Secrets.service (its Name= is
+# org.freedesktop.secrets), so that it lies beside gnome-keyring's org.freedesktop.secrets.service
+# rather than over it; packaging/README.md says which of the two the bus starts. The PAM profile
+# goes to share/pam-configs/puff, which pam-auth-update reads only under /usr; it is off by default.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 prefix="${PREFIX:-/usr/local}"
 dest="${DESTDIR:-}"
 share="$prefix/share"
+multiarch="${MULTIARCH:-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)}"
+[ -n "$multiarch" ] || { echo "MULTIARCH is empty: set it (for example x86_64-linux-gnu)" >&2; exit 1; }
 if [ "$prefix" = /usr ]; then zsh_default="$share/zsh/vendor-completions"; else zsh_default="$share/zsh/site-functions"; fi
 zsh_dir="${ZSH_COMPLETION_DIR:-$zsh_default}"
 
@@ -31,6 +40,10 @@ files=(
     "$share/fish/vendor_completions.d/puffctl.fish"
     "$share/dbus-1/interfaces/io.puff.Control1.xml"
     "$share/dbus-1/interfaces/io.puff.Agent1.xml"
+    "$share/dbus-1/services/io.puff.Secrets.service"
+    "$prefix/lib/systemd/user/puffd.service"
+    "$prefix/lib/$multiarch/security/pam_puff.so"
+    "$share/pam-configs/puff"
 )
 
 if [ "${1:-}" = --list ]; then
@@ -47,6 +60,8 @@ bin="${BIN:?BIN must name the folder holding the built puffctl and puffd}"
 for program in puffctl puffd; do
     [ -x "$bin/$program" ] || { echo "no $bin/$program: build first (make install does)" >&2; exit 1; }
 done
+pam_module="${PAM_MODULE:-$root/.build/pam/pam_puff.so}"
+[ -f "$pam_module" ] || { echo "no $pam_module: build it first (make pam; make install does)" >&2; exit 1; }
 
 put() { # MODE SOURCE DESTINATION
     install -D -m "$1" "$2" "$dest$3"
@@ -63,10 +78,23 @@ for shell in bash zsh fish; do
     "$bin/puffctl" --generate-completion-script "$shell" >"$work/$shell"
     [ -s "$work/$shell" ] || { echo "puffctl wrote no $shell completion script" >&2; exit 1; }
 done
+# bash sources a completion file: it needs no #! line (lintian: bash-completion-with-hashbang).
+sed -i '1{/^#!/d}' "$work/bash"
 put 0644 "$work/bash" "$share/bash-completion/completions/puffctl"
 put 0644 "$work/zsh" "$zsh_dir/_puffctl"
 put 0644 "$work/fish" "$share/fish/vendor_completions.d/puffctl.fish"
 
 put 0644 "$root/dbus/io.puff.Control1.xml" "$share/dbus-1/interfaces/io.puff.Control1.xml"
 put 0644 "$root/dbus/io.puff.Agent1.xml" "$share/dbus-1/interfaces/io.puff.Agent1.xml"
+
+# The activation file and the unit name puffd where this prefix puts it.
+for template in org.freedesktop.secrets.service puffd.service; do
+    sed "s|@libexecdir@|$prefix/libexec|g" "$root/dbus/$template.in" >"$work/$template"
+    if grep -q '@[a-z]*@' "$work/$template"; then echo "dbus/$template.in: a @variable@ is left" >&2; exit 1; fi
+done
+put 0644 "$work/org.freedesktop.secrets.service" "$share/dbus-1/services/io.puff.Secrets.service"
+put 0644 "$work/puffd.service" "$prefix/lib/systemd/user/puffd.service"
+
+put 0644 "$pam_module" "$prefix/lib/$multiarch/security/pam_puff.so"
+put 0644 "$root/pam/pam-configs/puff" "$share/pam-configs/puff"
 echo "installed puffctl and puffd under ${dest}${prefix}"

@@ -13,10 +13,20 @@ struct InstallTests {
     static let script = TestBus.repositoryRoot.appendingPathComponent("scripts/install.sh").path
     static let binaries = URL(fileURLWithPath: TestDaemon.executablePath).deletingLastPathComponent().path
 
+    /// A stand-in for pam_puff.so (`make pam` builds the real one): this suite checks where files go.
+    static let pamModule: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("puff-install-pam_puff.so").path
+        FileManager.default.createFile(atPath: path, contents: Data("pam module".utf8))
+        return path
+    }()
+
     func install(prefix: String, _ arguments: [String] = []) async throws -> ChildProcess.Result {
         try await ChildProcess.run(
             "/bin/bash", [Self.script] + arguments,
-            environment: ["BIN": Self.binaries, "PREFIX": prefix, "DESTDIR": destination, "PATH": "/usr/bin:/bin"])
+            environment: [
+                "BIN": Self.binaries, "PREFIX": prefix, "DESTDIR": destination, "PATH": "/usr/bin:/bin",
+                "PAM_MODULE": Self.pamModule, "MULTIARCH": "x86_64-linux-gnu",
+            ])
     }
 
     /// Every regular file under the destination, relative to it, with its permission bits.
@@ -48,7 +58,18 @@ struct InstallTests {
                 "/usr/local/share/fish/vendor_completions.d/puffctl.fish": 0o644,
                 "/usr/local/share/dbus-1/interfaces/io.puff.Control1.xml": 0o644,
                 "/usr/local/share/dbus-1/interfaces/io.puff.Agent1.xml": 0o644,
+                "/usr/local/share/dbus-1/services/io.puff.Secrets.service": 0o644,
+                "/usr/local/lib/systemd/user/puffd.service": 0o644,
+                "/usr/local/lib/x86_64-linux-gnu/security/pam_puff.so": 0o644,
+                "/usr/local/share/pam-configs/puff": 0o644,
             ])
+        // The activation file and the unit name puffd where this prefix puts it.
+        let activation = text("/usr/local/share/dbus-1/services/io.puff.Secrets.service")
+        #expect(activation.contains("Name=org.freedesktop.secrets\n"))
+        #expect(activation.contains("Exec=/usr/local/libexec/puff/puffd\n"))
+        #expect(activation.contains("SystemdService=puffd.service\n"))
+        #expect(text("/usr/local/lib/systemd/user/puffd.service").contains("ExecStart=/usr/local/libexec/puff/puffd\n"))
+        #expect(text("/usr/local/share/pam-configs/puff").contains("Default: no\n"))
         #expect(text("/usr/local/share/man/man8/puffd.8").contains(".Dt PUFFD 8"))
         #expect(text("/usr/local/share/man/man1/puffctl.1").contains(".Dt PUFFCTL 1"))
         // The completions come from the installed puffctl, so they know every subcommand.
@@ -80,7 +101,9 @@ struct InstallTests {
         let files = try tree()
         #expect(files["/usr/share/zsh/vendor-completions/_puffctl"] == 0o644)
         #expect(files["/usr/libexec/puff/puffd"] == 0o755)
-        #expect(files.count == 9)
+        #expect(files["/usr/lib/systemd/user/puffd.service"] == 0o644)
+        #expect(files["/usr/lib/x86_64-linux-gnu/security/pam_puff.so"] == 0o644)
+        #expect(files.count == 13)
     }
 
     @Test func withoutBuiltProgramsInstallRefusesAndWritesNothing() async throws {
@@ -90,6 +113,18 @@ struct InstallTests {
             environment: ["BIN": "/nonexistent", "DESTDIR": destination, "PATH": "/usr/bin:/bin"])
         #expect(result.status != 0)
         #expect(result.output.contains("no /nonexistent/puffctl: build first"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+
+    @Test func withoutThePAMModuleInstallRefusesAndWritesNothing() async throws {
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let result = try await ChildProcess.run(
+            "/bin/bash", [Self.script],
+            environment: [
+                "BIN": Self.binaries, "DESTDIR": destination, "PATH": "/usr/bin:/bin", "PAM_MODULE": "/nonexistent.so",
+            ])
+        #expect(result.status != 0)
+        #expect(result.output.contains("no /nonexistent.so: build it first (make pam"), "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: destination))
     }
 }
