@@ -9,7 +9,8 @@ DBUS_SESSION_BUS_ADDRESS names a bus where puffd (with the `agent` prompter) ser
 wrong passcode, checks the agent shows the error and asks again, types the right one and checks
 the secret comes back. It creates a collection through libsecret (create_collection.py), types two
 different new passcodes, checks the agent asks again, then types the same one twice and checks the
-collection is made. Then it stops the agent with Ctrl-C and checks that a lookup is dismissed
+collection is made. It protects the item (`puffctl protect`) and answers the two confirmations a
+lookup then asks: once (the secret comes back), deny (nothing). Then it stops the agent with Ctrl-C and checks that a lookup is dismissed
 (no agent left, the next prompter is `none`) quickly.
 
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`. Never prints a secret.
@@ -102,6 +103,24 @@ def main():
         made = b""
     case("libsecret gets the new collection",
          None if made == b"/org/freedesktop/secrets/collection/Agent_5fWork\n" else f"got {made!r}")
+
+    # The item made protected: each read asks the agent, which answers once, then deny.
+    protect = subprocess.run([sys.argv[2], "protect", "service=agent-e2e"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT) if len(sys.argv) > 2 else None
+    case("puffctl protect marks the item", None if protect and protect.returncode == 0 else "protect failed")
+    for answer, wanted in ((b"o\n", b"agent-secret"), (b"d\n", b"")):
+        read = subprocess.Popen(["/usr/bin/secret-tool", "lookup", "service", "agent-e2e"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        confirm = read_until(fd, "Release its secret this once? [o]nce / [d]eny (Enter: deny):")
+        os.write(fd, answer)
+        try:
+            out, _ = read.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            read.kill()
+            out = b"(timeout)"
+        named = confirm is not None and "/usr/bin/secret-tool wants to read the protected item “agent e2e”." in confirm
+        case(f"a protected read answered {answer.decode().strip()!r} is {'released' if wanted else 'refused'}",
+             None if named and out == wanted else f"asked={named}, got {len(out)} bytes")
 
     os.kill(pid, signal.SIGINT)
     os.waitpid(pid, 0)
