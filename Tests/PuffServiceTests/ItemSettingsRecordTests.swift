@@ -24,14 +24,21 @@ struct ItemSettingsRecordTests {
     }
 
     @Test(arguments: [
-        [2, 0, 0, 0, 0] as [UInt8],  // an unknown flag
-        [0, 65, 0, 0, 0],  // more rules than an item keeps
-        [0, 1, 0, 0, 0, 1, 0, 0, 0, 0x2F, 3, 0, 0, 0, 1, 2, 3, 1],  // a digest that is not 32 bytes
-        [0, 1, 0, 0, 0, 1, 0, 0, 0, 0x2F, 0, 0, 0, 0, 3],  // a verdict that is neither allow nor deny
-        [0, 0, 0, 0, 0, 9],  // trailing bytes
+        ([2, 0, 0, 0, 0] as [UInt8], "settings flags"),  // an unknown flag
+        ([0, 65, 0, 0, 0], "rule count"),  // more rules than an item keeps
+        ([0, 1, 0, 0, 0, 1, 0, 0, 0, 0x2F, 3, 0, 0, 0, 1, 2, 3, 1], "digest"),  // a digest that is not 32 bytes
+        ([0, 1, 0, 0, 0, 1, 0, 0, 0, 0x2F, 0, 0, 0, 0, 3], "verdict"),  // neither allow nor deny
+        ([0, 0, 0, 0, 0, 9], "trailing bytes"),
     ])
-    func malformedSettingsAreRefused(_ bytes: [UInt8]) {
-        #expect(throws: VaultFormatError.self) { try ItemSettings(parsing: SecureBytes(unwipedCopyOf: bytes)) }
+    func malformedSettingsAreRefused(_ bytes: [UInt8], what: String) {
+        let error = #expect(throws: VaultFormatError.self) {
+            try ItemSettings(parsing: SecureBytes(unwipedCopyOf: bytes))
+        }
+        guard case .malformed(_, let named)? = error else {
+            Issue.record("expected a malformed-record error, got \(String(describing: error))")
+            return
+        }
+        #expect(named == what)
     }
 
     @Test func aSettingsChangeAppendsOneRecordAndSurvivesARestart() async throws {
