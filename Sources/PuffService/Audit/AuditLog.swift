@@ -14,7 +14,8 @@ final class AuditLog {
     /// How long an entry may stay unsynced: what a crash can lose.
     let syncDelay: Duration
     private let logger: Logger
-    /// The number the next entry of each log gets; read from the log at its first append.
+    /// The number the next entry of each log gets; read from the log when its collection opens
+    /// (``prime(_:next:)``), else at its first append.
     private var nextSequence: [SpaceID: UInt64] = [:]
     private let syncScheduled = Flag()
     /// Sealed entries waiting for ``flush()``, per log, and the logs in the order they got one.
@@ -100,8 +101,19 @@ final class AuditLog {
         }
     }
 
-    /// One past the newest sequence number in `space`'s log; 1 for a new log.
-    private static func sequence(after store: any AuditStore, _ space: SpaceID) -> UInt64 {
+    /// Whether the number of `space`'s next entry is known, so no append has to read the log.
+    func knowsSequence(of space: SpaceID) -> Bool { nextSequence[space] != nil }
+
+    /// Sets the number of `space`'s next entry, found off the actor while its collection opened;
+    /// a number an append has set since stays.
+    func prime(_ space: SpaceID, next: UInt64) {
+        if nextSequence[space] == nil { nextSequence[space] = next }
+    }
+
+    /// One past the newest sequence number in `space`'s log; 1 for a new log. Reads the whole
+    /// log: called off the actor when a collection opens, and by an append only when that did not
+    /// happen.
+    static func sequence(after store: any AuditStore, _ space: SpaceID) -> UInt64 {
         guard let last = try? store.entries(of: space).records.last,
             let record = try? AuditRecord(decoding: last)
         else { return 1 }

@@ -59,6 +59,12 @@ extension SecretService {
                         id: id.rawValue, label: "", created: 0, modified: 0,
                         nextItemNumber: 1, aliases: []))
         }
+        if case .success = opened, let auditLog, !auditLog.knowsSequence(of: space) {
+            // Read off the actor now, while nothing can append (the collection has no audit key
+            // yet), so its first audit entry does not read the whole log on the actor.
+            let auditStore = auditLog.store
+            auditLog.prime(space, next: await BlockingWork.run { AuditLog.sequence(after: auditStore, space) })
+        }
         switch opened {
         case .failure(let damage):
             logger.error(
