@@ -172,8 +172,11 @@ if grep -l pam_puff "$root"/etc/pam.d/common-* >/dev/null 2>&1; then
     fail "pam_puff is enabled by default: $(grep -l pam_puff "$root"/etc/pam.d/common-* | tr '\n' ' ')"
 fi
 say "  pam-auth-update saw the puff profile and left it off (no pam_puff in /etc/pam.d/common-*)"
-for binary in /usr/libexec/puff/puffd /usr/bin/puffctl /usr/lib/x86_64-linux-gnu/security/pam_puff.so; do
-    [ -e "$root$binary" ] || continue
+# The PAM module's folder is the architecture's (/usr/lib/<multiarch>/security): ask dpkg.
+pam_module="$(in_root dpkg -L libpam-puff | grep '/security/pam_puff\.so$' || true)"
+[ -n "$pam_module" ] || fail "libpam-puff installed no pam_puff.so"
+for binary in /usr/libexec/puff/puffd /usr/bin/puffctl "$pam_module"; do
+    [ -e "$root$binary" ] || fail "$binary is not installed"
     libs="$(in_root ldd "$binary" 2>&1)" || fail "ldd $binary failed: $libs"
     if grep -q 'not found' <<<"$libs"; then fail "ldd $binary: $(grep 'not found' <<<"$libs" | tr -s ' \t\n' ' ')"; fi
 done
