@@ -69,6 +69,8 @@ struct ClipboardTests {
     }
 
     @Test func aMarkOfTheWrongSizeIsRefused() {
-        #expect(throws: ClientError.self) { try ClipboardMark(encoded: SecureBytes(unwipedCopyOf: [1, 2, 3])) }
+        #expect(throws: ClientError.usage("the clipboard mark has the wrong size")) {
+            try ClipboardMark(encoded: SecureBytes(unwipedCopyOf: [1, 2, 3]))
+        }
     }
 }

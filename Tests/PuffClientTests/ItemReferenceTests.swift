@@ -40,7 +40,11 @@ struct ItemReferenceTests {
         ["user=a", "user=b"],
     ])
     func argumentsThatNameNoItemAreAUsageError(_ arguments: [String]) {
-        #expect(throws: ClientError.self) { try ItemReference(arguments: arguments) }
+        let error = #expect(throws: ClientError.self) { try ItemReference(arguments: arguments) }
+        guard case .usage? = error else {
+            Issue.record("expected a usage error, got \(String(describing: error))")
+            return
+        }
         #expect((try? ItemReference(arguments: arguments)) == nil)
     }
 

@@ -90,7 +90,9 @@ struct ConfigurationPrecedenceTests {
     }
 
     @Test func aFileNamedWithConfigMustExist() throws {
-        #expect(throws: ConfigurationError.self) { try effective(["--config", "/nonexistent/puffd.toml"]) }
+        let error = #expect(throws: ConfigurationError.self) { try effective(["--config", "/nonexistent/puffd.toml"]) }
+        #expect(error?.file == "/nonexistent/puffd.toml")
+        #expect(error?.reason == "cannot read it: No such file or directory")
     }
 
     @Test func printedConfigurationReadsBackAsTheSameConfiguration() throws {
