@@ -87,13 +87,16 @@ public final class ManualClock: Clock, Sendable {
     }
 }
 
-/// Polls `condition` every millisecond until it holds or `limit` of real time has passed.
-public func poll(limit: Duration, _ condition: @Sendable () async -> Bool) async -> Bool {
+/// Polls `condition` every `interval` (a millisecond unless the condition is costly, such as a
+/// process to run) until it holds or `limit` of real time has passed.
+public func poll(
+    limit: Duration, every interval: Duration = .milliseconds(1), _ condition: @Sendable () async throws -> Bool
+) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: limit)
     while clock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
+        if try await condition() { return true }
+        try? await Task.sleep(for: interval)
     }
-    return await condition()
+    return try await condition()
 }

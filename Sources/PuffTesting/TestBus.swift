@@ -34,13 +34,7 @@ public final class TestBus: @unchecked Sendable {
         try process.run()
         self.process = process
         // dbus-daemon prints the address as its first line once it is listening.
-        var collected = Data()
-        while !collected.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            collected.append(chunk)
-        }
-        let line = String(decoding: collected, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        let line = Self.firstLine(of: output)
         guard !line.isEmpty else {
             process.terminate()
             throw TestBusError.noAddress
@@ -60,4 +54,19 @@ public final class TestBus: @unchecked Sendable {
 /// Why a test bus could not start.
 public enum TestBusError: Error {
     case noAddress
+}
+
+extension TestBus {
+    /// The first line a child writes to `pipe` (without its newline), read as it arrives; what
+    /// came before the pipe closed when no newline did. Helpers that print where they listen
+    /// (dbus-daemon's address, Xvfb's display) say so on their first line.
+    public static func firstLine(of pipe: Pipe) -> String {
+        var collected = Data()
+        while !collected.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            collected.append(chunk)
+        }
+        return String(decoding: collected, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+    }
 }

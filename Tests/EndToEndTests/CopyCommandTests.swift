@@ -24,9 +24,11 @@ struct CopyCommandTests {
         #expect(copied.output.contains("Copied 'Clip' to the clipboard; it will be cleared in 2 s."))
         let held = try await x.clipboard() == Data(secret)
         #expect(held, "the clipboard does not hold the secret right after copy")
-        let cleared = try await XServer.wait(seconds: 30) { try await x.clipboard() == Data() }
+        let cleared = try await poll(limit: .seconds(30), every: .milliseconds(100)) {
+            try await x.clipboard() == Data()
+        }
         #expect(cleared, "the clipboard was not emptied within 30 s of a 2 s delay")
-        #expect(await XServer.wait(seconds: 10) { x.clearers().isEmpty })
+        #expect(await poll(limit: .seconds(10), every: .milliseconds(100)) { x.clearers().isEmpty })
     }
 
     @Test func aClipboardThatChangedMeanwhileIsLeftAlone() async throws {
@@ -37,7 +39,9 @@ struct CopyCommandTests {
         #expect(clearers.count == 1, "one clearer runs for this display")
         #expect(try await x.setClipboard("someone else's text"))
         // The clearer's exit, not a guessed sleep, says it has made its decision.
-        #expect(await XServer.wait(seconds: 30) { x.clearers().isEmpty }, "the clearer did not finish")
+        #expect(
+            await poll(limit: .seconds(30), every: .milliseconds(100)) { x.clearers().isEmpty },
+            "the clearer did not finish")
         #expect(try await x.clipboard() == Data("someone else's text".utf8))
     }
 

@@ -31,13 +31,7 @@ final class XServer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        var collected = Data()
-        while !collected.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            collected.append(chunk)
-        }
-        let number = String(decoding: collected, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let number = TestBus.firstLine(of: output).trimmingCharacters(in: .whitespaces)
         guard !number.isEmpty, Int(number) != nil else {
             kill(process.processIdentifier, SIGKILL)
             throw XServerError.noDisplay
@@ -87,16 +81,6 @@ final class XServer: @unchecked Sendable {
             else { return false }
             return !Self.isZombie(pid)
         }
-    }
-
-    /// Waits until `condition` holds, polling every 100 ms for at most `seconds`.
-    static func wait(seconds: Double, until condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return try await condition()
     }
 
     private static func isZombie(_ pid: Int32) -> Bool {
