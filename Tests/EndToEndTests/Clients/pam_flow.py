@@ -10,7 +10,12 @@ running as the user: authenticate + open_session (password through the conversat
 locked and the session still opens; chauthtok (run as the user) rewraps it, so after a restart
 only the new password opens it. With no puffd, auto_start starts one that opens `login`. A
 socket folder that is a symlink, or another user's, gets no connection. One run under
-`valgrind --leak-check=full` reports no leak in the module. Never prints a password.
+`valgrind --leak-check=full` reports no leak in the module. What sudo does (issue 24, item 1):
+through the real libpam (pam_switch_user.c, compiled here), a password given at `auth` by the
+second scratch user `puffpam2` reaches neither `puffpam`'s login socket nor a daemon `auto_start`
+would start for `puffpam` once `PAM_USER` is switched to `puffpam` before the session; without
+the switch the same stack does both (so the listener and the stand-in daemon are seen to work).
+Never prints a password.
 
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`.
 """
@@ -27,10 +32,14 @@ import tempfile
 import time
 
 USER = "puffpam"
+# The one who runs `sudo -u puffpam`: authenticates with their own password.
+INVOKER = "puffpam2"
 # The tests' bus configuration: no service folders, so no provider (gnome-keyring) is activated
 # while puffd is down.
 TEST_BUS_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../dbus/test-session.conf")
 SERVICE = "puff-test"
+# auto_start with a stand-in daemon that only records that it ran (pam_switch_user waits for it).
+SUDO_SERVICE = "puff-test-sudo"
 results = []
 
 
@@ -63,7 +72,22 @@ class Flow:
         self.module, self.puffd, self.puffctl = module, puffd, puffctl
         if subprocess.run(["id", USER], capture_output=True).returncode != 0:
             subprocess.run(["useradd", "-m", "-s", "/usr/sbin/nologin", USER], check=True)
+        if subprocess.run(["id", INVOKER], capture_output=True).returncode != 0:
+            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", INVOKER], check=True)
         self.user = pwd.getpwnam(USER)
+        self.scratch = tempfile.mkdtemp(prefix="puff-pam-switch-")
+        os.chmod(self.scratch, 0o755)
+        self.driver = os.path.join(self.scratch, "pam_switch_user")
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pam_switch_user.c")
+        subprocess.run(["cc", "-Wall", "-Werror", "-o", self.driver, source, "-lpam"], check=True)
+        self.marker = os.path.join(self.scratch, "started", "daemon-ran")
+        os.mkdir(os.path.dirname(self.marker), 0o700)
+        os.chown(os.path.dirname(self.marker), self.user.pw_uid, self.user.pw_gid)
+        self.standin = os.path.join(self.scratch, "standin-puffd")
+        with open(self.standin, "w") as f:
+            f.write(f"#!/bin/sh\n# Reads what it was handed on fd 3 and keeps none of it.\ncat <&3 >/dev/null\n"
+                    f"touch {self.marker}\n")
+        os.chmod(self.standin, 0o755)
         self.runtime = f"/run/user/{self.user.pw_uid}"
         self.socket_folder = f"{self.runtime}/puff"
         shutil.rmtree(os.path.join(self.user.pw_dir, ".local/share/puff"), ignore_errors=True)
@@ -79,6 +103,10 @@ class Flow:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: os.path.exists(f"{self.runtime}/bus"))
         self.daemon = None
+        with open(f"/etc/pam.d/{SUDO_SERVICE}", "w") as f:
+            f.write(f"auth required {module}\nauth required pam_permit.so\n"
+                    f"session required {module} auto_start daemon={self.standin} debug\n"
+                    f"session required pam_permit.so\n")
         with open(f"/etc/pam.d/{SERVICE}", "w") as f:
             f.write(f"auth required {module}\nauth required pam_permit.so\n"
                     f"account required pam_permit.so\n"
@@ -160,6 +188,62 @@ class Flow:
         self.clear_socket_folder()
         return run.returncode, connected
 
+    def switch(self, password, invoker):
+        """pam_switch_user on SUDO_SERVICE: authenticates `invoker` (or the user) and opens the
+        user's session, as `sudo -u USER` run by `invoker` does."""
+        argv = [self.driver, SUDO_SERVICE] + ([invoker, USER] if invoker else [USER])
+        return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=120)
+
+    def user_listener(self):
+        """A socket at the user's login socket, listening as the user (SO_PEERCRED names the
+        listener's effective uid at listen()), as a running puffd would be."""
+        self.clear_socket_folder()
+        os.mkdir(self.socket_folder, 0o700)
+        os.chown(self.socket_folder, self.user.pw_uid, self.user.pw_gid)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        os.seteuid(self.user.pw_uid)
+        try:
+            listener.bind(f"{self.socket_folder}/login.socket")
+            listener.listen(4)
+        finally:
+            os.seteuid(0)
+        listener.setblocking(False)
+        return listener
+
+    @staticmethod
+    def connected(listener):
+        """Whether a connection waits: the module's connect() returned before the driver did."""
+        try:
+            listener.accept()[0].close()
+            return True
+        except BlockingIOError:
+            return False
+
+    def switched_user_cases(self):
+        listener = self.user_listener()
+        own = self.switch("switch pass 1\n", None)
+        own_connected = self.connected(listener)
+        stolen = self.switch("switch pass 2\n", INVOKER)
+        stolen_connected = self.connected(listener)
+        listener.close()
+        self.clear_socket_folder()
+        case("the user's own login reaches the login socket",
+             None if own.returncode == 0 and own_connected else f"{own.returncode}, {own_connected}")
+        case("a password given at auth by another user never reaches the session user's socket",
+             None if stolen.returncode == 0 and b"open_session 0" in stolen.stdout and not stolen_connected
+             else f"driver {stolen.returncode} {stolen.stdout!r}, connected {stolen_connected}")
+        own = self.switch("switch pass 1\n", None)
+        own_started = os.path.exists(self.marker)
+        if own_started:
+            os.unlink(self.marker)
+        stolen = self.switch("switch pass 2\n", INVOKER)
+        stolen_started = os.path.exists(self.marker)
+        case("with no puffd, the user's own login starts the daemon",
+             None if own.returncode == 0 and own_started else f"{own.returncode} {own.stdout!r}, {own_started}")
+        case("a password given at auth by another user starts no daemon for the session user",
+             None if stolen.returncode == 0 and b"children 0" in stolen.stdout and not stolen_started
+             else f"driver {stolen.returncode} {stolen.stdout!r}, started {stolen_started}")
+
     def run(self):
         try:
             self.cases()
@@ -170,7 +254,9 @@ class Flow:
             self.bus.kill()
             self.bus.wait(timeout=30)
             os.unlink(f"/etc/pam.d/{SERVICE}")
+            os.unlink(f"/etc/pam.d/{SUDO_SERVICE}")
             self.clear_socket_folder()
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def cases(self):
         case("puffd runs as the user with its login socket", None if self.start_puffd() else "no socket within 60 s")
@@ -228,6 +314,7 @@ class Flow:
         code, connected = self.refused_folder(symlinked)
         case("a symlinked socket folder is refused", None if code == 0 and not connected else
              f"pamtester {code}, connected {connected}")
+        self.switched_user_cases()
 
 
 def main():
