@@ -150,21 +150,10 @@ static int connect_to_puffd(pam_handle_t *pamh, const struct passwd *user, const
     if (fd < 0) return SEND_BROKEN;
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     memcpy(address.sun_path, path, strlen(path) + 1);
-    /* Connect as the user, not as root: the socket records the effective uid at connect(), and a
-     * puffd in a user namespace (the packaged unit's PrivateUsers=yes) sees root as nobody. */
-    uid_t saved = geteuid();
-    int switched = saved == 0 && user->pw_uid != 0;
-    if (switched && seteuid(user->pw_uid) != 0) {
-        close(fd);
-        return SEND_BROKEN;
-    }
-    int connected = connect(fd, (struct sockaddr *)&address, sizeof address);
-    if (switched && seteuid(saved) != 0) {
-        pam_syslog(pamh, LOG_ERR, "cannot return to uid %u after connecting", (unsigned)saved);
-        close(fd);
-        return SEND_BROKEN;
-    }
-    if (connected != 0) {
+    /* Connected as root (login, sudo, passwd run the stack with euid 0): SO_PEERCRED then shows
+     * puffd uid 0, which is how it knows the request is the PAM module's and may create, re-key
+     * or ask to re-sync `login`; a process of the user may only try to unlock it. */
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
         close(fd);
         return SEND_NO_DAEMON;
     }

@@ -15,6 +15,9 @@ through the real libpam (pam_switch_user.c, compiled here), a password given at 
 second scratch user `puffpam2` reaches neither `puffpam`'s login socket nor a daemon `auto_start`
 would start for `puffpam` once `PAM_USER` is switched to `puffpam` before the session; without
 the switch the same stack does both (so the listener and the stand-in daemon are seen to work).
+A process of the user on the login socket (item 7) may only unlock: a password of its choosing
+starts no re-sync question and re-keys nothing, and its change request is refused; the PAM
+module connects as root (passwd: the user's real uid, effective uid root) and may.
 Never prints a password.
 
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`.
@@ -50,6 +53,11 @@ def case(name, reason):
 
 def as_user(entry, argv):
     return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups", "--"] + argv
+
+
+def as_passwd(entry, argv):
+    """As a setuid-root program the user runs (passwd): real uid the user's, effective uid root."""
+    return ["setpriv", f"--ruid={entry.pw_uid}", "--euid=0", "--"] + argv
 
 
 def user_env(entry):
@@ -118,11 +126,12 @@ class Flow:
             os.unlink(self.socket_folder)
         shutil.rmtree(self.socket_folder, ignore_errors=True)
 
-    def start_puffd(self, extra=()):
+    def start_puffd(self, extra=(), env=None):
         self.daemon = subprocess.Popen(
-            as_user(self.user, [self.puffd, "--kdf", "interactive", *extra]), env=user_env(self.user),
+            as_user(self.user, [self.puffd, "--kdf", "interactive", *extra]), env={**user_env(self.user), **(env or {})},
             stdout=self.log, stderr=self.log)
-        return wait_for(lambda: os.path.exists(f"{self.socket_folder}/login.socket"))
+        # The socket comes before the bus name: a client in between would find no puffd.
+        return wait_for(lambda: os.path.exists(f"{self.socket_folder}/login.socket")) and wait_for(self.name_has_owner)
 
     def stop_puffd(self):
         if self.daemon is not None:
@@ -145,12 +154,13 @@ class Flow:
         return b"boolean true" in run.stdout
 
     def pamtester(self, password, *operations, as_the_user=False, valgrind=False):
+        """pamtester as root, or with `as_the_user` as passwd runs: the user's, setuid root."""
         argv = ["pamtester", SERVICE, USER, *operations]
         if valgrind:
             argv = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=3",
                     "-q"] + argv
         if as_the_user:
-            argv = as_user(self.user, argv)
+            argv = as_passwd(self.user, argv)
         return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=120)
 
     def login_state(self):
@@ -276,7 +286,7 @@ class Flow:
         case("an empty password leaves it locked and the session opens",
              None if empty.returncode == 0 and self.login_state() == "locked" else f"{empty.returncode}")
         change = self.pamtester("login pass 1\nlogin pass 2\nlogin pass 2\n", "chauthtok", as_the_user=True)
-        case("chauthtok as the user succeeds", None if change.returncode == 0 else f"{change.returncode}")
+        case("chauthtok as passwd runs it (the user's, setuid root) succeeds", None if change.returncode == 0 else f"{change.returncode}")
         self.stop_puffd()
         self.start_puffd()
         old = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
@@ -315,6 +325,62 @@ class Flow:
         case("a symlinked socket folder is refused", None if code == 0 and not connected else
              f"pamtester {code}, connected {connected}")
         self.switched_user_cases()
+        self.same_user_cases()
+
+    def log_text(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def login_socket(self, action, text):
+        """login_socket.py run as the user: a process of the user, not the PAM module."""
+        client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "login_socket.py")
+        run = subprocess.run(as_user(self.user, ["/usr/bin/python3", client, f"{self.socket_folder}/login.socket",
+                                                 action]), input=text.encode(), capture_output=True, timeout=120)
+        return run.stdout.decode().strip()
+
+    def opens_with(self, password):
+        self.lock()
+        run = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
+                             env=user_env(self.user), input=f"{password}\n".encode(), capture_output=True)
+        return run.returncode == 0
+
+    def same_user_cases(self):
+        """A process of the user sends a password of its choosing; the person would answer the
+        re-sync question (the fake pinentry answers with the real previous password). Only root,
+        the PAM module, may start that question or re-key `login` (issue 24, item 7)."""
+        folder = os.path.dirname(self.marker)
+        answers, shown = os.path.join(folder, "answers"), os.path.join(folder, "pinentry.log")
+        for path, text in ((answers, "login pass 2\nlogin pass 2\n"), (shown, "")):
+            with open(path, "w") as f:
+                f.write(text)
+            os.chown(path, self.user.pw_uid, self.user.pw_gid)
+        pinentry = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_pinentry.py")
+        started = self.start_puffd(["--prompter", "pinentry,none", "--pinentry", pinentry],
+                                   env={"DISPLAY": ":test", "FAKE_PINENTRY_ANSWERS": answers,
+                                        "FAKE_PINENTRY_LOG": shown})
+        self.lock()
+        before = self.log_text()
+        reply = self.login_socket("login", "chosen pass\n")
+        # The hold point: the daemon says it only tried an unlock, or (before the fix) the re-sync
+        # it started ended one way or the other.
+        ended = ("it may only unlock login", "login now opens with the new login password",
+                 "login still opens with the previous login password")
+        held = wait_for(lambda: any(line in self.log_text()[len(before):] for line in ended), limit=120)
+        with open(shown) as f:
+            asked = "GETPIN" in f.read()
+        case("a same-user login request with another password gets 'wrong' and starts no re-sync question",
+             None if started and reply == "2" and held and not asked else
+             f"started {started}, reply {reply}, held {held}, asked {asked}")
+        case("after it, login still opens with its passcode, not with the one the process chose",
+             None if self.opens_with("login pass 2") and not self.opens_with("chosen pass") else "re-keyed")
+        change = self.login_socket("change", "login pass 2\nchosen pass\n")
+        case("a same-user password change is refused and login keeps its passcode",
+             None if change == "3" and self.opens_with("login pass 2") else f"reply {change}")
+        self.lock()
+        right = self.login_socket("login", "login pass 2\n")
+        case("a same-user login request with the right password unlocks login",
+             None if right == "0" and self.login_state() == "unlocked" else f"reply {right}, {self.login_state()}")
+        self.stop_puffd()
 
 
 def main():
