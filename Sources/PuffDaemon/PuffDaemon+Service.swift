@@ -31,6 +31,8 @@ extension PuffDaemon {
             do {
                 store = try FileRecordStore(folder: folder)
                 audit = try FileAuditStore(folder: folder, limit: settings.auditMaxBytes)
+            } catch StoreError.busy(let why) {
+                throw VaultHolderWait.Held(why: why)
             } catch {
                 logger.critical("cannot open the vault: \(error)")
                 throw ExitCode(2)
