@@ -13,7 +13,7 @@ enum StatusOutput {
         }
         let store =
             status.dataDirectory.isEmpty ? "\(status.store) store" : "\(status.store) store in \(status.dataDirectory)"
-        let problems = status.problems.map { "vault problem: \($0)" }
+        let problems = status.problems.map { TerminalText.escaped("vault problem: \($0)") }
         return (["puffd \(status.version), \(store)", collectionsText(status.collections)] + problems)
             .joined(separator: "\n")
     }
