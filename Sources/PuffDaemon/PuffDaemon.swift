@@ -63,7 +63,7 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The terminal a curses or tty pinentry draws on, such as /dev/pts/3; pinentry is then used without a display.",
+            "The terminal a curses or tty pinentry draws on, such as /dev/pts/3, one no shell reads; pinentry is then used without a display.",
             valueName: "tty"))
     var pinentryTty: String?
 
@@ -202,8 +202,26 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         let publisher = SignalPublisher(connection: connection)
         let agents = AgentPrompter(connection: connection)
-        let service = try await makeService(
-            settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+        let service: SecretService
+        do {
+            service = try await makeService(
+                settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+        } catch let held as VaultHolderWait.Held {
+            let wait = VaultHolderWait(connection: connection, name: BusName(busName)!, logger: logger)
+            let folder = settings.effectiveDataDir(environment: environment)
+            switch await wait.run(lockIsFree: { (try? FileRecordStore(folder: folder)) != nil }) {
+            case .served(let owner):
+                logger.notice("Another puffd serves \(busName) on this vault; exiting", metadata: ["owner": "\(owner)"])
+                connection.close()
+                return
+            case .lockFree:
+                service = try await makeService(
+                    settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+            case .gaveUp:
+                logger.critical("cannot open the vault: vault busy: \(held.why), and nobody took \(busName)")
+                throw ExitCode(2)
+            }
+        }
         let bus = SecretServiceBus(
             connection: connection, service: service, publisher: publisher, limits: settings.busLimits,
             agents: agents, logger: logger)

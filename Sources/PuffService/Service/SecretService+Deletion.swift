@@ -203,9 +203,7 @@ extension SecretService {
         if let id = chosen.id, collectionStates[CollectionID(id)] != nil {
             throw .failed("a collection named \(id) exists: delete it first, then restore this one")
         }
-        guard collectionStates.count + hiddenHeaders.count < limits.collections else {
-            throw .limitExceeded("at most \(limits.collections) collections may exist")
-        }
+        try checkRoomForCollection(hidden: chosen.id == nil)
         let parts = chosen.name.split(separator: "-", maxSplits: 1)
         guard parts.count == 2, let time = UInt64(parts[0]), let space = SpaceID(hex: String(parts[1])) else {
             throw .noSuchObject

@@ -108,6 +108,9 @@ public actor MemoryRecordStore: RecordStore {
         return old
     }
 
+    /// None: only a store of files can hold a file that is not one.
+    public func refusedFiles() -> [StoreError] { [] }
+
     public func catalog() -> [UInt8]? {
         catalogBytes
     }
