@@ -14,7 +14,7 @@ struct PlantedVaultFileTests {
         .path
 
     enum Role: String, CaseIterable {
-        case catalog, journal, audit
+        case catalog, header, journal, audit
     }
 
     enum Plant: String, CaseIterable {
@@ -59,6 +59,7 @@ struct PlantedVaultFileTests {
         let path =
             switch role {
             case .catalog: "\(dataDir)/catalog"
+            case .header: "\(dataDir)/\(space).header"
             case .journal: "\(dataDir)/\(space).journal"
             case .audit: "\(dataDir)/\(space).audit"
             }
@@ -77,7 +78,7 @@ struct PlantedVaultFileTests {
         let puffd = try await daemon()  // fails unless puffd takes its bus name
         let status = try await puffctl(puffd, ["status"])
         #expect(status.status == 0, "\(status.output)")
-        if role == .journal {
+        if role == .journal || role == .header {
             #expect(status.output.contains("login is damaged: \(damage)"), "\(status.output)")
             let unlock = try await puffctl(puffd, ["unlock", "--stdin"], input: "login pass\n")
             #expect(unlock.status != 0, "a damaged login does not open, and says so: \(unlock.output)")
