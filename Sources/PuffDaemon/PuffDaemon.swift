@@ -63,7 +63,7 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The terminal a curses or tty pinentry draws on, such as /dev/pts/3; pinentry is then used without a display.",
+            "The terminal a curses or tty pinentry draws on, such as /dev/pts/3, one no shell reads; pinentry is then used without a display.",
             valueName: "tty"))
     var pinentryTty: String?
 

@@ -51,10 +51,11 @@ struct Fixture {
     /// A persistent vault (Argon2id at libsodium's interactive limits) initialized with `passcode`.
     static func persistent(
         passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore(),
-        audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never
+        audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never,
+        limits: ServiceLimits = ServiceLimits()
     ) async throws -> Fixture {
         let fixture = try await Fixture(
-            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), autoLock: autoLock)
+            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), limits: limits, autoLock: autoLock)
         if await !fixture.service.isInitialized {
             try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
         }

@@ -30,7 +30,9 @@ enum StatusOutput {
                 collection.id, collection.label, state, String(collection.itemCount), collection.policyText ?? "-",
                 flags.compactMap(\.self).joined(separator: ","))
         }
-        let damage = collections.filter { !$0.damage.isEmpty }.map { "\($0.id) is damaged: \($0.damage)" }
+        let damage = collections.filter { !$0.damage.isEmpty }.map {
+            TerminalText.escaped("\($0.id) is damaged: \($0.damage)")
+        }
         return ([table.rendered] + damage).joined(separator: "\n")
     }
 
