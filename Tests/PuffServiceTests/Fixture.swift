@@ -31,6 +31,7 @@ struct Fixture {
         autoLock: AutoLockSettings = .never,
         itemRules: ItemRules = ItemRules(),
         access: AccessConfiguration = .open,
+        allowsPlainSessions: Bool = true,
         timeout: Duration = Fixture.timeout
     ) async throws {
         self.storage = storage
@@ -43,6 +44,7 @@ struct Fixture {
         service = try await SecretService(
             store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
             limits: limits, autoLock: autoLock, audit: audit, access: access,
+            allowsPlainSessions: allowsPlainSessions,
             clock: clock,
             now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)

@@ -27,6 +27,8 @@ public actor SecretService {
     let auditLog: AuditLog?
     /// Who may read secrets, and whether executables are hashed.
     let access: AccessConfiguration
+    /// Whether `OpenSession("plain")` is served (`[sessions] allow_plain`).
+    let allowsPlainSessions: Bool
     /// Callers' executables' content digests, cached.
     let executableDigests = ExecutableDigests()
     let now: @Sendable () -> UInt64
@@ -88,6 +90,8 @@ public actor SecretService {
     ///     unlocked at once.
     ///   - audit: Where each collection's audit log is kept; nil keeps none.
     ///   - access: Who may read secrets (default: every client, as before).
+    ///   - allowsPlainSessions: Whether `OpenSession("plain")` is served (default: yes, as every
+    ///     Secret Service provider does); off, only DH sessions carry secrets.
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
     ///     manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
@@ -106,6 +110,7 @@ public actor SecretService {
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         audit: (any AuditStore)? = nil,
         access: AccessConfiguration = .open,
+        allowsPlainSessions: Bool = true,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -123,6 +128,7 @@ public actor SecretService {
         self.keyKeeper = keyKeeper
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
         self.access = access
+        self.allowsPlainSessions = allowsPlainSessions
         self.now = now
         self.logger = logger
         self.events = events
