@@ -67,7 +67,8 @@ let package = Package(
         .target(
             name: "PuffClient",
             dependencies: [
-                "PuffDBus", "PuffCrypto", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PuffDBus", "PuffCrypto", "PuffStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "puffctl", dependencies: ["PuffClient"]),

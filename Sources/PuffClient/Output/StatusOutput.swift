@@ -13,7 +13,9 @@ enum StatusOutput {
         }
         let store =
             status.dataDirectory.isEmpty ? "\(status.store) store" : "\(status.store) store in \(status.dataDirectory)"
-        return "puffd \(status.version), \(store)\n" + collectionsText(status.collections)
+        let problems = status.problems.map { TerminalText.escaped("vault problem: \($0)") }
+        return (["puffd \(status.version), \(store)", collectionsText(status.collections)] + problems)
+            .joined(separator: "\n")
     }
 
     /// The collections table, followed by one line per damaged collection saying why.

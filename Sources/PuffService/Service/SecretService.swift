@@ -47,6 +47,9 @@ public actor SecretService {
     var hiddenHeaders: [SpaceID: VaultHeader]
     /// Collections whose files failed to open, with the reason (file and offset).
     var damaged: [(name: String, reason: String)]
+    /// What is wrong with the vault beside its collections (a damaged catalog, a file that is not
+    /// a regular file), each naming the file.
+    var vaultProblems: [String] = []
     /// Consecutive wrong passcodes per collection (`""`: hidden), for the doubling delay.
     var failedAttempts: [String: Int] = [:]
     /// Argon2id runs since start (tests check that a hidden unlock costs one, however many exist).
@@ -136,6 +139,7 @@ public actor SecretService {
         catalog = loaded.catalog
         hiddenHeaders = loaded.hidden
         damaged = loaded.damaged
+        vaultProblems = loaded.problems
         var states = loaded.collections
         let session = CollectionFields(
             id: CollectionID.session.rawValue, label: "", created: 0, modified: 0, nextItemNumber: 1, aliases: [])

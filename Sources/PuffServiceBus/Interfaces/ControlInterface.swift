@@ -18,6 +18,7 @@ extension SecretInterfaces {
                         "initialized": .boolean(status.isInitialized), "store": .string(status.storeKind),
                         "data_dir": .string(status.location), "version": .string(ControlNames.version),
                         "prompter": .string(await service.answeringPrompter()),
+                        "problems": .array(element: "s", status.problems.map(DBusValue.string)),
                     ]
                     let collections = status.collections.map { entry -> DBusValue in
                         let fields: [String: DBusValue] = [

@@ -120,8 +120,9 @@ public final class FileAuditStore: AuditStore {
         try state.withLock { (_) throws(StoreError) in
             var replay = AuditReplay(records: [])
             for path in [predecessor(space), current(space)] {
-                guard let bytes = try DurableFiles.readWhole(path) else { continue }
-                do {
+                do throws(StoreError) {
+                    // A file that is not a regular file is damage too: named, never read or waited on.
+                    guard let bytes = try DurableFiles.readWhole(path) else { continue }
                     let parsed = try JournalFraming.parse(bytes, file: path, preamble: AuditFraming.preamble)
                     replay.records += parsed.records.map(\.bytes)
                 } catch {
