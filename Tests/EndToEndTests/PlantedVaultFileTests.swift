@@ -14,7 +14,7 @@ struct PlantedVaultFileTests {
         .path
 
     enum Role: String, CaseIterable {
-        case catalog, journal, audit
+        case catalog, header, journal, audit
     }
 
     enum Plant: String, CaseIterable {
@@ -59,6 +59,7 @@ struct PlantedVaultFileTests {
         let path =
             switch role {
             case .catalog: "\(dataDir)/catalog"
+            case .header: "\(dataDir)/\(space).header"
             case .journal: "\(dataDir)/\(space).journal"
             case .audit: "\(dataDir)/\(space).audit"
             }
@@ -77,7 +78,7 @@ struct PlantedVaultFileTests {
         let puffd = try await daemon()  // fails unless puffd takes its bus name
         let status = try await puffctl(puffd, ["status"])
         #expect(status.status == 0, "\(status.output)")
-        if role == .journal {
+        if role == .journal || role == .header {
             #expect(status.output.contains("login is damaged: \(damage)"), "\(status.output)")
             let unlock = try await puffctl(puffd, ["unlock", "--stdin"], input: "login pass\n")
             #expect(unlock.status != 0, "a damaged login does not open, and says so: \(unlock.output)")
@@ -88,11 +89,20 @@ struct PlantedVaultFileTests {
             #expect(unlock.status == 0, "\(unlock.output)")
             let read = try await secretTool(puffd, ["lookup", "service", "planted", "user", "alice"])
             #expect(read.output == "planted-secret", "\(read.output)")
+            if role == .audit {
+                let log = try await puffctl(puffd, ["audit"])
+                #expect(log.output.contains("\(path).1 is damaged at offset 0: \(what)"), "\(log.output)")
+                #expect(log.output.contains("Planted"), "the read was logged in a new file: \(log.output)")
+            }
         }
         #expect(await puffd.terminate() == 0, "SIGTERM stops puffd: \(puffd.log)")
+        // Left as it was; a planted audit log is moved aside as its predecessor, so the log goes on.
         var info = stat()
-        #expect(lstat(path, &info) == 0)
-        #expect(info.st_mode & S_IFMT == (plant == .fifo ? S_IFIFO : S_IFLNK), "the planted file is left as it was")
+        #expect(lstat(role == .audit ? "\(path).1" : path, &info) == 0)
+        #expect(info.st_mode & S_IFMT == (plant == .fifo ? S_IFIFO : S_IFLNK), "the planted file is kept as it was")
+        if role == .audit {
+            #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG, "a new log took its place")
+        }
     }
 
     @Test func aDeletedCatalogIsRebuiltFromTheHeadersAndInitDoesNotMakeASecondLogin() async throws {

@@ -84,17 +84,21 @@ struct PlantedFileTests {
     }
 
     @Test(arguments: Plant.allCases)
-    func aPlantedAuditLogIsNamedAsDamageAndAppendsAreRefused(plant: Plant) throws {
+    func aPlantedAuditLogIsMovedAsideUnreadAndNamedAsDamageWhileTheLogGoesOn(plant: Plant) throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let space = SpaceID.random()
         let audit = try FileAuditStore(folder: folder)
         let path = "\(folder)/\(space.hex).audit"
         try self.plant(plant, at: path)
-        #expect(throws: StoreError.damaged(file: path, offset: 0, reason: reason(plant))) {
-            try audit.append([[1, 2, 3]], to: space)
-        }
+        #expect(
+            try audit.entries(of: space).damage == "\(path) is damaged at offset 0: \(reason(plant))",
+            "named before anything is appended")
+        try audit.append([[1, 2, 3]], to: space)
         let replay = try audit.entries(of: space)
-        #expect(replay.damage == "\(path) is damaged at offset 0: \(reason(plant))")
-        #expect(replay.records.isEmpty)
+        #expect(replay.records == [[1, 2, 3]], "the new entry lands in a new file")
+        #expect(replay.damage == "\(path).1 is damaged at offset 0: \(reason(plant))")
+        var info = stat()
+        #expect(lstat("\(path).1", &info) == 0)
+        #expect(info.st_mode & S_IFMT == (plant == .fifo ? S_IFIFO : S_IFLNK), "moved aside as it was")
     }
 }

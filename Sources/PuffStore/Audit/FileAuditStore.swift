@@ -72,10 +72,22 @@ public final class FileAuditStore: AuditStore {
     }
 
     /// Opens the current file for appending: creates it, cuts a torn tail off, or moves a damaged
-    /// one aside as the predecessor so new entries never follow bad bytes.
+    /// one aside as the predecessor so new entries never follow bad bytes. A planted file that is
+    /// not a regular file (a FIFO, a link) is moved aside the same way, unread: it stays visible
+    /// as the predecessor's damage, and the log goes on in a new file instead of stopping.
     private func openWriter(_ space: SpaceID) throws(StoreError) -> Writer {
         let path = current(space)
-        if let bytes = try DurableFiles.readWhole(path) {
+        let found: [UInt8]?
+        do throws(StoreError) {
+            found = try DurableFiles.readWhole(path)
+        } catch {
+            guard case .damaged = error else { throw error }
+            guard rename(path, predecessor(space)) == 0 else {
+                throw .writeFailed("cannot move \(path) aside: \(DurableFiles.describe(errno))")
+            }
+            return try create(space)
+        }
+        if let bytes = found {
             if let parsed = try? JournalFraming.parse(bytes, file: path, preamble: AuditFraming.preamble),
                 parsed.goodEnd >= AuditFraming.preamble.count
             {
