@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffConcurrency
 import PuffCrypto
 import PuffDBus
 import PuffService
@@ -143,8 +144,11 @@ extension MethodCall {
         guard index < arguments.count, let descriptor = arguments[index].unixFD else {
             throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
         }
-        // A writer may take up to the pipe's timeout: wait outside the cooperative pool.
-        return try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
+        // A writer may take up to the pipe's timeout: wait outside the cooperative pool, and
+        // without holding a call slot.
+        return try await CallSlot.released { () async throws(ServiceError) in
+            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
+        }
     }
 }
 
