@@ -41,7 +41,7 @@ extension SecretService {
         let records: [JournalReplay.Record]
         if vault.isOpen {
             records = []
-        } else if header.flags.contains(.private) {
+        } else if header.flags.contains(.private) || vault.readsJournalToOpen {
             do {
                 records = try await store.replay(space).records
             } catch {
