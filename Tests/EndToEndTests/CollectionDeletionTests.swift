@@ -157,6 +157,25 @@ struct CollectionDeletionTests {
         #expect(try await puffctl(puffd, ["collection", "restore"]).output.contains("No deleted collections"))
     }
 
+    @Test func aControlCallWithNoPasscodeAndNobodyToAskDeletesNothingEvenUnlocked() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon(order: ["none"])
+        try await prepare(puffd, items: 2)
+        let script = ClientDriver.directory.appendingPathComponent("control_delete.py").path
+        let hostile = try await ChildProcess.run(
+            "/usr/bin/python3", [script, "login"], environment: puffd.clientEnvironment)
+        #expect(hostile.output.contains("nobody confirmed deleting login"), "\(hostile.output)")
+        #expect(try await listed(puffd)["login"] == 2)
+        // puffctl without a terminal and without a passcode is refused the same way.
+        let forced = try await puffctl(puffd, ["collection", "delete", "login", "--force"])
+        #expect(forced.status == 1 && forced.output.contains("nobody confirmed"), "\(forced.output)")
+        #expect(try await readable(puffd, count: 2) == 2)
+        let withPasscode = try await puffctl(
+            puffd, ["collection", "delete", "login", "--force", "--stdin"], input: "right pass\n")
+        #expect(withPasscode.status == 0, "\(withPasscode.output)")
+        #expect(try await listed(puffd)["login"] == nil)
+    }
+
     @Test func puffctlAsksBeforeDeletingNeedsALockedOnesPasscodeAndInitMakesANewDefaultLogin() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let puffd = try await daemon(order: ["none"])

@@ -181,7 +181,8 @@ struct AuditTests {
         try await fixture.store(["a": "1"], in: work)
         let space = try await fixture.space(of: work)
         let before = try fixture.audit.entries(of: space).records.count
-        _ = try await fixture.service.deleteCollection(work, passcode: nil, caller: .daemon)
+        _ = try await fixture.service.deleteCollection(
+            work, passcode: Fixture.passcode("work passcode"), caller: .daemon)
         #expect(try fixture.audit.entries(of: space).records.count == before + 1, "the deletion is one more entry")
     }
 

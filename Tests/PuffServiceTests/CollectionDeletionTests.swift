@@ -42,6 +42,24 @@ struct CollectionDeletionTests {
         #expect(await fixture.service.collections == [.login, .session])
     }
 
+    @Test func anUnlockedOneNeedsItsPasscodeOrAConfirmationWhoeverCalls() async throws {
+        let fixture = try await Fixture(
+            script: [.reply(.dismissed), .reply(.confirmed)], mode: .persistent(kdf: .interactive))
+        try await fixture.service.initialize(passcode: Fixture.passcode("correct horse"))
+        try await fixture.store(["a": "1"])
+        let refused = await serviceError { () async throws(ServiceError) in
+            _ = try await fixture.service.deleteCollection(.login, passcode: nil, caller: .daemon)
+        }
+        #expect(
+            refused
+                == .failed(
+                    "nobody confirmed deleting login: give its passcode (--stdin or --passcode-fd), or answer through puffctl agent or pinentry"
+                ))
+        #expect(await fixture.service.collections.contains(.login))
+        _ = try await fixture.service.deleteCollection(.login, passcode: nil, caller: .daemon)
+        #expect(await !fixture.service.collections.contains(.login), "the second question is answered yes")
+    }
+
     @Test func aLockedCollectionNeedsItsPasscodeToBeDeletedFromPuffctl() async throws {
         let fixture = try await Fixture.persistent()
         try await fixture.store(["a": "1"])
@@ -60,7 +78,8 @@ struct CollectionDeletionTests {
     func deletedCollectionsAreKeptForSevenDaysThenPurgedAtStart(days: UInt64, kept: Int) async throws {
         let fixture = try await Fixture.persistent()
         try await fixture.store(["a": "1"])
-        _ = try await fixture.service.deleteCollection(.login, passcode: nil, caller: .daemon)
+        _ = try await fixture.service.deleteCollection(
+            .login, passcode: Fixture.passcode("correct horse"), caller: .daemon)
         let later = SettableTime(fixture.time.now() + days * 86_400)
         let logger = InMemoryLogHandler.logger(store: fixture.logs)
         let restarted = try await SecretService(

@@ -46,7 +46,8 @@ import Testing
     }
 
     @Test func collectionLifecycleAndLockingEmitTheRightEvents() async throws {
-        let fixture = try await Fixture()
+        // The person confirms the deletion of the collection, which holds an item.
+        let fixture = try await Fixture(script: [.reply(.confirmed)])
         let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         let item = try await fixture.store(["k": "1"], in: work)
         _ = fixture.recorder.drain()

@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func aFailingCommitLeavesEverythingUnchanged() async throws {
-        let fixture = try await Fixture()
+        let fixture = try await Fixture(script: [.reply(.confirmed)])
         let item = try await fixture.store(["k": "v"], secret: "old", label: "old")
         let before = try await fixture.service.collectionInfo(.login)
         _ = fixture.recorder.drain()

@@ -42,13 +42,14 @@ extension SecretService {
         return nil
     }
 
-    /// Deletes a collection for `puffctl collection delete`, which has asked the person: a
-    /// locked collection needs its passcode, which opens it first (so its items are counted and
-    /// the deletion is written to its audit log). What it held is kept sealed
+    /// Deletes a collection for `puffctl collection delete`. One that may hold items needs the
+    /// person, whoever calls: its passcode (a locked one's opens it first, so its items are
+    /// counted and the deletion is written to its audit log), or, for an unlocked one, a yes
+    /// through the prompter chain; with nobody to ask it is refused. What it held is kept sealed
     /// (``deletedCollections()``) for ``keepDeletedDays``.
     ///
     /// - Throws: ``ServiceError/isLocked`` for a locked collection without `passcode` (an
-    ///   ephemeral vault's need none);
+    ///   ephemeral vault's need none); ``ServiceError/failed(_:)`` when nobody confirmed;
     ///   ``ServiceError/wrongPasscode``; ``ServiceError/noSuchObject``;
     ///   ``ServiceError/invalidArgument(_:)`` for `session`; ``ServiceError/failed(_:)``.
     public func deleteCollection(
@@ -58,12 +59,46 @@ extension SecretService {
         guard id != .session, vault.space != nil else {
             throw .invalidArgument("the session collection cannot be deleted")
         }
+        let mayHoldItems = vault.count > 0 || (!vault.isOpen && vault.isPrivate)
         // An ephemeral vault's collections have no passcode to ask for.
         if vault.isLocked, vault.escrow == nil {
             guard let passcode else { throw .isLocked }
             try await open(vault, master: try await masterKey(of: id, passcode: passcode))
+        } else if let passcode, vault.escrow == nil {
+            _ = try await masterKey(of: id, passcode: passcode)
+        } else if mayHoldItems {
+            try await confirmDeletion(of: vault, caller: caller)
         }
         return try await setAside(id, caller: caller)
+    }
+
+    /// Asks the person, through the prompter chain, whether `vault` may be deleted, within the
+    /// prompt timeout.
+    ///
+    /// - Throws: ``ServiceError/failed(_:)`` saying what to do, unless the answer is yes.
+    private func confirmDeletion(of vault: CollectionVault, caller: Caller) async throws(ServiceError) {
+        let request = PromptRequest(
+            purpose: .deleteCollection(collection: vault.id, label: vault.fields.label, items: vault.count),
+            caller: caller.client, windowID: "", application: caller.executable)
+        let (prompter, clock, timeout) = (self.prompter, self.clock, promptTimeout)
+        let reply = await withTaskGroup(of: PromptReply?.self) { group in
+            group.addTask { (try? await prompter.prompt(request)) ?? .dismissed }
+            group.addTask {
+                try? await Self.sleep(on: clock, for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .dismissed
+        }
+        guard case .confirmed = reply else {
+            logger.notice(
+                "Deleting a collection was not confirmed; nothing was deleted",
+                metadata: ["collection.id": "\(vault.id)", "client.name": "\(caller.client)"])
+            throw .failed(
+                "nobody confirmed deleting \(vault.id): give its passcode (--stdin or --passcode-fd), or answer "
+                    + "through puffctl agent or pinentry")
+        }
     }
 
     /// Asks the person to confirm deleting a collection, and deletes it on a yes: the body of a

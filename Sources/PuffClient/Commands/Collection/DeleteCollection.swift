@@ -9,9 +9,11 @@ struct DeleteCollection: AsyncParsableCommand {
         abstract: "Delete a collection and every item in it (kept for a while: see collection restore).",
         discussion: """
             A collection that may hold items is deleted only once confirmed: on the terminal, by typing \
-            its id, or with --force where there is no terminal. A locked collection needs its passcode \
-            (from the terminal, --stdin or --passcode-fd). What is deleted is kept sealed in the vault \
-            for [vault] keep_deleted_days days (default 7); `puffctl collection restore` brings it back.
+            its id, or with --force where there is no terminal; puffd then needs its passcode (from the \
+            terminal, --stdin or --passcode-fd), or, for an unlocked collection and no passcode given \
+            without a terminal, a yes through its prompter (puffctl agent, pinentry). What is deleted is \
+            kept sealed in the vault for [vault] keep_deleted_days days (default 7); `puffctl \
+            collection restore` brings it back.
             """
     )
 
@@ -32,7 +34,10 @@ struct DeleteCollection: AsyncParsableCommand {
             try Self.confirm(target)
         }
         var code: SecureBytes?
-        if target.isLocked {
+        let mayHoldItems = target.itemCount > 0 || (target.isLocked && target.isPrivate)
+        // The passcode is puffd's proof that the person agrees; without a terminal or a passcode
+        // option, puffd asks its prompter instead (an unlocked collection only).
+        if target.isLocked || (mayHoldItems && (passcode.source != .terminal || (try? TerminalChannel()) != nil)) {
             code = try PasscodePrompt.existing(from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
         }
         let deleted = try await client.deleteCollection(target.id, passcode: code)
