@@ -41,6 +41,7 @@ files=(
     "$share/dbus-1/interfaces/io.puff.Control1.xml"
     "$share/dbus-1/interfaces/io.puff.Agent1.xml"
     "$share/dbus-1/services/io.puff.Secrets.service"
+    "$share/dbus-1/services/io.puff.Control.service"
     "$prefix/lib/systemd/user/puffd.service"
     "$prefix/lib/$multiarch/security/pam_puff.so"
     "$share/pam-configs/puff"
@@ -88,11 +89,12 @@ put 0644 "$root/dbus/io.puff.Control1.xml" "$share/dbus-1/interfaces/io.puff.Con
 put 0644 "$root/dbus/io.puff.Agent1.xml" "$share/dbus-1/interfaces/io.puff.Agent1.xml"
 
 # The activation file and the unit name puffd where this prefix puts it.
-for template in org.freedesktop.secrets.service puffd.service; do
+for template in org.freedesktop.secrets.service io.puff.Control.service puffd.service; do
     sed "s|@libexecdir@|$prefix/libexec|g" "$root/dbus/$template.in" >"$work/$template"
     if grep -q '@[a-z]*@' "$work/$template"; then echo "dbus/$template.in: a @variable@ is left" >&2; exit 1; fi
 done
 put 0644 "$work/org.freedesktop.secrets.service" "$share/dbus-1/services/io.puff.Secrets.service"
+put 0644 "$work/io.puff.Control.service" "$share/dbus-1/services/io.puff.Control.service"
 put 0644 "$work/puffd.service" "$prefix/lib/systemd/user/puffd.service"
 
 put 0644 "$pam_module" "$prefix/lib/$multiarch/security/pam_puff.so"

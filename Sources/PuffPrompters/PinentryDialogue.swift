@@ -30,7 +30,7 @@ struct PinentryDialogue {
         try command("SETPROMPT", text.prompt)
         if let error = request.error { try command("SETERROR", error) }
         defer { try? channel.send("BYE") }
-        guard !request.purpose.isAboutReading else {
+        guard !request.purpose.isConfirmation else {
             return try PinentryConfirmation(channel: channel).ask(request.purpose)
         }
         guard request.purpose.asksNewPasscode else { return try getPIN() }
@@ -95,6 +95,8 @@ struct PinentryText {
         case .confirmRead:
             description =
                 "\(application) wants to read the protected item “\(name)”.\nRelease its secret this once?"
+        case .confirmChange(_, _, let change):
+            description = "\(application) wants to \(change).\nAllow this change?"
         case .allowRead:
             description =
                 "\(application) wants to read the item “\(name)”.\n"

@@ -59,6 +59,7 @@ struct InstallTests {
                 "/usr/local/share/dbus-1/interfaces/io.puff.Control1.xml": 0o644,
                 "/usr/local/share/dbus-1/interfaces/io.puff.Agent1.xml": 0o644,
                 "/usr/local/share/dbus-1/services/io.puff.Secrets.service": 0o644,
+                "/usr/local/share/dbus-1/services/io.puff.Control.service": 0o644,
                 "/usr/local/lib/systemd/user/puffd.service": 0o644,
                 "/usr/local/lib/x86_64-linux-gnu/security/pam_puff.so": 0o644,
                 "/usr/local/share/pam-configs/puff": 0o644,
@@ -68,6 +69,11 @@ struct InstallTests {
         #expect(activation.contains("Name=org.freedesktop.secrets\n"))
         #expect(activation.contains("Exec=/usr/local/libexec/puff/puffd\n"))
         #expect(activation.contains("SystemdService=puffd.service\n"))
+        // puffctl's name starts the same puffd.
+        let control = text("/usr/local/share/dbus-1/services/io.puff.Control.service")
+        #expect(control.contains("Name=io.puff.Control\n"))
+        #expect(control.contains("Exec=/usr/local/libexec/puff/puffd\n"))
+        #expect(control.contains("SystemdService=puffd.service\n"))
         #expect(text("/usr/local/lib/systemd/user/puffd.service").contains("ExecStart=/usr/local/libexec/puff/puffd\n"))
         #expect(text("/usr/local/share/pam-configs/puff").contains("Default: no\n"))
         #expect(text("/usr/local/share/man/man8/puffd.8").contains(".Dt PUFFD 8"))
@@ -103,7 +109,7 @@ struct InstallTests {
         #expect(files["/usr/libexec/puff/puffd"] == 0o755)
         #expect(files["/usr/lib/systemd/user/puffd.service"] == 0o644)
         #expect(files["/usr/lib/x86_64-linux-gnu/security/pam_puff.so"] == 0o644)
-        #expect(files.count == 13)
+        #expect(files.count == 14)
     }
 
     @Test func withoutBuiltProgramsInstallRefusesAndWritesNothing() async throws {

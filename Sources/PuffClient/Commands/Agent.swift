@@ -20,8 +20,11 @@ public struct Agent: AsyncParsableCommand {
     public func run() async throws {
         let terminal = try AgentTerminal()
         let client = try await connection.connect()
-        try await client.serveAgent(AgentService(terminal: terminal)) {
-            terminal.show("Answering puffd's prompts here; stop with Ctrl-C.\n")
+        try await client.serveAgent(AgentService(terminal: terminal, puffd: client)) { again in
+            terminal.show(
+                again
+                    ? "puffd started again; answering its prompts here.\n"
+                    : "Answering puffd's prompts here; stop with Ctrl-C.\n")
         }
     }
 }

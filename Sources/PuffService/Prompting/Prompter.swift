@@ -43,13 +43,18 @@ public struct PromptRequest: Sendable, Equatable {
         /// An executable with no rule for the item asks to read it (`[access] mode = "ask"`):
         /// answered with an ``AccessChoice``; a dismissal refuses this read and persists nothing.
         case allowRead(item: ItemID, label: String)
+        /// A change that weakens the protection of `collection` (lifting an item's protection,
+        /// allowing an executable, forgetting a denial, replacing the agent): may it be done?
+        /// `change` says what, for the person ("lift the protection of the item “mail”").
+        /// Answered like ``confirmRead(item:label:)``: only an explicit yes agrees.
+        case confirmChange(collection: CollectionID, label: String, change: String)
 
         /// Whether the answer is a new passcode, which a prompter asks twice (pinentry's
         /// `SETREPEAT`) and answers once, after both matched.
         public var asksNewPasscode: Bool {
             switch self {
             case .create, .newPasscode: true
-            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead: false
+            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead, .confirmChange: false
             }
         }
 
@@ -57,8 +62,15 @@ public struct PromptRequest: Sendable, Equatable {
         public var isAboutReading: Bool {
             switch self {
             case .confirmRead, .allowRead: true
-            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword: false
+            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword, .confirmChange: false
             }
+        }
+
+        /// Whether the answer is a yes or no (pinentry's `CONFIRM`, one word from an agent), not a
+        /// passcode.
+        public var isConfirmation: Bool {
+            if case .confirmChange = self { return true }
+            return isAboutReading
         }
 
         /// The collection's name for the person: its label, else its id; for a question about
@@ -69,7 +81,8 @@ public struct PromptRequest: Sendable, Equatable {
             case .confirmRead(let item, let label), .allowRead(let item, let label):
                 label.isEmpty ? "\(item.collection.rawValue)/\(item.number)" : label
             case .unlock(let collection, let label), .currentPasscode(let collection, let label),
-                .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label):
+                .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label),
+                .confirmChange(let collection, let label, _):
                 label.isEmpty ? collection.rawValue : label
             }
         }

@@ -76,12 +76,14 @@ extension SecretService {
         return await BlockingWork.run { digests.digest(ofProcess: pid) }
     }
 
-    /// Asks `purpose` of the prompter chain, dismissed when `deadline` passes first or the
-    /// prompter fails.
-    private func ask(_ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration) async -> PromptReply {
+    /// Asks `purpose` of the prompter chain (or of `other`), dismissed when `deadline` passes
+    /// first or the prompter fails.
+    func ask(
+        _ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration, through other: (any Prompter)? = nil
+    ) async -> PromptReply {
         let request = PromptRequest(
             purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
-        let prompter = self.prompter
+        let prompter = other ?? self.prompter
         let timeline = self.timeline
         return await withTaskGroup(of: PromptReply?.self) { group in
             group.addTask { (try? await prompter.prompt(request)) ?? .dismissed }

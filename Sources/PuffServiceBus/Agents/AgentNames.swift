@@ -29,9 +29,11 @@ enum AgentNames {
             case .previousLoginPassword(let collection, _): ("previous-login-password", collection.rawValue)
             case .confirmRead(let item, _): ("confirm-read", item.collection.rawValue)
             case .allowRead(let item, _): ("allow-read", item.collection.rawValue)
+            case .confirmChange(let collection, _, _): ("confirm-change", collection.rawValue)
             }
         switch request.purpose {
         case .confirmRead(let item, _), .allowRead(let item, _): question["item"] = .uint64(item.number)
+        case .confirmChange(_, _, let change): question["change"] = .string(change)
         default: break
         }
         question["purpose"] = .string(purpose)
