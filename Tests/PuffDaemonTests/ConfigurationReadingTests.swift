@@ -15,6 +15,7 @@ struct ConfigurationReadingTests {
         data_dir = "/srv/puff"
         kdf = "interactive"
         kernel_keyring = 30
+        keep_deleted_days = 30
 
         [prompts]
         order = ["pinentry", "none"]
@@ -32,6 +33,9 @@ struct ConfigurationReadingTests {
         [access]
         mode = "strict"
         hash_executables = true
+
+        [sessions]
+        allow_plain = false
 
         [limits]
         label_bytes = 100
@@ -62,6 +66,7 @@ struct ConfigurationReadingTests {
         expected.dataDir = "/srv/puff"
         expected.kdf = "interactive"
         expected.kernelKeyring = 30
+        expected.keepDeletedDays = 30
         expected.prompterOrder = ["pinentry", "none"]
         expected.promptTimeout = 15
         expected.pinentry = "/usr/bin/pinentry-curses"
@@ -69,6 +74,7 @@ struct ConfigurationReadingTests {
         expected.lockAfterIdle = 300
         expected.accessMode = "strict"
         expected.hashExecutables = true
+        expected.allowPlainSessions = false
         expected.lockAfter = 0
         expected.mappers = ["note", "internet"]
         expected.uniqueInternet = true

@@ -136,12 +136,14 @@ struct AgentQuestion {
     }
 
     init(_ question: [String: DBusValue]) {
-        let collection = question["collection"]?.string ?? ""
-        let label = question["label"]?.string ?? ""
+        // Labels and executable paths come from clients: never a terminal command.
+        func text(_ key: String) -> String { TerminalText.escaped(question[key]?.string ?? "") }
+        let collection = text("collection")
+        let label = text("label")
         name = label.isEmpty ? collection : label
-        let application = question["application"]?.string ?? "an application"
-        error = question["error"]?.string ?? ""
-        let policy = question["policy"]?.string ?? ""
+        let application = question["application"] == nil ? "an application" : text("application")
+        error = text("error")
+        let policy = text("policy")
         let hint = policy.isEmpty ? "" : " (\(policy))"
         repeats = question["repeat"]?.bool ?? false
         switch question["purpose"]?.string ?? "unlock" {
@@ -159,6 +161,13 @@ struct AgentQuestion {
             description = "\(application) wants to read the protected item “\(name)”."
             prompt = "Release its secret this once? [o]nce / [d]eny (Enter: deny):"
             choices = ["once", "deny"]
+        case "delete-collection":
+            var items: UInt64 = 0
+            if case .uint64(let count)? = question["items"] { items = count }
+            description =
+                "\(application) wants to delete the collection “\(name)” and its \(items) item\(items == 1 ? "" : "s")."
+            prompt = "Delete it? [d]elete / [k]eep (Enter: keep):"
+            choices = ["delete", "keep"]
         case "allow-read":
             description = "\(application) wants to read the item “\(name)” for the first time."
             prompt = "Allow [o]nce, [a]lways, or [d]eny from now on? (Enter: refuse this time only):"

@@ -16,6 +16,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var dataDir: String?
     /// Argon2id strength of new passcodes: `moderate` or `interactive`.
     public var kdf = "moderate"
+    /// Days a deleted collection is kept sealed, restorable, before puffd purges it at start.
+    public var keepDeletedDays = 7
 
     // [prompts]
     /// Who is asked to unlock, in order (``PluginRegistry/prompters``).
@@ -53,6 +55,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var access: AccessConfiguration {
         AccessConfiguration(mode: AccessMode(rawValue: accessMode) ?? .open, hashesExecutables: hashExecutables)
     }
+
+    // [sessions]
+    /// Whether clients may open `plain` sessions, whose secrets travel unencrypted on the bus and
+    /// stay in libdbus's message buffers after they were sent.
+    public var allowPlainSessions = true
 
     // [limits]
     /// What one client may make the service hold (docs/limits.md).

@@ -29,6 +29,9 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     /// The log's file was found removed while puffd ran; puffd started a new one, which begins
     /// with this entry (item 0).
     case logRemoved = 15
+    /// The whole collection was deleted (set aside, restorable); the entry's item is 0 and its
+    /// label the collection's.
+    case deleteCollection = 20
 
     /// The name `puffctl audit` shows: `read`, `create`, `change-secret`, …
     public var description: String {
@@ -48,6 +51,7 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .revokeAccess: "access-revoke"
         case .registerAgent: "agent-register"
         case .logRemoved: "log-removed"
+        case .deleteCollection: "delete-collection"
         }
     }
 }

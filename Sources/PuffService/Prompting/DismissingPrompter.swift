@@ -28,6 +28,8 @@ public struct DismissingPrompter: Prompter {
                 "Nobody can confirm a change that weakens protection: give the collection's passcode (puffctl asks for it) or run puffctl agent"
             case .allowRead:
                 "To allow the read without a question, run: puffctl access allow ITEM EXECUTABLE"
+            case .deleteCollection(let collection, _, _):
+                "Nothing was deleted. To delete it, run: puffctl collection delete \(collection.rawValue)"
             }
         logger.notice(
             "No prompter can reach a person; dismissing the prompt. \(hint)",

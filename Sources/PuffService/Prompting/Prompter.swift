@@ -48,13 +48,18 @@ public struct PromptRequest: Sendable, Equatable {
         /// `change` says what, for the person ("lift the protection of the item “mail”").
         /// Answered like ``confirmRead(item:label:)``: only an explicit yes agrees.
         case confirmChange(collection: CollectionID, label: String, change: String)
+        /// A client asks to delete a collection holding `items` items (`label` is `""` while it is
+        /// locked): answered with ``PromptReply/confirmed``; anything else keeps it.
+        case deleteCollection(collection: CollectionID, label: String, items: Int)
 
         /// Whether the answer is a new passcode, which a prompter asks twice (pinentry's
         /// `SETREPEAT`) and answers once, after both matched.
         public var asksNewPasscode: Bool {
             switch self {
             case .create, .newPasscode: true
-            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead, .confirmChange: false
+            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead, .confirmChange,
+                .deleteCollection:
+                false
             }
         }
 
@@ -62,15 +67,19 @@ public struct PromptRequest: Sendable, Equatable {
         public var isAboutReading: Bool {
             switch self {
             case .confirmRead, .allowRead: true
-            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword, .confirmChange: false
+            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword, .confirmChange,
+                .deleteCollection:
+                false
             }
         }
 
-        /// Whether the answer is a yes or no (pinentry's `CONFIRM`, one word from an agent), not a
-        /// passcode.
+        /// Whether the question is answered by a yes or no, not a passcode: a read, a change that
+        /// weakens protection, or deleting a collection.
         public var isConfirmation: Bool {
-            if case .confirmChange = self { return true }
-            return isAboutReading
+            switch self {
+            case .confirmRead, .allowRead, .confirmChange, .deleteCollection: true
+            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword: false
+            }
         }
 
         /// The collection's name for the person: its label, else its id; for a question about
@@ -82,7 +91,7 @@ public struct PromptRequest: Sendable, Equatable {
                 label.isEmpty ? "\(item.collection.rawValue)/\(item.number)" : label
             case .unlock(let collection, let label), .currentPasscode(let collection, let label),
                 .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label),
-                .confirmChange(let collection, let label, _):
+                .confirmChange(let collection, let label, _), .deleteCollection(let collection, let label, _):
                 label.isEmpty ? collection.rawValue : label
             }
         }

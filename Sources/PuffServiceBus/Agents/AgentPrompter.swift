@@ -1,3 +1,4 @@
+import PuffConcurrency
 import PuffCrypto
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
@@ -118,10 +119,13 @@ public final class AgentPrompter: Prompter, Sendable {
             }
         }
         guard answered, let answer = reader.withLock({ $0.take() }) else { return .dismissed }
-        let passcode = try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(answer) }
+        let passcode = try await CallSlot.released { () async throws(ServiceError) in
+            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(answer) }
+        }
         guard request.purpose.isConfirmation else { return .passcode(passcode) }
-        // A question about a read or a change is answered with one word, not a passcode.
+        // A question about a read, a change or a deletion is answered with one word, not a passcode.
         let word = String(decoding: passcode.unprotectedArray(), as: UTF8.self)
+        if case .deleteCollection = request.purpose { return word == "delete" ? .confirmed : .dismissed }
         return AgentNames.choice(word).map { .access($0) } ?? .dismissed
     }
 }
