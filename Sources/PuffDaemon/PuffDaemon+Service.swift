@@ -31,6 +31,8 @@ extension PuffDaemon {
             do {
                 store = try FileRecordStore(folder: folder)
                 audit = try FileAuditStore(folder: folder, limit: settings.auditMaxBytes)
+            } catch StoreError.busy(let why) {
+                throw VaultHolderWait.Held(why: why)
             } catch {
                 logger.critical("cannot open the vault: \(error)")
                 throw ExitCode(2)
@@ -48,6 +50,7 @@ extension PuffDaemon {
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
             audit: settings.auditEnabled ? audit : nil,
             access: settings.access,
+            allowsPlainSessions: settings.allowPlainSessions,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
             events: events

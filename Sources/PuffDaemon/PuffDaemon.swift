@@ -63,7 +63,7 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The terminal a curses or tty pinentry draws on, such as /dev/pts/3; pinentry is then used without a display.",
+            "The terminal a curses or tty pinentry draws on, such as /dev/pts/3, one no shell reads; pinentry is then used without a display.",
             valueName: "tty"))
     var pinentryTty: String?
 
@@ -94,6 +94,12 @@ public struct PuffDaemon: AsyncParsableCommand {
             (default: DBUS_SYSTEM_BUS_ADDRESS, else the standard socket).
             """)
     var systemBusAddress: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Milliseconds between looks at this user's logind sessions while some are live (default: 5000).",
+            visibility: .hidden))
+    var sessionCheckMilliseconds: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -202,8 +208,26 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         let publisher = SignalPublisher(connection: connection)
         let agents = AgentPrompter(connection: connection)
-        let service = try await makeService(
-            settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+        let service: SecretService
+        do {
+            service = try await makeService(
+                settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+        } catch let held as VaultHolderWait.Held {
+            let wait = VaultHolderWait(connection: connection, name: BusName(busName)!, logger: logger)
+            let folder = settings.effectiveDataDir(environment: environment)
+            switch await wait.run(lockIsFree: { (try? FileRecordStore(folder: folder)) != nil }) {
+            case .served(let owner):
+                logger.notice("Another puffd serves \(busName) on this vault; exiting", metadata: ["owner": "\(owner)"])
+                connection.close()
+                return
+            case .lockFree:
+                service = try await makeService(
+                    settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+            case .gaveUp:
+                logger.critical("cannot open the vault: vault busy: \(held.why), and nobody took \(busName)")
+                throw ExitCode(2)
+            }
+        }
         let bus = SecretServiceBus(
             connection: connection, service: service, publisher: publisher, limits: settings.busLimits,
             agents: agents, logger: logger)
@@ -212,7 +236,9 @@ public struct PuffDaemon: AsyncParsableCommand {
         let lockSignals = await UnixSignalsSequence(trapping: .sigusr1)
         let logind = LogindWatcher(
             address: systemBusAddress ?? BusConnection.systemBusAddress(environment: environment),
-            userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger)
+            userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger,
+            closingCheck: sessionCheckMilliseconds.map { .milliseconds(max(10, $0)) }
+                ?? LogindWatcher.defaultClosingCheck)
 
         if !settings.isEphemeral {
             if let directory = environment["CREDENTIALS_DIRECTORY"] {

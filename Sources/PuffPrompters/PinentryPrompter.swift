@@ -73,13 +73,19 @@ public struct PinentryPrompter: Prompter {
                         output: .fileDescriptor(childOutput, closeAfterSpawningProcess: true), error: .discarded)
                     return nil
                 }
-                group.addTask {
-                    try await BlockingWork.run { () throws(AssuanError) in
-                        try PinentryDialogue(
-                            channel: channel, terminal: terminal,
-                            terminalType: environment["TERM"].flatMap { $0.isEmpty ? nil : $0 }
-                                ?? Self.fallbackTerminalType
-                        ).ask(request)
+                group.addTask { [logger] in
+                    try await BlockingWork.run { () throws(AssuanError) -> PromptReply in
+                        do throws(AssuanError) {
+                            return try PinentryDialogue(
+                                channel: channel, terminal: terminal,
+                                terminalType: environment["TERM"].flatMap { $0.isEmpty ? nil : $0 }
+                                    ?? Self.fallbackTerminalType
+                            ).ask(request)
+                        } catch .closed {
+                            // Its goodbye went to a closed pipe: EPIPE, since puffd ignores SIGPIPE.
+                            logger.notice("pinentry ended without answering", metadata: ["program": "\(program)"])
+                            throw .closed
+                        }
                     }
                 }
                 var reply: PromptReply = .dismissed

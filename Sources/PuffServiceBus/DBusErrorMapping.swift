@@ -41,6 +41,7 @@ public final class DBusErrorMapping: Sendable {
         case .noSession: DBusError(.noSession, "no such session")
         case .accessDenied: DBusError(.accessDenied, "the object belongs to another connection")
         case .unsupportedAlgorithm: DBusError(.notSupported, "unsupported transfer algorithm")
+        case .plainSessionsTurnedOff: DBusError(.notSupported, error.description)
         case .invalidArgument(let why): DBusError(.invalidArgs, why)
         case .alreadyExists: DBusError(.alreadyExists, "the prompt was already started")
         case .limitExceeded(let why): DBusError(.limitsExceeded, why)

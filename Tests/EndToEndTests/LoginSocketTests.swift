@@ -7,8 +7,15 @@ import Testing
 /// same bytes: the first login creates `login` under the login password, later ones unlock it, a
 /// wrong password leaves it locked, a change rewraps it; malformed requests get no answer. And
 /// `--unlock-fd` opens `login` at start.
+///
+/// Only root is believed to be the PAM module; a process of the user may only unlock (item 7 of
+/// issue 24, tested with a daemon of a scratch user in pam_flow.py). The client runs as the test
+/// does, so the create-and-change test needs root, as in CI: run as a user, the client is that
+/// user's process and its create and change requests are refused.
 @Suite(.serialized, .enabled(if: TestBus.isAvailable))
 struct LoginSocketTests {
+    static let asRoot = getuid() == 0
+
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-login-\(UUID().uuidString)")
     var socketFolder: URL { folder.appendingPathComponent("run") }
     var socket: String { socketFolder.appendingPathComponent("login.socket").path }
@@ -35,7 +42,9 @@ struct LoginSocketTests {
         ).status
     }
 
-    @Test func theFirstLoginCreatesLoginAndLaterOnesUnlockItOnlyWithTheRightPassword() async throws {
+    @Test(.enabled(if: asRoot)) func theFirstLoginCreatesLoginAndLaterOnesUnlockItOnlyWithTheRightPassword()
+        async throws
+    {
         defer { try? FileManager.default.removeItem(at: folder) }
         let puffd = try await daemon()
         var info = stat()

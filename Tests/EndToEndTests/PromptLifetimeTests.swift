@@ -15,11 +15,14 @@ struct PromptLifetimeTests {
     var held: URL { folder.appendingPathComponent("pinentry.log.held") }
     static let login = "/org/freedesktop/secrets/collection/login"
 
-    /// puffd on a file vault whose `login` is locked, asking `prompters` (the test pinentry holds
-    /// every question), dismissing after `timeout` seconds.
-    func lockedDaemon(prompters: String, timeout: Int) async throws -> TestDaemon {
+    /// puffd on a file vault whose `login` is locked, asking `prompters` (the test pinentry answers
+    /// `script`, one line per question: by default it holds every question), dismissing after
+    /// `timeout` seconds.
+    func lockedDaemon(prompters: String, timeout: Int, answering script: [String] = ["HOLD"]) async throws
+        -> TestDaemon
+    {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try "HOLD".write(to: answers, atomically: true, encoding: .utf8)
+        try script.joined(separator: "\n").write(to: answers, atomically: true, encoding: .utf8)
         let puffd = try await TestDaemon(
             arguments: [
                 "--data-dir", folder.appendingPathComponent("vault").path, "--kdf", "interactive",
@@ -103,5 +106,32 @@ struct PromptLifetimeTests {
         #expect(
             await poll(limit: .seconds(30)) { puffd.log.contains("reason=its client left") },
             "\(puffd.log.suffix(1500))")
+    }
+
+    /// Issue 24 item 17: a pinentry that dies mid-question (pinentry-curses when its terminal goes
+    /// away) while its client leaves made puffd's goodbye to it a write to a closed pipe, and puffd
+    /// died of SIGPIPE (exit 141) with no log line.
+    @Test func aPinentryThatDiesMidQuestionAsItsClientLeavesLeavesPuffdServing() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await lockedDaemon(prompters: "pinentry", timeout: 600, answering: ["EXIT", "right pass"])
+        let left = try await ChildProcess.run(
+            ClientDriver.python,
+            [
+                ClientDriver.directory.appendingPathComponent("prompt_client.py").path, "unlock", Self.login,
+                "--disconnect-when", held.path,
+            ],
+            environment: puffd.clientEnvironment)
+        #expect(left.output == "left\n", "\(left.output)")
+        // Logged after the goodbye was written to the dead pinentry.
+        #expect(
+            await poll(limit: .seconds(60)) { puffd.log.contains("pinentry ended without answering") },
+            "\(puffd.log.suffix(1500))")
+        let status = try await ChildProcess.run(
+            VaultFlowTests.puffctl, ["status"], environment: puffd.clientEnvironment, timeout: .seconds(60))
+        #expect(status.status == 0 && status.output.contains("locked"), "\(status.status) \(status.output)")
+        #expect(puffd.isRunning, "\(puffd.log.suffix(1500))")
+        // The next question goes to a new pinentry, which answers.
+        let unlocked = try await promptClient(["unlock", Self.login, "--deadline", "120"], on: puffd)
+        #expect(unlocked["dismissed"] as? Bool == false, "\(unlocked)\n\(puffd.log.suffix(1500))")
     }
 }

@@ -57,4 +57,19 @@ import Testing
         #expect(new.prompt == "New passcode for “Phone” (6 digits):")
         #expect(new.repeats)
     }
+
+    /// Issue 24 item 15: a label and an executable path set by a client reach the agent's
+    /// terminal; their control characters are shown escaped, never sent as terminal commands.
+    @Test func aLabelAndAnExecutableWithTerminalCommandsAreShownEscaped() {
+        let text = AgentQuestion([
+            "purpose": .string("allow-read"), "collection": .string("login"),
+            "label": .string("evil\u{1B}[2J\u{9B}31m"), "application": .string("/tmp/x\u{1B}]0;t\u{07}"),
+            "error": .string("bad\nline"),
+        ])
+        #expect(
+            text.description
+                == "/tmp/x\\u001b]0;t\\u0007 wants to read the item “evil\\u001b[2J\\u009b31m” for the first time.")
+        #expect(text.error == "bad\\nline")
+        #expect(!(text.description + text.error + text.prompt).unicodeScalars.contains { TerminalText.isControl($0) })
+    }
 }

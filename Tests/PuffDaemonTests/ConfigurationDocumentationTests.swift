@@ -32,5 +32,6 @@ struct ConfigurationDocumentationTests {
         #expect(read.prompterOrder == ["agent", "pinentry", "none"])
         #expect(read.pinentryTTY == "/dev/pts/3")
         #expect(read.effectiveAutoLock.maximum == nil && read.limits.secretBytes == 65_536)
+        #expect(!read.allowPlainSessions)
     }
 }

@@ -41,7 +41,7 @@ struct ConfigurationErrorTests {
         ),
         (
             "[vaults]\nstore = \"file\"\n",
-            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [access], [limits], [audit], [log]"
+            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [access], [sessions], [limits], [audit], [log]"
         ),
         ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
         ("[audit]\nenabled = \"yes\"\n", "2: audit.enabled: must be true or false, not the string \"yes\""),
@@ -85,6 +85,10 @@ struct ConfigurationErrorTests {
             "2: items.unique_internet: must be true or false, not the string \"yes\""
         ),
         ("[items]\nunique_internet = 1\n", "2: items.unique_internet: must be true or false, not 1"),
+        (
+            "# plain sessions\n[sessions]\nallow_plain = \"no\"\n",
+            "3: sessions.allow_plain: must be true or false, not the string \"no\""
+        ),
         (
             "[log]\nlevel = \"loud\"\n",
             "2: log.level: unknown log level \"loud\"; choose one of: trace, debug, info, notice, warning, error, critical"

@@ -33,6 +33,9 @@ struct ConfigurationReadingTests {
         mode = "strict"
         hash_executables = true
 
+        [sessions]
+        allow_plain = false
+
         [limits]
         label_bytes = 100
         attributes_per_item = 10
@@ -69,6 +72,7 @@ struct ConfigurationReadingTests {
         expected.lockAfterIdle = 300
         expected.accessMode = "strict"
         expected.hashExecutables = true
+        expected.allowPlainSessions = false
         expected.lockAfter = 0
         expected.mappers = ["note", "internet"]
         expected.uniqueInternet = true

@@ -87,6 +87,7 @@ import Testing
         (.noSession, "org.freedesktop.Secret.Error.NoSession"),
         (.accessDenied, "org.freedesktop.DBus.Error.AccessDenied"),
         (.unsupportedAlgorithm, "org.freedesktop.DBus.Error.NotSupported"),
+        (.plainSessionsTurnedOff, "org.freedesktop.DBus.Error.NotSupported"),
         (.invalidArgument("x"), "org.freedesktop.DBus.Error.InvalidArgs"),
         (.alreadyExists, "org.freedesktop.Secret.Error.AlreadyExists"),
         (.limitExceeded("x"), "org.freedesktop.DBus.Error.LimitsExceeded"),

@@ -31,6 +31,7 @@ struct Fixture {
         autoLock: AutoLockSettings = .never,
         itemRules: ItemRules = ItemRules(),
         access: AccessConfiguration = .open,
+        allowsPlainSessions: Bool = true,
         timeout: Duration = Fixture.timeout
     ) async throws {
         self.storage = storage
@@ -43,6 +44,7 @@ struct Fixture {
         service = try await SecretService(
             store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
             limits: limits, autoLock: autoLock, audit: audit, access: access,
+            allowsPlainSessions: allowsPlainSessions,
             clock: clock,
             now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: recorder.sink)
@@ -51,10 +53,11 @@ struct Fixture {
     /// A persistent vault (Argon2id at libsodium's interactive limits) initialized with `passcode`.
     static func persistent(
         passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore(),
-        audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never
+        audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never,
+        limits: ServiceLimits = ServiceLimits()
     ) async throws -> Fixture {
         let fixture = try await Fixture(
-            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), autoLock: autoLock)
+            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), limits: limits, autoLock: autoLock)
         if await !fixture.service.isInitialized {
             try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
         }

@@ -129,4 +129,31 @@ import Testing
                 == .limitExceeded("a collection holds at most 2 items"))
         #expect(try await fixture.store(["n": "2"], secret: "replaced") == second, "replacing needs no room")
     }
+
+    /// Issue 24 item 12: a client creating collections until refused learnt how many closed
+    /// hidden collections the vault holds.
+    @Test func closedHiddenCollectionsLeaveTheRoomAClientSeesAsIfTheyDidNotExist() async throws {
+        var limits = ServiceLimits()
+        limits.collections = 3
+        let fixture = try await Fixture.persistent(limits: limits)
+        let stash = try await fixture.makeCollection("Stash", passcode: "stash pass", isHidden: true)
+        // Open, it is one of the collections clients see: login, Stash and session fill the vault.
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                _ = try await fixture.service.createCollection(label: "A", alias: nil, client: Fixture.alice)
+            } == .limitExceeded("at most 3 collections may exist"))
+        try await fixture.service.lock([stash])
+        let (created, prompt) = try await fixture.service.createCollection(
+            label: "A", alias: nil, client: Fixture.alice)
+        #expect(created == nil && prompt != nil, "a prompt asks for the new collection's passcode")
+        // The hidden ones have their own bound, which only puffctl meets.
+        for (label, passcode) in [("Second", "second pass"), ("Third", "third pass")] {
+            try await fixture.service.lock([try await fixture.makeCollection(label, passcode: passcode, isHidden: true)]
+            )
+        }
+        #expect(
+            await serviceError { () async throws(ServiceError) in
+                _ = try await fixture.makeCollection("Fourth", passcode: "fourth pass", isHidden: true)
+            } == .limitExceeded("at most 3 hidden collections may exist"))
+    }
 }

@@ -91,6 +91,22 @@ import Testing
         #expect(error == .unsupportedAlgorithm)
     }
 
+    @Test func withPlainSessionsTurnedOffPlainIsRefusedAndDHStillOpens() async throws {
+        let service = try await Fixture(allowsPlainSessions: false).service
+        let error = await serviceError { () async throws(ServiceError) in
+            try await service.openSession(algorithm: "plain", input: .string(""), client: Fixture.alice)
+        }
+        #expect(error == .plainSessionsTurnedOff)
+        let client = DHClient()
+        let (output, _) = try await service.openSession(
+            algorithm: SecretService.dhAlgorithm, input: .bytes(try client.publicKey), client: Fixture.alice)
+        guard case .bytes(let key) = output else {
+            Issue.record("a DH session answers with the service's public key, got \(output)")
+            return
+        }
+        #expect(key.count == 128)
+    }
+
     @Test func plainSessionsRejectParameters() async throws {
         let fixture = try await Fixture()
         let session = try await fixture.plainSession()

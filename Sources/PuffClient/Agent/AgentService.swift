@@ -121,12 +121,14 @@ struct AgentQuestion {
     }
 
     init(_ question: [String: DBusValue]) {
-        let collection = question["collection"]?.string ?? ""
-        let label = question["label"]?.string ?? ""
+        // Labels and executable paths come from clients: never a terminal command.
+        func text(_ key: String) -> String { TerminalText.escaped(question[key]?.string ?? "") }
+        let collection = text("collection")
+        let label = text("label")
         name = label.isEmpty ? collection : label
-        let application = question["application"]?.string ?? "an application"
-        error = question["error"]?.string ?? ""
-        let policy = question["policy"]?.string ?? ""
+        let application = question["application"] == nil ? "an application" : text("application")
+        error = text("error")
+        let policy = text("policy")
         let hint = policy.isEmpty ? "" : " (\(policy))"
         repeats = question["repeat"]?.bool ?? false
         switch question["purpose"]?.string ?? "unlock" {

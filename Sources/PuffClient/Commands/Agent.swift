@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import ArgumentParser
+import Glibc
 import PuffDBus
 
 /// `puffctl agent`: answers puffd's prompts in this terminal, over SSH or with no GUI at all.
@@ -18,6 +19,9 @@ public struct Agent: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
+        // An answer written after puffd gave up on the question (its pipe closed) must fail with
+        // EPIPE, not end the agent.
+        signal(SIGPIPE, SIG_IGN)
         let terminal = try AgentTerminal()
         let client = try await connection.connect()
         try await client.serveAgent(AgentService(terminal: terminal)) {

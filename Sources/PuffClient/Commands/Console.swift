@@ -4,14 +4,16 @@ import PuffCrypto
 
 /// Output for people and scripts: results on standard output, failures on standard error.
 enum Console {
-    /// Prints `text` and a newline on standard output.
+    /// Prints `text` and a newline on standard output, any control character but the newline
+    /// escaped (``TerminalText``): fields were escaped where they were put in, this is the net.
     static func out(_ text: String) {
-        print(text)
+        print(TerminalText.escapedKeepingLines(text))
     }
 
-    /// Writes `line` and a newline to standard error, unbuffered, so it is not lost to `exit`.
+    /// Writes `line` and a newline to standard error, unbuffered, so it is not lost to `exit`;
+    /// control characters but the newline are escaped, as by ``out(_:)``.
     static func error(_ line: String) {
-        var text = line + "\n"
+        var text = TerminalText.escapedKeepingLines(line) + "\n"
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {

@@ -11,7 +11,10 @@ struct Doctor: AsyncParsableCommand {
             owns org.freedesktop.secrets and its executable, puffd or another provider \
             (gnome-keyring, KWallet, KeePassXC, oo7); the D-Bus activation files that name it, \
             which one the bus starts when nothing owns it and how to make that puffd; the vault \
-            folder's owner and permissions; and which prompter would answer an unlock prompt now.
+            folder's owner and permissions; whether the vault is whole (collections puffd \
+            reports damaged, each vault file's checksums read without a key, files that are not \
+            regular files, journals that were cut), naming file and offset; and which prompter \
+            would answer an unlock prompt now.
 
             Each check prints OK, WARN or FAIL, and every problem a next step. Exits 0 when no \
             check failed and 1 otherwise; WARN never fails. Starts nothing: the question to the \

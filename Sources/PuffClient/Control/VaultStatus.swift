@@ -16,6 +16,9 @@ public struct VaultStatus: Sendable, Equatable {
     public var prompter: String?
     /// Every visible collection; hidden ones appear only while open.
     public var collections: [CollectionStatus]
+    /// What is wrong with the vault beside its collections (a damaged catalog, a vault file that
+    /// is not a regular file), each naming the file and why; empty from a puffd too old to say.
+    public var problems: [String] = []
 
     /// Creates a status from its parts.
     public init(
@@ -28,6 +31,7 @@ public struct VaultStatus: Sendable, Equatable {
         self.version = version
         self.prompter = prompter
         self.collections = collections
+        self.problems = []
     }
 
     /// Decodes the `(a{sv}aa{sv})` reply body. Missing keys take neutral defaults, so a newer
@@ -45,6 +49,7 @@ public struct VaultStatus: Sendable, Equatable {
         dataDirectory = try fields.string("data_dir") ?? ""
         version = try fields.string("version") ?? ""
         prompter = try fields.string("prompter")
+        problems = try fields.array("problems")?.compactMap(\.string) ?? []
         var collections: [CollectionStatus] = []
         for entry in entries {
             guard let dictionary = entry.variantDictionary else { throw bad }
@@ -134,7 +139,7 @@ extension VaultStatus: Encodable {
         case vault, collections
         case initialized, store
         case dataDirectory = "data_dir"
-        case version, prompter
+        case version, prompter, problems
     }
 
     /// Encodes as `{"vault": {...}, "collections": [...]}`, the shape of the `Status` reply.
@@ -146,6 +151,7 @@ extension VaultStatus: Encodable {
         try vault.encode(dataDirectory, forKey: .dataDirectory)
         try vault.encode(version, forKey: .version)
         try vault.encodeIfPresent(prompter, forKey: .prompter)
+        if !problems.isEmpty { try vault.encode(problems, forKey: .problems) }
         try container.encode(collections, forKey: .collections)
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffStore
 
 extension DoctorProbe {
     /// The activation files naming the bus name, in the order the bus weighs them: folder by
@@ -38,7 +39,10 @@ extension DoctorProbe {
             }
         let folder = Self.facts(location.folder)
         let entries = folder?.isDirectory == true ? Self.walk(location.folder) : []
-        return VaultCheck.findings(location: location, folder: folder, entries: entries, userID: getuid())
+        let findings = VaultCheck.findings(location: location, folder: folder, entries: entries, userID: getuid())
+        guard folder?.isDirectory == true, folder?.isSymlink == false else { return findings }
+        return findings
+            + VaultDamageCheck.findings(status: status, files: VaultFileCheck.findings(folder: location.folder))
     }
 
     /// Where an installed puffd is: `../libexec/puff/puffd` beside puffctl's `bin`, `puffd` in

@@ -26,7 +26,8 @@ enum AuditOutput {
     /// One line per collection whose log was not read whole, for standard error.
     static func notes(_ reply: AuditLogReply) -> [String] {
         reply.unreadable.sorted { $0.key < $1.key }.map { collection, reason in
-            reason == "locked"
+            let (collection, reason) = (TerminalText.escaped(collection), TerminalText.escaped(reason))
+            return reason == "locked"
                 ? "puffctl: '\(collection)' is locked, so its audit log cannot be read: run `puffctl unlock \(collection)`"
                 : "puffctl: the audit log of '\(collection)' is not whole: \(reason)"
         }

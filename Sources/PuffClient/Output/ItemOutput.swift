@@ -28,18 +28,20 @@ enum ItemOutput {
         JSONOutput.encode(items)
     }
 
-    /// `show` for people: one field per line, attributes sorted by name, one per line.
+    /// `show` for people: one field per line, attributes sorted by name, one per line; every
+    /// value with its control characters escaped.
     static func detail(_ resolved: ResolvedItem) -> String {
         let item = resolved.item
         let collection = resolved.collection
         let collectionText =
             collection.label == collection.id ? collection.id : "\(collection.id) (\(collection.label))"
+        let shown = TerminalText.escaped
         var lines = [
-            "path:       \(item.path)",
-            "collection: \(collectionText)",
-            "kind:       \(item.kind ?? "-")",
-            "item:       \(TypedView.name(of: item))",
-            "label:      \(item.label ?? "-")",
+            "path:       \(shown(item.path))",
+            "collection: \(shown(collectionText))",
+            "kind:       \(shown(item.kind ?? "-"))",
+            "item:       \(shown(TypedView.name(of: item)))",
+            "label:      \(shown(item.label ?? "-"))",
             "created:    \(time(item.created))",
             "modified:   \(time(item.modified))",
             "locked:     \(collection.isLocked ? "yes" : "no")",
@@ -50,10 +52,10 @@ enum ItemOutput {
         }
         if let attributes = item.attributes {
             lines.append("attributes:" + (attributes.isEmpty ? " none" : ""))
-            lines += attributes.sorted { $0.key < $1.key }.map { "  \($0.key)=\($0.value)" }
+            lines += attributes.sorted { $0.key < $1.key }.map { "  \(shown($0.key))=\(shown($0.value))" }
         } else {
             // ListItems sends paths only for a collection not unlocked since puffd started.
-            lines.append("attributes: unknown until '\(collection.id)' is unlocked")
+            lines.append("attributes: unknown until '\(shown(collection.id))' is unlocked")
         }
         return lines.joined(separator: "\n")
     }

@@ -13,7 +13,9 @@ enum StatusOutput {
         }
         let store =
             status.dataDirectory.isEmpty ? "\(status.store) store" : "\(status.store) store in \(status.dataDirectory)"
-        return "puffd \(status.version), \(store)\n" + collectionsText(status.collections)
+        let problems = status.problems.map { TerminalText.escaped("vault problem: \($0)") }
+        return (["puffd \(status.version), \(store)", collectionsText(status.collections)] + problems)
+            .joined(separator: "\n")
     }
 
     /// The collections table, followed by one line per damaged collection saying why.
@@ -30,7 +32,9 @@ enum StatusOutput {
                 collection.id, collection.label, state, String(collection.itemCount), collection.policyText ?? "-",
                 flags.compactMap(\.self).joined(separator: ","))
         }
-        let damage = collections.filter { !$0.damage.isEmpty }.map { "\($0.id) is damaged: \($0.damage)" }
+        let damage = collections.filter { !$0.damage.isEmpty }.map {
+            TerminalText.escaped("\($0.id) is damaged: \($0.damage)")
+        }
         return ([table.rendered] + damage).joined(separator: "\n")
     }
 

@@ -10,10 +10,11 @@ struct TextTable {
         self.headers = headers
     }
 
-    /// Adds a row; it needs one cell per column.
+    /// Adds a row; it needs one cell per column. Control characters in a cell are escaped
+    /// (``TerminalText/escaped(_:)``): cells come from clients and files.
     mutating func append(_ row: String...) {
         precondition(row.count == headers.count, "a row needs one cell per column")
-        rows.append(row)
+        rows.append(row.map(TerminalText.escaped))
     }
 
     /// The table as lines; the last column is not padded, so no line ends in spaces.

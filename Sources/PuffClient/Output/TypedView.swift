@@ -50,11 +50,13 @@ enum TypedView {
         return text
     }
 
-    /// The typed fields as `name=value` lines in ``fieldOrder``, then any others by name.
+    /// The typed fields as `name=value` lines in ``fieldOrder``, then any others by name, their
+    /// control characters escaped.
     static func fieldLines(_ fields: [String: String]) -> [String] {
-        let known = fieldOrder.compactMap { name in fields[name].map { "\(name)=\($0)" } }
+        let shown = TerminalText.escaped
+        let known = fieldOrder.compactMap { name in fields[name].map { "\(name)=\(shown($0))" } }
         let others = fields.filter { !fieldOrder.contains($0.key) }.sorted { $0.key < $1.key }
-        return known + others.map { "\($0.key)=\($0.value)" }
+        return known + others.map { "\(shown($0.key))=\(shown($0.value))" }
     }
 }
 

@@ -7,7 +7,7 @@ import TOMLKit
 /// describes each; a key added here must be added there.
 enum ConfigurationKeys {
     /// The tables, in print order.
-    static let sections = ["vault", "prompts", "auto_lock", "items", "access", "limits", "audit", "log"]
+    static let sections = ["vault", "prompts", "auto_lock", "items", "access", "sessions", "limits", "audit", "log"]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
     static let longestPromptTimeout = 86_400
@@ -38,6 +38,7 @@ enum ConfigurationKeys {
             .flag("items", "unique_internet", \.uniqueInternet),
             .choice("access", "mode", \.accessMode, choices: AccessMode.allCases.map(\.rawValue), noun: "access mode"),
             hashExecutables,
+            .flag("sessions", "allow_plain", \.allowPlainSessions),
 
             // Upper bounds keep a value inside what the bus carries (a message holds at most
             // 4 MiB, DecodePolicy) or what locked memory holds; docs/limits.md says why each

@@ -54,6 +54,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         AccessConfiguration(mode: AccessMode(rawValue: accessMode) ?? .open, hashesExecutables: hashExecutables)
     }
 
+    // [sessions]
+    /// Whether clients may open `plain` sessions, whose secrets travel unencrypted on the bus and
+    /// stay in libdbus's message buffers after they were sent.
+    public var allowPlainSessions = true
+
     // [limits]
     /// What one client may make the service hold (docs/limits.md).
     public var limits = ServiceLimits()

@@ -9,8 +9,13 @@ import Synchronization
 /// opens (or on first login creates) the `login` collection; its password stage hands over the
 /// old and the new one (docs/pam.md).
 ///
-/// Only root (the PAM stack) and the user itself may connect. Each request must arrive whole
-/// within ``readMilliseconds``; the answer is one status byte (``Reply``). No password is logged.
+/// Only root (the PAM stack) and the user itself may connect, and only root is believed to be the
+/// PAM module: its login may create `login` or start the re-sync question, its change rewraps
+/// `login`. A process of the user itself may only try to unlock an existing `login`, with the
+/// wrong-passcode delay of any unlock (docs/pam.md): otherwise it could send a password of its
+/// choosing and have the person's answer to the re-sync question re-key `login` to it. Each
+/// request must arrive whole within ``readMilliseconds``; the answer is one status byte
+/// (``Reply``). No password is logged.
 struct LoginListener: Service, CustomStringConvertible {
     /// The status byte answered.
     enum Reply: UInt8 {
@@ -73,17 +78,26 @@ struct LoginListener: Service, CustomStringConvertible {
             logger.warning("Refused a malformed login request", metadata: ["why": "\(failure)"])
             return
         }
-        var reply = Self.reply(to: await perform(request))
+        var reply = Self.reply(to: await perform(request, fromPAM: peer == 0))
         _ = write(connection, &reply, 1)
     }
 
-    private func perform(_ request: LoginRequest) async -> Result<LoginOutcome, ServiceError> {
+    private func perform(_ request: LoginRequest, fromPAM: Bool) async -> Result<LoginOutcome, ServiceError> {
         do throws(ServiceError) {
             switch request {
-            case .login(let password):
+            case .login(let password) where fromPAM:
                 return .success(try await service.login(password: password))
-            case .change(let old, let new):
+            case .change(let old, let new) where fromPAM:
                 return .success(try await service.changeLoginPassword(old: old, new: new))
+            case .login(let password):
+                logger.notice(
+                    "A login request from the user's own uid, not root (the PAM module): it may only unlock login")
+                try await service.unlock(.login, passcode: password)
+                return .success(.unlocked)
+            case .change:
+                logger.warning(
+                    "Refused a password change from the user's own uid: only root (the PAM module) may re-key login")
+                return .failure(.accessDenied)
             }
         } catch {
             logger.notice("A login request failed", metadata: ["error": "\(error)"])
@@ -96,7 +110,9 @@ struct LoginListener: Service, CustomStringConvertible {
         case .success(.unlocked): Reply.unlocked.rawValue
         case .success(.created): Reply.created.rawValue
         case .success(.wrongPasscode), .failure(.wrongPasscode): Reply.wrongPassword.rawValue
-        case .failure(.passcodePolicy), .failure(.invalidArgument): Reply.refused.rawValue
+        case .failure(.passcodePolicy), .failure(.invalidArgument), .failure(.accessDenied), .failure(.noSuchObject),
+            .failure(.notInitialized):
+            Reply.refused.rawValue
         case .failure: Reply.failed.rawValue
         }
     }

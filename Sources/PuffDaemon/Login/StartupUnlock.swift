@@ -27,6 +27,8 @@ enum StartupUnlock {
 
     /// Opens `login` with the passcode from `fd`; every failure is a log line, not an exit.
     static func run(fd: Int32, service: SecretService, logger: Logger) async {
+        // The vault is open (its lock held) and the bus name not yet taken: tests hold here.
+        logger.debug("Reading the passcode on --unlock-fd \(fd)")
         let read = await BlockingWork.result { () throws(LoginRequest.Failure) in try readPasscode(from: fd) }
         guard case .success(let passcode) = read else {
             logger.warning("Nothing usable came on --unlock-fd \(fd): login stays locked")

@@ -24,6 +24,23 @@ public enum AccessRefusal: String, Sendable, Equatable {
     case changedMeanwhile = "changed-meanwhile"
 }
 
+/// What the gate knows of the contents of a caller's executable.
+public enum ExecutableContents: Sendable, Equatable {
+    /// `[access] hash_executables` is off: rules match by path alone.
+    case notHashed
+    /// The digest of the file the caller runs (``ExecutableDigests``).
+    case digest([UInt8])
+    /// Hashing is on but `/proc/<pid>/exe` could not be read (the process that connected has
+    /// exited, its connection kept by a child): whatever runs now is unknown, so an allow bound
+    /// to a digest admits nothing (fail closed).
+    case unreadable
+
+    /// The digest to keep with a remembered answer; nil when there is none to keep.
+    public var digest: [UInt8]? {
+        if case .digest(let digest) = self { digest } else { nil }
+    }
+}
+
 /// The gate's rules as pure functions (no prompts, no state), so a table can test them:
 /// a persisted deny refuses first; then the access mode decides (with a question under `ask`);
 /// then a protected item is confirmed, every time.
@@ -83,14 +100,21 @@ public enum AccessDecision {
         }
     }
 
-    /// The rule of `settings` that applies to `executable` with content `digest`: the one for its
-    /// path, unless both it and the caller carry digests and they differ (a changed file is a
-    /// new executable). A caller without an executable matches nothing.
-    public static func rule(in settings: ItemSettings, executable: String?, digest: [UInt8]?) -> ItemSettings.Rule? {
+    /// The rule of `settings` that applies to `executable` with `contents`: the one for its path,
+    /// unless it is bound to a digest and the caller's contents are another (a changed file is a
+    /// new executable) or could not be read (issue 24 item 9: then a deny still applies, an allow
+    /// does not). A caller without an executable matches nothing.
+    public static func rule(
+        in settings: ItemSettings, executable: String?, contents: ExecutableContents
+    ) -> ItemSettings.Rule? {
         guard let executable else { return nil }
         guard let rule = settings.rules.first(where: { $0.executable == executable }) else { return nil }
-        if let ruleDigest = rule.digest, let digest, ruleDigest != digest { return nil }
-        return rule
+        guard let ruleDigest = rule.digest else { return rule }
+        switch contents {
+        case .notHashed: return rule
+        case .digest(let digest): return digest == ruleDigest ? rule : nil
+        case .unreadable: return rule.allows ? nil : rule
+        }
     }
 
     /// `settings` with `executable`'s rule replaced by one that `allows` (or denies).

@@ -16,6 +16,8 @@ public enum ServiceError: Error, Equatable, Sendable {
     case accessDenied
     /// `OpenSession` named an algorithm Puff does not implement.
     case unsupportedAlgorithm
+    /// `OpenSession("plain")` while plain sessions are turned off (`[sessions] allow_plain`).
+    case plainSessionsTurnedOff
     /// An argument has the wrong shape; the message says which.
     case invalidArgument(String)
     /// `Prompt` was called a second time on the same prompt.
@@ -52,6 +54,11 @@ extension ServiceError: CustomStringConvertible {
         }
     }
 
+    /// Why a plain session was refused, and what works instead.
+    static let plainSessionsReason =
+        "plain sessions are turned off ([sessions] allow_plain = false in puffd.toml): "
+        + "open a session with \(SecretService.dhAlgorithm)"
+
     /// A short developer-facing description.
     public var description: String {
         switch self {
@@ -60,6 +67,7 @@ extension ServiceError: CustomStringConvertible {
         case .noSession: "no such session"
         case .accessDenied: "access denied"
         case .unsupportedAlgorithm: "unsupported transfer algorithm"
+        case .plainSessionsTurnedOff: Self.plainSessionsReason
         case .invalidArgument(let why): "invalid argument: \(why)"
         case .alreadyExists: "the prompt was already started"
         case .limitExceeded(let why): "limit exceeded: \(why)"

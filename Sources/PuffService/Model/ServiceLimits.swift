@@ -22,7 +22,8 @@ public struct ServiceLimits: Sendable, Equatable {
     public var prompts = 4096
     /// Items in one collection.
     public var itemsPerCollection = 1_000_000
-    /// Collections, `session` included.
+    /// Collections clients can see, `session` and open hidden ones included; closed hidden ones
+    /// are bounded apart, by the same number.
     public var collections = 256
 
     /// The default limits.

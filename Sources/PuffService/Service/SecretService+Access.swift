@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PuffConcurrency
 import PuffStore
 
 extension SecretService {
@@ -16,9 +17,9 @@ extension SecretService {
     func admit(_ id: ItemID, caller: Caller, until deadline: Duration) async -> AccessOutcome {
         guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
         if access.mode == .open, settings.isEmpty { return .allowed }
-        let digest = await executableDigest(of: caller, for: settings)
+        let contents = await executableContents(of: caller, for: settings)
         guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
-        let rule = AccessDecision.rule(in: settings, executable: caller.executable, digest: digest)
+        let rule = AccessDecision.rule(in: settings, executable: caller.executable, contents: contents)
         let askAccess: Bool
         let confirm: Bool
         switch AccessDecision.plan(mode: access.mode, rule: rule, isProtected: settings.isProtected) {
@@ -33,10 +34,10 @@ extension SecretService {
             case .dismissed:
                 return .dismissed
             case .deny(let remember):
-                if remember { await persistAnswer(allows: false, for: id, caller: caller, digest: digest) }
+                if remember { await persistAnswer(allows: false, for: id, caller: caller, contents: contents) }
                 return .refused(.declined)
             case .allow(let remember):
-                if remember { await persistAnswer(allows: true, for: id, caller: caller, digest: digest) }
+                if remember { await persistAnswer(allows: true, for: id, caller: caller, contents: contents) }
             }
         }
         guard confirm || readableSettings(of: id)?.isProtected == true else { return .allowed }
@@ -66,24 +67,34 @@ extension SecretService {
         return state.settings[id.number] ?? ItemSettings()
     }
 
-    /// The caller's executable's content digest, when rules are bound to contents and a rule or
-    /// a decision could use it; computed off the actor.
-    private func executableDigest(of caller: Caller, for settings: ItemSettings) async -> [UInt8]? {
-        guard access.hashesExecutables, access.mode != .open || !settings.rules.isEmpty,
-            caller.executable != nil, let pid = caller.pid
-        else { return nil }
+    /// The caller's executable's contents, when rules are bound to contents and a rule or a
+    /// decision could use them; hashed off the actor. With hashing on, a caller whose process
+    /// cannot be read (or whose pid the bus did not give) is ``ExecutableContents/unreadable``.
+    private func executableContents(of caller: Caller, for settings: ItemSettings) async -> ExecutableContents {
+        guard access.hashesExecutables, access.mode != .open || !settings.rules.isEmpty, caller.executable != nil
+        else { return .notHashed }
+        guard let pid = caller.pid else { return .unreadable }
         let digests = executableDigests
-        return await BlockingWork.run { digests.digest(ofProcess: pid) }
+        return await BlockingWork.run { digests.digest(ofProcess: pid) }.map { .digest($0) } ?? .unreadable
     }
 
     /// Asks `purpose` of the prompter chain, dismissed when `deadline` passes first or the
-    /// prompter fails.
+    /// prompter fails. The call gives its slot back while the person decides (``CallSlot``).
     private func ask(_ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration) async -> PromptReply {
         let request = PromptRequest(
             purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
         let prompter = self.prompter
         let timeline = self.timeline
-        return await withTaskGroup(of: PromptReply?.self) { group in
+        return await CallSlot.released {
+            await Self.firstAnswer(to: request, from: prompter, until: deadline, timeline)
+        }
+    }
+
+    /// The prompter's answer, or dismissed when `deadline` on `timeline` comes first.
+    private static func firstAnswer(
+        to request: PromptRequest, from prompter: any Prompter, until deadline: Duration, _ timeline: Timeline
+    ) async -> PromptReply {
+        await withTaskGroup(of: PromptReply?.self) { group in
             group.addTask { (try? await prompter.prompt(request)) ?? .dismissed }
             group.addTask {
                 try? await timeline.sleep(until: deadline)
@@ -97,9 +108,12 @@ extension SecretService {
     }
 
     /// Persists the person's "always" or "deny" for the caller's executable. A caller without a
-    /// known executable gets nothing persisted: the answer holds for this read only.
-    private func persistAnswer(allows: Bool, for id: ItemID, caller: Caller, digest: [UInt8]?) async {
-        guard let executable = caller.executable else { return }
+    /// known executable, or whose contents could not be hashed, gets no "always" persisted (a
+    /// path-only allow would admit any contents later): the answer holds for this read only. A
+    /// deny is kept for the path then, whatever its contents.
+    private func persistAnswer(allows: Bool, for id: ItemID, caller: Caller, contents: ExecutableContents) async {
+        guard let executable = caller.executable, !(allows && contents == .unreadable) else { return }
+        let digest = contents.digest
         do {
             try await changeSettings(of: id) { settings throws(ServiceError) in
                 settings = try AccessDecision.remembering(

@@ -47,9 +47,7 @@ extension SecretService {
                 return (existing, nil)
             }
         }
-        guard collectionStates.count + hiddenHeaders.count < limits.collections else {
-            throw .limitExceeded("at most \(limits.collections) collections may exist")
-        }
+        try checkRoomForCollection(hidden: false)
         guard case .ephemeral = mode else {
             return (nil, try addPrompt(.create(label: label, alias: alias), owner: client))
         }

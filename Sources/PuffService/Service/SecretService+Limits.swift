@@ -32,4 +32,19 @@ extension SecretService {
             throw .limitExceeded("a secret may hold at most \(limits.secretBytes) bytes")
         }
     }
+
+    /// Checks there is room for one more collection. What clients can see counts (the loaded
+    /// collections, open hidden ones among them); a closed hidden collection does not, or a client
+    /// creating collections until refused could count them (issue 24 item 12). Hidden
+    /// collections, which only `puffctl` makes, have their own bound of the same number.
+    func checkRoomForCollection(hidden: Bool) throws(ServiceError) {
+        guard collectionStates.count < limits.collections else {
+            throw .limitExceeded("at most \(limits.collections) collections may exist")
+        }
+        guard hidden else { return }
+        let openHidden = collectionStates.values.count { $0.isHidden }
+        guard hiddenHeaders.count + openHidden < limits.collections else {
+            throw .limitExceeded("at most \(limits.collections) hidden collections may exist")
+        }
+    }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PuffConcurrency
 public import PuffCrypto
 import PuffStore
 
@@ -163,7 +164,9 @@ extension SecretService {
         logger.notice(
             "Wrong passcode", metadata: ["collection.id": "\(key.isEmpty ? "(hidden)" : key)", "attempt": "\(count)"])
         let delay = min(Duration.milliseconds(500) * (1 << min(count - 1, 6)), .seconds(30))
-        try? await Self.sleep(on: clock, for: delay)
+        // A sleep uses nothing: the call gives its slot back meanwhile.
+        let clock = self.clock
+        try? await CallSlot.released { () async throws in try await Self.sleep(on: clock, for: delay) }
     }
 
     /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.

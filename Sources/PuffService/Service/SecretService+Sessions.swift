@@ -12,7 +12,8 @@ extension SecretService {
     /// Opens a transfer session owned by `client`.
     ///
     /// - Returns: `.string("")` for `plain`; the service's 128-byte DH public key for the DH algorithm.
-    /// - Throws: ``ServiceError/unsupportedAlgorithm`` for other algorithms;
+    /// - Throws: ``ServiceError/unsupportedAlgorithm`` for other algorithms,
+    ///   ``ServiceError/plainSessionsTurnedOff`` for `plain` when ``allowsPlainSessions`` is off;
     ///   ``ServiceError/invalidArgument(_:)`` when the DH input is not bytes or not a valid key;
     ///   ``ServiceError/limitExceeded(_:)`` when the service holds too many sessions (checked before
     ///   any key agreement is computed).
@@ -33,6 +34,7 @@ extension SecretService {
         let output: SessionOutput
         switch algorithm {
         case Self.plainAlgorithm:
+            guard allowsPlainSessions else { throw .plainSessionsTurnedOff }
             // GK insists on `s`; clients only ever send `s ""`, so any input is accepted.
             transport = .plain
             output = .string("")

@@ -24,6 +24,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var storeKind: String
     public var location: String
     public var collections: [CollectionStatus]
+    /// What is wrong with the vault beside its collections, each naming the file and why.
+    public var problems: [String] = []
 }
 
 extension SecretService {
@@ -46,7 +48,7 @@ extension SecretService {
         }
         return VaultStatus(
             isInitialized: isInitialized, storeKind: type(of: store).kind, location: store.location ?? "",
-            collections: list)
+            collections: list, problems: vaultProblems)
     }
 
     /// The ``Prompter/kind`` of the prompter that would answer an unlock prompt right now (the

@@ -48,9 +48,7 @@ extension SecretService {
         await beginWrite()
         defer { endWrite() }
         guard catalog != nil else { throw .notInitialized }
-        guard collectionStates.count + hiddenHeaders.count < limits.collections else {
-            throw .limitExceeded("at most \(limits.collections) collections may exist")
-        }
+        try checkRoomForCollection(hidden: isHidden)
         let id = CollectionID(CollectionIdentifier.make(fromLabel: label) { collectionStates[CollectionID($0)] != nil })
         var flags: VaultHeader.Flags = []
         if isPrivate || isHidden { flags.insert(.private) }

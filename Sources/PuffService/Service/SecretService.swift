@@ -27,6 +27,8 @@ public actor SecretService {
     let auditLog: AuditLog?
     /// Who may read secrets, and whether executables are hashed.
     let access: AccessConfiguration
+    /// Whether `OpenSession("plain")` is served (`[sessions] allow_plain`).
+    let allowsPlainSessions: Bool
     /// Callers' executables' content digests, cached.
     let executableDigests = ExecutableDigests()
     let now: @Sendable () -> UInt64
@@ -45,6 +47,9 @@ public actor SecretService {
     var hiddenHeaders: [SpaceID: VaultHeader]
     /// Collections whose files failed to open, with the reason (file and offset).
     var damaged: [(name: String, reason: String)]
+    /// What is wrong with the vault beside its collections (a damaged catalog, a file that is not
+    /// a regular file), each naming the file.
+    var vaultProblems: [String] = []
     /// Consecutive wrong passcodes per collection (`""`: hidden), for the doubling delay.
     var failedAttempts: [String: Int] = [:]
     /// Argon2id runs since start (tests check that a hidden unlock costs one, however many exist).
@@ -88,6 +93,8 @@ public actor SecretService {
     ///     unlocked at once.
     ///   - audit: Where each collection's audit log is kept; nil keeps none.
     ///   - access: Who may read secrets (default: every client, as before).
+    ///   - allowsPlainSessions: Whether `OpenSession("plain")` is served (default: yes, as every
+    ///     Secret Service provider does); off, only DH sessions carry secrets.
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
     ///     manual clock.
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
@@ -106,6 +113,7 @@ public actor SecretService {
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         audit: (any AuditStore)? = nil,
         access: AccessConfiguration = .open,
+        allowsPlainSessions: Bool = true,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
@@ -123,6 +131,7 @@ public actor SecretService {
         self.keyKeeper = keyKeeper
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
         self.access = access
+        self.allowsPlainSessions = allowsPlainSessions
         self.now = now
         self.logger = logger
         self.events = events
@@ -130,6 +139,7 @@ public actor SecretService {
         catalog = loaded.catalog
         hiddenHeaders = loaded.hidden
         damaged = loaded.damaged
+        vaultProblems = loaded.problems
         var states = loaded.collections
         let session = CollectionFields(
             id: CollectionID.session.rawValue, label: "", created: 0, modified: 0, nextItemNumber: 1, aliases: [])

@@ -11,12 +11,17 @@ enum VaultLoader {
         var order: [CollectionID] = []
         var hidden: [SpaceID: VaultHeader] = [:]
         var damaged: [(name: String, reason: String)] = []
+        /// What is wrong with the vault beside its collections: a damaged catalog, files that are
+        /// not regular files. Each names the file and why.
+        var problems: [String] = []
     }
 
     /// Loads what can be loaded; a collection that fails is listed in `damaged`, never fatal.
     ///
-    /// A damaged catalog is logged and left on disk; the collections are then found from their
-    /// headers (see ``rebuiltCatalog(_:)``), and the next change of the catalog replaces it.
+    /// A damaged catalog is logged and left on disk, and a missing one while collection files
+    /// exist is logged: the collections are then found from their headers (see
+    /// ``rebuiltCatalog(_:)``), and the next change of the catalog writes it. So `init` is never
+    /// asked for, nor can make a second `login`, while a collection's files are there.
     ///
     /// - Throws: ``ServiceError/failed(_:)`` when the store cannot be listed.
     static func load(store: any RecordStore, logger: Logger) async throws(ServiceError) -> Loaded {
@@ -28,14 +33,24 @@ enum VaultLoader {
             logger.critical("The vault's folder cannot be listed", metadata: ["error": "\(error)"])
             throw .failed("the vault cannot be read: \(error)")
         }
-        var catalogDamaged = false
+        var catalogLost = false
+        let catalogFile = store.location.map { "\($0)/catalog" } ?? "catalog"
         do {
-            if let bytes = try await store.catalog() { loaded.catalog = try Catalog(decoding: bytes) }
+            if let bytes = try await store.catalog() {
+                loaded.catalog = try Catalog(decoding: bytes)
+            } else if !spaces.isEmpty {
+                catalogLost = true
+                logger.warning(
+                    "The vault's catalog is missing: collections are found from their headers; aliases other than default and login are lost",
+                    metadata: ["file": "\(catalogFile)"])
+            }
         } catch {
-            catalogDamaged = true
+            catalogLost = true
+            let named = "\(error)".contains(catalogFile) ? "\(error)" : "\(catalogFile) is damaged: \(error)"
+            loaded.problems.append("\(named) (the collections were found from their headers)")
             logger.error(
                 "The vault's catalog is damaged: collections are found from their headers; aliases other than default and login are lost",
-                metadata: ["file": "\(store.location.map { "\($0)/catalog" } ?? "catalog")", "error": "\(error)"])
+                metadata: ["file": "\(catalogFile)", "error": "\(error)"])
         }
         let listed = Dictionary(
             (loaded.catalog?.collections ?? []).map { ($0.space, $0.id) }, uniquingKeysWith: { first, _ in first })
@@ -44,7 +59,15 @@ enum VaultLoader {
         for space in ordered where spaces.contains(space) {
             await loadSpace(space, name: listed[space] ?? space.hex, store: store, into: &loaded, logger: logger)
         }
-        if catalogDamaged, !spaces.isEmpty { loaded.catalog = rebuiltCatalog(loaded) }
+        if catalogLost, !spaces.isEmpty { loaded.catalog = rebuiltCatalog(loaded) }
+        for refused in await store.refusedFiles() {
+            guard case .damaged(let file, _, _) = refused,
+                !loaded.damaged.contains(where: { $0.reason.contains(file) }),
+                !loaded.problems.contains(where: { $0.contains(file) })
+            else { continue }
+            logger.error("A vault file is not a regular file: refused", metadata: ["reason": "\(refused)"])
+            loaded.problems.append("\(refused)")
+        }
         return loaded
     }
 

@@ -1,3 +1,4 @@
+import PuffConcurrency
 import PuffCrypto
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
@@ -107,7 +108,9 @@ public final class AgentPrompter: Prompter, Sendable {
             }
         }
         guard answered else { return .dismissed }
-        let passcode = try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(reader) }
+        let passcode = try await CallSlot.released { () async throws(ServiceError) in
+            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(reader) }
+        }
         guard request.purpose.isAboutReading else { return .passcode(passcode) }
         // A question about a read is answered with one word, not a passcode.
         let word = String(decoding: passcode.unprotectedArray(), as: UTF8.self)

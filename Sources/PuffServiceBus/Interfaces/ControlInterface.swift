@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffConcurrency
 import PuffCrypto
 import PuffDBus
 import PuffService
@@ -18,6 +19,7 @@ extension SecretInterfaces {
                         "initialized": .boolean(status.isInitialized), "store": .string(status.storeKind),
                         "data_dir": .string(status.location), "version": .string(ControlNames.version),
                         "prompter": .string(await service.answeringPrompter()),
+                        "problems": .array(element: "s", status.problems.map(DBusValue.string)),
                     ]
                     let collections = status.collections.map { entry -> DBusValue in
                         let fields: [String: DBusValue] = [
@@ -142,8 +144,11 @@ extension MethodCall {
         guard index < arguments.count, let descriptor = arguments[index].unixFD else {
             throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
         }
-        // A writer may take up to the pipe's timeout: wait outside the cooperative pool.
-        return try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
+        // A writer may take up to the pipe's timeout: wait outside the cooperative pool, and
+        // without holding a call slot.
+        return try await CallSlot.released { () async throws(ServiceError) in
+            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
+        }
     }
 }
 

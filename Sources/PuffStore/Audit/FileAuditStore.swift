@@ -72,10 +72,22 @@ public final class FileAuditStore: AuditStore {
     }
 
     /// Opens the current file for appending: creates it, cuts a torn tail off, or moves a damaged
-    /// one aside as the predecessor so new entries never follow bad bytes.
+    /// one aside as the predecessor so new entries never follow bad bytes. A planted file that is
+    /// not a regular file (a FIFO, a link) is moved aside the same way, unread: it stays visible
+    /// as the predecessor's damage, and the log goes on in a new file instead of stopping.
     private func openWriter(_ space: SpaceID) throws(StoreError) -> Writer {
         let path = current(space)
-        if let bytes = try DurableFiles.readWhole(path) {
+        let found: [UInt8]?
+        do throws(StoreError) {
+            found = try DurableFiles.readWhole(path)
+        } catch {
+            guard case .damaged = error else { throw error }
+            guard rename(path, predecessor(space)) == 0 else {
+                throw .writeFailed("cannot move \(path) aside: \(DurableFiles.describe(errno))")
+            }
+            return try create(space)
+        }
+        if let bytes = found {
             if let parsed = try? JournalFraming.parse(bytes, file: path, preamble: AuditFraming.preamble),
                 parsed.goodEnd >= AuditFraming.preamble.count
             {
@@ -120,8 +132,9 @@ public final class FileAuditStore: AuditStore {
         try state.withLock { (_) throws(StoreError) in
             var replay = AuditReplay(records: [])
             for path in [predecessor(space), current(space)] {
-                guard let bytes = try DurableFiles.readWhole(path) else { continue }
-                do {
+                do throws(StoreError) {
+                    // A file that is not a regular file is damage too: named, never read or waited on.
+                    guard let bytes = try DurableFiles.readWhole(path) else { continue }
                     let parsed = try JournalFraming.parse(bytes, file: path, preamble: AuditFraming.preamble)
                     replay.records += parsed.records.map(\.bytes)
                 } catch {

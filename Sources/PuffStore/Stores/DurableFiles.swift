@@ -32,10 +32,15 @@ enum DurableFiles {
         }
     }
 
-    /// Opens `path` with `flags`, creating it 0600 and forcing 0600 whatever the umask.
+    /// Opens `path` with `flags` as ``openRegular(_:_:)`` does, creating it 0600 and forcing 0600
+    /// whatever the umask.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` when it is not a regular file,
+    ///   ``StoreError/writeFailed(_:)`` when it cannot be opened (or does not exist).
     static func openPrivate(_ path: String, _ flags: Int32) throws(StoreError) -> Int32 {
-        let fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .writeFailed("cannot open \(path): \(describe(errno))") }
+        guard let fd = try openRegular(path, flags) else {
+            throw .writeFailed("cannot open \(path): \(describe(ENOENT))")
+        }
         if flags & O_CREAT != 0, fchmod(fd, 0o600) != 0 {
             let code = errno
             close(fd)
@@ -94,12 +99,11 @@ enum DurableFiles {
     }
 
     /// The whole file at `path`, or nil when it does not exist.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` when it is not a regular file (never
+    ///   followed or waited on), ``StoreError/readFailed(_:)``.
     static func readWhole(_ path: String) throws(StoreError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw .readFailed("cannot open \(path): \(describe(errno))")
-        }
+        guard let fd = try openRegular(path, O_RDONLY) else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .readFailed("cannot stat \(path): \(describe(errno))") }

@@ -189,7 +189,7 @@ public actor FileRecordStore: RecordStore {
     {
         let path = journalPath(space)
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .noSuchSpace(space) }
+        guard lstat(path, &info) == 0 else { throw .noSuchSpace(space) }
         var bytes = JournalFraming.preamble(version: version)
         for record in records { bytes += JournalFraming.frame(record) }
         if let fd = journals.removeValue(forKey: space) { close(fd) }
@@ -213,6 +213,10 @@ public actor FileRecordStore: RecordStore {
             throw .writeFailed("cannot remove \(path): \(DurableFiles.describe(errno))")
         }
         try DurableFiles.syncFolder(folder)
+    }
+
+    public func refusedFiles() -> [StoreError] {
+        DurableFiles.refusedFiles(in: folder)
     }
 
     public func catalog() throws(StoreError) -> [UInt8]? {

@@ -34,7 +34,8 @@ public enum JournalFraming {
         var framed: [UInt8] = []
         framed.reserveCapacity(payload.count + frameOverhead)
         withUnsafeBytes(of: UInt32(payload.count).littleEndian) { framed.append(contentsOf: $0) }
-        framed.append(contentsOf: checksum(length: framed, payload: payload[...]))
+        var cost = FramingCost()
+        framed.append(contentsOf: checksum(length: framed, payload: payload[...], cost: &cost))
         framed.append(contentsOf: payload)
         return framed
     }
@@ -49,6 +50,15 @@ public enum JournalFraming {
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming `file` and the offset.
     public static func parse(
         _ bytes: [UInt8], file: String, preamble: [UInt8] = preamble
+    ) throws(StoreError) -> (records: [JournalReplay.Record], goodEnd: Int) {
+        var cost = FramingCost()
+        return try parse(bytes, file: file, preamble: preamble, cost: &cost)
+    }
+
+    /// ``parse(_:file:preamble:)``, adding what its checksums cost to `cost`: the seam that shows
+    /// the work is linear in the file's size whatever its bytes.
+    package static func parse(
+        _ bytes: [UInt8], file: String, preamble: [UInt8] = preamble, cost: inout FramingCost
     ) throws(StoreError) -> (records: [JournalReplay.Record], goodEnd: Int) {
         guard bytes.count >= preamble.count else {
             // A journal is created with its preamble durable, so a short one was torn at creation.
@@ -74,7 +84,7 @@ public enum JournalFraming {
             guard remaining - frameOverhead >= length else {
                 // Past the end: a torn last append, unless a whole frame follows (then a flipped
                 // length in the middle would cut acknowledged records off).
-                guard let later = frameFollowing(offset, in: bytes) else { return (records, offset) }
+                guard let later = frameFollowing(offset, in: bytes, cost: &cost) else { return (records, offset) }
                 throw .damaged(
                     file: file, offset: UInt64(offset),
                     reason: "record length \(length) runs past the end, but a record follows at \(later)")
@@ -83,7 +93,7 @@ public enum JournalFraming {
             let end = payloadStart + length
             let payload = bytes[payloadStart..<end]
             guard
-                checksum(length: Array(bytes[offset..<offset + 4]), payload: payload)[...]
+                checksum(length: Array(bytes[offset..<offset + 4]), payload: payload, cost: &cost)[...]
                     == bytes[offset + 4..<payloadStart]
             else {
                 if end == bytes.count { return (records, offset) }
@@ -99,21 +109,42 @@ public enum JournalFraming {
     ///
     /// One append writes one frame, so a torn tail is shorter than the largest frame and holds no
     /// whole frame after its start; a longer rest counts as a frame found. Only a tail that looks
-    /// torn is scanned, so the cost is bounded by one frame's size.
-    static func frameFollowing(_ offset: Int, in bytes: [UInt8]) -> Int? {
-        guard bytes.count - offset <= frameOverhead + maxPayload else { return bytes.count }
+    /// torn is scanned. Every later position whose length field makes a whole frame is a
+    /// candidate; they are checked shortest first (by the bit length of their length field), and
+    /// the checksums may hash at most ``scanBudget`` times the rest's size: a planted tail crafted
+    /// so that every position reads as a long frame would otherwise cost its size squared (a
+    /// 512 KiB tail took 53 s). Records that follow a flipped length are mostly short, so the
+    /// first short candidates hold one of them; a rest whose candidates spend the budget without a
+    /// good frame is torn.
+    static func frameFollowing(_ offset: Int, in bytes: [UInt8], cost: inout FramingCost) -> Int? {
+        let rest = bytes.count - offset
+        guard rest <= frameOverhead + maxPayload else { return bytes.count }
+        // Lengths are at most maxPayload (2^21), so at most 22 bits wide.
+        var byWidth = [[UInt32]](repeating: [], count: UInt32.bitWidth + 1)
         var candidate = offset + 1
         while candidate + frameOverhead < bytes.count {
             defer { candidate += 1 }
             let length = lengthField(at: candidate, in: bytes)
-            let end = candidate + frameOverhead + length
-            guard length > 0, end <= bytes.count else { continue }
-            let sum = checksum(
-                length: Array(bytes[candidate..<candidate + 4]), payload: bytes[candidate + frameOverhead..<end])
-            if sum[...] == bytes[candidate + 4..<candidate + frameOverhead] { return candidate }
+            guard length > 0, candidate + frameOverhead + length <= bytes.count else { continue }
+            byWidth[Int.bitWidth - length.leadingZeroBitCount].append(UInt32(candidate))
+        }
+        var budget = scanBudget * rest
+        for candidates in byWidth {
+            for start in candidates.map(Int.init) {
+                let length = lengthField(at: start, in: bytes)
+                guard budget >= length else { return nil }
+                budget -= length
+                let sum = checksum(
+                    length: Array(bytes[start..<start + 4]),
+                    payload: bytes[start + frameOverhead..<start + frameOverhead + length], cost: &cost)
+                if sum[...] == bytes[start + 4..<start + frameOverhead] { return start }
+            }
         }
         return nil
     }
+
+    /// How many times its own size a torn-looking tail's search for a following frame may hash.
+    static let scanBudget = 8
 
     /// The little-endian `u32` length that starts a frame at `offset`.
     private static func lengthField(at offset: Int, in bytes: [UInt8]) -> Int {
@@ -123,9 +154,19 @@ public enum JournalFraming {
     }
 
     /// Hashes the length and the payload in place: replaying a journal copies no frame twice.
-    private static func checksum(length: [UInt8], payload: ArraySlice<UInt8>) -> [UInt8] {
-        length.withUnsafeBytes { lengthBytes in
+    private static func checksum(length: [UInt8], payload: ArraySlice<UInt8>, cost: inout FramingCost) -> [UInt8] {
+        cost.checksums += 1
+        cost.bytesHashed += length.count + payload.count
+        return length.withUnsafeBytes { lengthBytes in
             payload.withUnsafeBytes { Checksum.digest(of: [lengthBytes, $0]) }
         }
     }
+}
+
+/// What reading frames cost: checksums computed and the bytes they hashed.
+package struct FramingCost: Sendable, Equatable {
+    package var checksums = 0
+    package var bytesHashed = 0
+
+    package init() {}
 }

@@ -94,6 +94,9 @@ public actor MemoryRecordStore: RecordStore {
         stored[space] = nil
     }
 
+    /// None: only a store of files can hold a file that is not one.
+    public func refusedFiles() -> [StoreError] { [] }
+
     public func catalog() -> [UInt8]? {
         catalogBytes
     }

@@ -62,6 +62,11 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/writeFailed(_:)``.
     func remove(_ space: SpaceID) async throws(StoreError)
 
+    /// Files of the vault that are not regular files (a FIFO, link, socket or folder planted in
+    /// the vault folder), each as the ``StoreError/damaged(file:offset:reason:)`` it is reported
+    /// as; such a file is never followed, read or waited on.
+    func refusedFiles() async -> [StoreError]
+
     /// The catalog bytes, or nil when none was ever written.
     ///
     /// - Throws: ``StoreError/damaged(file:offset:reason:)``, ``StoreError/readFailed(_:)``.

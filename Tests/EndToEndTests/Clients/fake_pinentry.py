@@ -3,8 +3,9 @@
 GETPIN from a script.
 
 FAKE_PINENTRY_ANSWERS names a file with one answer per line, consumed one per GETPIN across runs:
-a passcode, CANCEL (the person pressed Cancel) or HOLD (nobody answers: it waits until killed,
-after writing its pid to FAKE_PINENTRY_LOG + ".held"). After SETREPEAT, like a real pinentry, one
+a passcode, CANCEL (the person pressed Cancel), HOLD (nobody answers: it waits until killed,
+after writing its pid to FAKE_PINENTRY_LOG + ".held") or EXIT (it dies mid-question: writes the
+same ".held" file, closes its standard input and output and exits without answering). After SETREPEAT, like a real pinentry, one
 GETPIN takes two answers and asks again (logging `REPEAT MISMATCH`) until two match; with
 FAKE_PINENTRY_NO_REPEAT set it is an old pinentry that answers SETREPEAT with ERR.
 CONFIRM takes one answer from the same file, as pinentry's buttons answer (pinentry.c,
@@ -50,6 +51,16 @@ def hold():
         time.sleep(60)
 
 
+def die():
+    held = os.environ["FAKE_PINENTRY_LOG"] + ".held"
+    with open(held + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(held + ".tmp", held)
+    os.close(0)
+    os.close(1)
+    os._exit(0)
+
+
 def main():
     log = open(os.environ["FAKE_PINENTRY_LOG"], "a")
     repeat = False
@@ -63,6 +74,8 @@ def main():
             answer = next_answer()
             if answer == "HOLD":
                 hold()
+            if answer == "EXIT":
+                die()
             while repeat and answer != "CANCEL":
                 again = next_answer()
                 if again == answer:

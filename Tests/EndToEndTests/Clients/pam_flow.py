@@ -10,11 +10,20 @@ running as the user: authenticate + open_session (password through the conversat
 locked and the session still opens; chauthtok (run as the user) rewraps it, so after a restart
 only the new password opens it. With no puffd, auto_start starts one that opens `login`. A
 socket folder that is a symlink, or another user's, gets no connection. One run under
-`valgrind --leak-check=full` reports no leak in the module. Never prints a password.
+`valgrind --leak-check=full` reports no leak in the module. What sudo does (issue 24, item 1):
+through the real libpam (pam_switch_user.c, compiled here), a password given at `auth` by the
+second scratch user `puffpam2` reaches neither `puffpam`'s login socket nor a daemon `auto_start`
+would start for `puffpam` once `PAM_USER` is switched to `puffpam` before the session; without
+the switch the same stack does both (so the listener and the stand-in daemon are seen to work).
+A process of the user on the login socket (item 7) may only unlock: a password of its choosing
+starts no re-sync question and re-keys nothing, and its change request is refused; the PAM
+module connects as root (passwd: the user's real uid, effective uid root) and may.
+Never prints a password.
 
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`.
 """
 
+import fcntl
 import json
 import os
 import pwd
@@ -27,10 +36,14 @@ import tempfile
 import time
 
 USER = "puffpam"
+# The one who runs `sudo -u puffpam`: authenticates with their own password.
+INVOKER = "puffpam2"
 # The tests' bus configuration: no service folders, so no provider (gnome-keyring) is activated
 # while puffd is down.
 TEST_BUS_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../dbus/test-session.conf")
 SERVICE = "puff-test"
+# auto_start with a stand-in daemon that only records that it ran (pam_switch_user waits for it).
+SUDO_SERVICE = "puff-test-sudo"
 results = []
 
 
@@ -41,6 +54,11 @@ def case(name, reason):
 
 def as_user(entry, argv):
     return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups", "--"] + argv
+
+
+def as_passwd(entry, argv):
+    """As a setuid-root program the user runs (passwd): real uid the user's, effective uid root."""
+    return ["setpriv", f"--ruid={entry.pw_uid}", "--euid=0", "--"] + argv
 
 
 def user_env(entry):
@@ -63,7 +81,22 @@ class Flow:
         self.module, self.puffd, self.puffctl = module, puffd, puffctl
         if subprocess.run(["id", USER], capture_output=True).returncode != 0:
             subprocess.run(["useradd", "-m", "-s", "/usr/sbin/nologin", USER], check=True)
+        if subprocess.run(["id", INVOKER], capture_output=True).returncode != 0:
+            subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", INVOKER], check=True)
         self.user = pwd.getpwnam(USER)
+        self.scratch = tempfile.mkdtemp(prefix="puff-pam-switch-")
+        os.chmod(self.scratch, 0o755)
+        self.driver = os.path.join(self.scratch, "pam_switch_user")
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pam_switch_user.c")
+        subprocess.run(["cc", "-Wall", "-Werror", "-o", self.driver, source, "-lpam"], check=True)
+        self.marker = os.path.join(self.scratch, "started", "daemon-ran")
+        os.mkdir(os.path.dirname(self.marker), 0o700)
+        os.chown(os.path.dirname(self.marker), self.user.pw_uid, self.user.pw_gid)
+        self.standin = os.path.join(self.scratch, "standin-puffd")
+        with open(self.standin, "w") as f:
+            f.write(f"#!/bin/sh\n# Reads what it was handed on fd 3 and keeps none of it.\ncat <&3 >/dev/null\n"
+                    f"touch {self.marker}\n")
+        os.chmod(self.standin, 0o755)
         self.runtime = f"/run/user/{self.user.pw_uid}"
         self.socket_folder = f"{self.runtime}/puff"
         shutil.rmtree(os.path.join(self.user.pw_dir, ".local/share/puff"), ignore_errors=True)
@@ -79,6 +112,10 @@ class Flow:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: os.path.exists(f"{self.runtime}/bus"))
         self.daemon = None
+        with open(f"/etc/pam.d/{SUDO_SERVICE}", "w") as f:
+            f.write(f"auth required {module}\nauth required pam_permit.so\n"
+                    f"session required {module} auto_start daemon={self.standin} debug\n"
+                    f"session required pam_permit.so\n")
         with open(f"/etc/pam.d/{SERVICE}", "w") as f:
             f.write(f"auth required {module}\nauth required pam_permit.so\n"
                     f"account required pam_permit.so\n"
@@ -90,11 +127,12 @@ class Flow:
             os.unlink(self.socket_folder)
         shutil.rmtree(self.socket_folder, ignore_errors=True)
 
-    def start_puffd(self, extra=()):
+    def start_puffd(self, extra=(), env=None):
         self.daemon = subprocess.Popen(
-            as_user(self.user, [self.puffd, "--kdf", "interactive", *extra]), env=user_env(self.user),
+            as_user(self.user, [self.puffd, "--kdf", "interactive", *extra]), env={**user_env(self.user), **(env or {})},
             stdout=self.log, stderr=self.log)
-        return wait_for(lambda: os.path.exists(f"{self.socket_folder}/login.socket"))
+        # The socket comes before the bus name: a client in between would find no puffd.
+        return wait_for(lambda: os.path.exists(f"{self.socket_folder}/login.socket")) and wait_for(self.name_has_owner)
 
     def stop_puffd(self):
         if self.daemon is not None:
@@ -117,12 +155,13 @@ class Flow:
         return b"boolean true" in run.stdout
 
     def pamtester(self, password, *operations, as_the_user=False, valgrind=False):
+        """pamtester as root, or with `as_the_user` as passwd runs: the user's, setuid root."""
         argv = ["pamtester", SERVICE, USER, *operations]
         if valgrind:
             argv = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=3",
                     "-q"] + argv
         if as_the_user:
-            argv = as_user(self.user, argv)
+            argv = as_passwd(self.user, argv)
         return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=120)
 
     def login_state(self):
@@ -160,6 +199,62 @@ class Flow:
         self.clear_socket_folder()
         return run.returncode, connected
 
+    def switch(self, password, invoker):
+        """pam_switch_user on SUDO_SERVICE: authenticates `invoker` (or the user) and opens the
+        user's session, as `sudo -u USER` run by `invoker` does."""
+        argv = [self.driver, SUDO_SERVICE] + ([invoker, USER] if invoker else [USER])
+        return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=120)
+
+    def user_listener(self):
+        """A socket at the user's login socket, listening as the user (SO_PEERCRED names the
+        listener's effective uid at listen()), as a running puffd would be."""
+        self.clear_socket_folder()
+        os.mkdir(self.socket_folder, 0o700)
+        os.chown(self.socket_folder, self.user.pw_uid, self.user.pw_gid)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        os.seteuid(self.user.pw_uid)
+        try:
+            listener.bind(f"{self.socket_folder}/login.socket")
+            listener.listen(4)
+        finally:
+            os.seteuid(0)
+        listener.setblocking(False)
+        return listener
+
+    @staticmethod
+    def connected(listener):
+        """Whether a connection waits: the module's connect() returned before the driver did."""
+        try:
+            listener.accept()[0].close()
+            return True
+        except BlockingIOError:
+            return False
+
+    def switched_user_cases(self):
+        listener = self.user_listener()
+        own = self.switch("switch pass 1\n", None)
+        own_connected = self.connected(listener)
+        stolen = self.switch("switch pass 2\n", INVOKER)
+        stolen_connected = self.connected(listener)
+        listener.close()
+        self.clear_socket_folder()
+        case("the user's own login reaches the login socket",
+             None if own.returncode == 0 and own_connected else f"{own.returncode}, {own_connected}")
+        case("a password given at auth by another user never reaches the session user's socket",
+             None if stolen.returncode == 0 and b"open_session 0" in stolen.stdout and not stolen_connected
+             else f"driver {stolen.returncode} {stolen.stdout!r}, connected {stolen_connected}")
+        own = self.switch("switch pass 1\n", None)
+        own_started = os.path.exists(self.marker)
+        if own_started:
+            os.unlink(self.marker)
+        stolen = self.switch("switch pass 2\n", INVOKER)
+        stolen_started = os.path.exists(self.marker)
+        case("with no puffd, the user's own login starts the daemon",
+             None if own.returncode == 0 and own_started else f"{own.returncode} {own.stdout!r}, {own_started}")
+        case("a password given at auth by another user starts no daemon for the session user",
+             None if stolen.returncode == 0 and b"children 0" in stolen.stdout and not stolen_started
+             else f"driver {stolen.returncode} {stolen.stdout!r}, started {stolen_started}")
+
     def run(self):
         try:
             self.cases()
@@ -170,7 +265,9 @@ class Flow:
             self.bus.kill()
             self.bus.wait(timeout=30)
             os.unlink(f"/etc/pam.d/{SERVICE}")
+            os.unlink(f"/etc/pam.d/{SUDO_SERVICE}")
             self.clear_socket_folder()
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def cases(self):
         case("puffd runs as the user with its login socket", None if self.start_puffd() else "no socket within 60 s")
@@ -190,7 +287,7 @@ class Flow:
         case("an empty password leaves it locked and the session opens",
              None if empty.returncode == 0 and self.login_state() == "locked" else f"{empty.returncode}")
         change = self.pamtester("login pass 1\nlogin pass 2\nlogin pass 2\n", "chauthtok", as_the_user=True)
-        case("chauthtok as the user succeeds", None if change.returncode == 0 else f"{change.returncode}")
+        case("chauthtok as passwd runs it (the user's, setuid root) succeeds", None if change.returncode == 0 else f"{change.returncode}")
         self.stop_puffd()
         self.start_puffd()
         old = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
@@ -228,9 +325,70 @@ class Flow:
         code, connected = self.refused_folder(symlinked)
         case("a symlinked socket folder is refused", None if code == 0 and not connected else
              f"pamtester {code}, connected {connected}")
+        self.switched_user_cases()
+        self.same_user_cases()
+
+    def log_text(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def login_socket(self, action, text):
+        """login_socket.py run as the user: a process of the user, not the PAM module."""
+        client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "login_socket.py")
+        run = subprocess.run(as_user(self.user, ["/usr/bin/python3", client, f"{self.socket_folder}/login.socket",
+                                                 action]), input=text.encode(), capture_output=True, timeout=120)
+        return run.stdout.decode().strip()
+
+    def opens_with(self, password):
+        self.lock()
+        run = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
+                             env=user_env(self.user), input=f"{password}\n".encode(), capture_output=True)
+        return run.returncode == 0
+
+    def same_user_cases(self):
+        """A process of the user sends a password of its choosing; the person would answer the
+        re-sync question (the fake pinentry answers with the real previous password). Only root,
+        the PAM module, may start that question or re-key `login` (issue 24, item 7)."""
+        folder = os.path.dirname(self.marker)
+        answers, shown = os.path.join(folder, "answers"), os.path.join(folder, "pinentry.log")
+        for path, text in ((answers, "login pass 2\nlogin pass 2\n"), (shown, "")):
+            with open(path, "w") as f:
+                f.write(text)
+            os.chown(path, self.user.pw_uid, self.user.pw_gid)
+        pinentry = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_pinentry.py")
+        started = self.start_puffd(["--prompter", "pinentry,none", "--pinentry", pinentry],
+                                   env={"DISPLAY": ":test", "FAKE_PINENTRY_ANSWERS": answers,
+                                        "FAKE_PINENTRY_LOG": shown})
+        self.lock()
+        before = self.log_text()
+        reply = self.login_socket("login", "chosen pass\n")
+        # The hold point: the daemon says it only tried an unlock, or (before the fix) the re-sync
+        # it started ended one way or the other.
+        ended = ("it may only unlock login", "login now opens with the new login password",
+                 "login still opens with the previous login password")
+        held = wait_for(lambda: any(line in self.log_text()[len(before):] for line in ended), limit=120)
+        with open(shown) as f:
+            asked = "GETPIN" in f.read()
+        case("a same-user login request with another password gets 'wrong' and starts no re-sync question",
+             None if started and reply == "2" and held and not asked else
+             f"started {started}, reply {reply}, held {held}, asked {asked}")
+        case("after it, login still opens with its passcode, not with the one the process chose",
+             None if self.opens_with("login pass 2") and not self.opens_with("chosen pass") else "re-keyed")
+        change = self.login_socket("change", "login pass 2\nchosen pass\n")
+        case("a same-user password change is refused and login keeps its passcode",
+             None if change == "3" and self.opens_with("login pass 2") else f"reply {change}")
+        self.lock()
+        right = self.login_socket("login", "login pass 2\n")
+        case("a same-user login request with the right password unlocks login",
+             None if right == "0" and self.login_state() == "unlocked" else f"reply {right}, {self.login_state()}")
+        self.stop_puffd()
 
 
 def main():
+    # One run at a time on this machine: runs share the scratch users, /etc/pam.d/puff-test and
+    # the users' runtime folders (clones and work trees may test at the same time).
+    guard = open("/run/lock/puff-pam-flow.lock", "w")
+    fcntl.flock(guard, fcntl.LOCK_EX)
     Flow(*sys.argv[1:4]).run()
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed", flush=True)

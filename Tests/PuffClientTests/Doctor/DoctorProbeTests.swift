@@ -72,13 +72,15 @@ struct DoctorProbeTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let environment = ["HOME": "\(root)/home", "XDG_DATA_HOME": "\(root)/data"]
         let vault = "\(root)/data/puff"
-        try write("x", to: "\(vault)/catalog", mode: 0o600)
+        // The lock file: its contents are never read, so only its mode counts (a catalog of "x"
+        // would be damaged, which the files' own check reports).
+        try write("x", to: "\(vault)/lock", mode: 0o600)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: vault)
-        #expect(probe(environment).vaultFindings(nil).map(\.mark) == [.ok])
-        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: "\(vault)/catalog")
+        #expect(probe(environment).vaultFindings(nil).map(\.mark) == [.ok, .ok])
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: "\(vault)/lock")
         let findings = probe(environment).vaultFindings(nil)
-        #expect(findings.map(\.mark) == [.fail])
-        #expect(findings.first?.details == ["\(vault)/catalog is 0640"])
+        #expect(findings.map(\.mark) == [.fail, .ok])
+        #expect(findings.first?.details == ["\(vault)/lock is 0640"])
     }
 
     @Test func aMemoryVaultHasNothingOnDiskToCheck() {

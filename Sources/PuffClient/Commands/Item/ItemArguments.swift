@@ -38,8 +38,9 @@ extension ResolvedItem {
         return try await client.secret(of: item.path, collection: collection.id)
     }
 
-    /// The item's label for messages; its path when the label is unknown.
+    /// The item's label for messages; its path when the label is unknown. Control characters
+    /// are escaped.
     var name: String {
-        item.label.map { "'\($0)'" } ?? item.path
+        TerminalText.escaped(item.label.map { "'\($0)'" } ?? item.path)
     }
 }

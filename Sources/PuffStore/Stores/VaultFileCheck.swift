@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+
+/// What the files of a vault folder show without a key and without changing anything: each
+/// vault file's framing and checksums, files that are not regular files, and journals cut
+/// before. `puffctl doctor` reports it; nothing here writes, follows a link or waits on a FIFO.
+public enum VaultFileCheck {
+    /// One thing found wrong with one file.
+    public struct Finding: Sendable, Equatable {
+        /// What kind of problem it is.
+        public enum Kind: Sendable, Equatable {
+            /// Bytes before the end fail their checksum or make no sense: the collection (or the
+            /// catalog, or the audit log) does not open as it is.
+            case damaged
+            /// Not a regular file: puffd refuses it.
+            case refused
+            /// A journal was cut before: the bytes cut off are kept in this file.
+            case cut
+            /// A journal ends in a torn append, which puffd cuts off (and keeps) when it next reads it.
+            case torn
+        }
+
+        public var kind: Kind
+        /// The file's path.
+        public var file: String
+        /// Where in the file (for ``Kind/cut``, where the journal was cut).
+        public var offset: UInt64
+        /// What is wrong, for people.
+        public var what: String
+    }
+
+    /// The findings for the vault in `folder`, sorted by file; empty when all is well.
+    public static func findings(folder: String) -> [Finding] {
+        guard let dir = opendir(folder) else { return [] }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if DurableFiles.isVaultFileName(name) { names.append(name) }
+        }
+        closedir(dir)
+        return names.sorted().compactMap { check("\(folder)/\($0)", name: $0) }
+    }
+
+    /// The finding for one vault file, or nil when it is fine (or gone).
+    static func check(_ path: String, name: String) -> Finding? {
+        let bytes: [UInt8]
+        do throws(StoreError) {
+            guard let read = try DurableFiles.readWhole(path) else { return nil }
+            bytes = read
+        } catch {
+            return finding(error, path: path, kind: .refused)
+        }
+        if let range = name.firstRange(of: ".journal.cut-") {
+            let journal = String(path.dropLast(name.count)) + name[..<range.lowerBound] + ".journal"
+            let offset = UInt64(name[range.upperBound...]) ?? 0
+            return Finding(
+                kind: .cut, file: path, offset: offset,
+                what: "\(journal) was cut at offset \(offset); the \(bytes.count) bytes cut off are kept here")
+        }
+        do throws(StoreError) {
+            if name == "catalog" {
+                _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.catalogMagic, name: path)
+            } else if name.hasSuffix(".header") {
+                _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.headerMagic, name: path)
+            } else if name != "lock", !name.hasSuffix(".head") {
+                // A head's two slots are checked when its collection opens: one bad slot is a torn write.
+                let isJournal = name.hasSuffix(".journal")
+                let preamble =
+                    isJournal
+                    ? JournalFraming.preamble(version: JournalFraming.version(of: bytes) ?? VaultRecord.currentFormat)
+                    : AuditFraming.preamble
+                let parsed = try JournalFraming.parse(bytes, file: path, preamble: preamble)
+                if isJournal, parsed.goodEnd < bytes.count {
+                    return Finding(
+                        kind: .torn, file: path, offset: UInt64(parsed.goodEnd),
+                        what: "ends in a torn append of \(bytes.count - parsed.goodEnd) bytes")
+                }
+            }
+        } catch {
+            return finding(error, path: path, kind: .damaged)
+        }
+        return nil
+    }
+
+    private static func finding(_ error: StoreError, path: String, kind: Finding.Kind) -> Finding {
+        switch error {
+        case .damaged(let file, let offset, let reason):
+            let refused = reason.hasSuffix("not a regular file: refused")
+            return Finding(kind: refused ? .refused : kind, file: file, offset: offset, what: reason)
+        default:
+            return Finding(kind: .damaged, file: path, offset: 0, what: "\(error)")
+        }
+    }
+}
