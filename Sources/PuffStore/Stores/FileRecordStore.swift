@@ -4,9 +4,11 @@ import Glibc
 /// The default ``RecordStore``: files under one private folder (`$XDG_DATA_HOME/puff`).
 ///
 /// Per space, `<hex>.header` (replaced atomically), `<hex>.journal` (appended, one `fsync` per
-/// record) and `<hex>.head` (two slots written in turn, one `fsync` per record); one `catalog`; a `lock` file held with `flock` so two daemons never share a vault.
+/// record) and `<hex>.head` (two slots written in turn, one `fsync` per record); one `catalog`; a
+/// `lock` file held with `flock` so two daemons never share a vault.
 /// Folders are 0700 and files 0600 whatever the umask. A torn journal tail is moved to
 /// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen.
+/// A deleted collection's files are moved to `deleted/<time>-<hex>/` until purged.
 public actor FileRecordStore: RecordStore {
     /// `"file"`.
     public static let kind = "file"
@@ -15,9 +17,9 @@ public actor FileRecordStore: RecordStore {
     public let folder: String
     private let lockFD: Int32
     /// Open append descriptors, one per journal written since start.
-    private var journals: [SpaceID: Int32] = [:]
+    var journals: [SpaceID: Int32] = [:]
     /// Open head descriptors and the slot each writes next.
-    private var heads: [SpaceID: (fd: Int32, slot: Int)] = [:]
+    var heads: [SpaceID: (fd: Int32, slot: Int)] = [:]
     /// Where a head file's second slot starts: its own disk sector, so a torn write of one slot
     /// never reaches the other.
     static let headSlotSize = 512
@@ -45,9 +47,9 @@ public actor FileRecordStore: RecordStore {
 
     public nonisolated var location: String? { folder }
 
-    private func headerPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).header" }
-    private func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
-    private func headPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).head" }
+    func headerPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).header" }
+    func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
+    func headPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).head" }
     private var catalogPath: String { "\(folder)/catalog" }
 
     public func spaces() throws(StoreError) -> [SpaceID] {
