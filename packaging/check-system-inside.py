@@ -475,12 +475,18 @@ def main():
     check(status == 0 and output.strip() == "system-secret-1", "the secret stored before is there", output)
 
     # 8. With lingering on, the user's manager and puffd outlive the last session, whose end must
-    # lock login all the same.
+    # lock login all the same; a process left behind keeps that session "closing" (Debian's
+    # KillUserProcesses=no), which counts as ended.
     run(["loginctl", "enable-linger", alice.name])
+    session.shell("setsid -f sleep 600 </dev/null >/dev/null 2>&1")
+    name = session_of(alice)
     session.logout()
     locked = poll(lambda: alice.login_state() == "locked", LOCK_LIMIT)
+    state = run(["loginctl", "show-session", str(name), "-p", "State", "--value"]).stdout.strip()
+    say(f"  after logout, logind has alice's session {name} as {state or 'gone'}")
     check(locked is not None and alice.puffd() != [],
-          f"with lingering on, puffd outlives the last session and its end locks login (within {LOCK_LIMIT} s)",
+          f"with lingering on and a process left in the session, puffd outlives it and its end locks login "
+          f"(within {LOCK_LIMIT} s)",
           f"{alice.login_state()}, puffd {alice.puffd()}; puffd's journal ends: {journal(alice)[-1500:]}")
     if locked is not None:
         say(f"  locked {locked:.2f} s after the shell ended")
