@@ -60,3 +60,54 @@ struct LockedViewFlowTests {
         _ = await puffd.terminate()
     }
 }
+
+extension LockedViewFlowTests {
+    /// secret-tool 0.20.5's `search --unlock` reads the items' properties before it unlocks them and
+    /// prints them after: the unlock's `PropertiesChanged` signals carry the labels and attributes
+    /// it then shows, after `Lock` and after a restart alike.
+    @Test func secretToolSearchUnlockShowsLabelsAndAttributesAfterLockAndAfterARestart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-view-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pinentry = ClientDriver.directory.appendingPathComponent("fake_pinentry.py").path
+        let config = folder.appendingPathComponent("puffd.toml")
+        let answers = folder.appendingPathComponent("answers")
+        try """
+        [vault]
+        data_dir = "\(folder.appendingPathComponent("vault").path)"
+        kdf = "interactive"
+        [prompts]
+        order = ["pinentry", "none"]
+        pinentry = "\(pinentry)"
+        """.write(to: config, atomically: true, encoding: .utf8)
+        try "view pass\nview pass\n".write(to: answers, atomically: true, encoding: .utf8)
+        func start() async throws -> TestDaemon {
+            try await TestDaemon(
+                arguments: ["--config", config.path, "--vault", "file"],
+                environment: [
+                    "DISPLAY": ":test", "FAKE_PINENTRY_ANSWERS": answers.path,
+                    "FAKE_PINENTRY_LOG": folder.appendingPathComponent("pinentry.log").path,
+                ])
+        }
+        var puffd = try await start()
+        #expect(try await run(puffd, VaultFlowTests.puffctl, ["init", "--stdin"], input: "view pass\n").status == 0)
+        let stored = try await run(
+            puffd, "/usr/bin/secret-tool", ["store", "--label=mail alice", "app", "view-e2e", "user", "alice"],
+            input: "secret-alice")
+        #expect(stored.status == 0, "\(stored.output)")
+        for restart in [false, true] {
+            #expect(try await run(puffd, VaultFlowTests.puffctl, ["lock", "--all"]).status == 0)
+            if restart {
+                _ = await puffd.terminate()
+                puffd = try await start()
+            }
+            let search = try await run(
+                puffd, "/usr/bin/secret-tool", ["search", "--all", "--unlock", "app", "view-e2e"])
+            // Checked as Bools: the output holds the test secret.
+            let shows =
+                search.output.contains("label = mail alice\n") && search.output.contains("attribute.user = alice")
+            #expect(shows && search.output.contains("secret = secret-alice"), "restart: \(restart)")
+        }
+        _ = await puffd.terminate()
+    }
+}

@@ -86,7 +86,7 @@ extension SecretService {
             for alias in vault.fields.aliases { aliases[alias] = id }
             emit(.collectionCreated(id))
         } else {
-            announceLock(false, id)
+            announceLock(false, id, viewChanged: needsItems && !vault.isPrivate)
         }
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
     }
