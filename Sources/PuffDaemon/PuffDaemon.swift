@@ -220,6 +220,9 @@ public struct PuffDaemon: AsyncParsableCommand {
             switch await wait.run(lockIsFree: { (try? FileRecordStore(folder: folder)) != nil }) {
             case .served(let owner):
                 logger.notice("Another puffd serves \(busName) on this vault; exiting", metadata: ["owner": "\(owner)"])
+                if let unlockFD, let folder = loginSocketFolder(settings, environment: environment) {
+                    await forwardUnlock(from: unlockFD, toSocketIn: folder, logger: logger)
+                }
                 connection.close()
                 return
             case .lockFree:
@@ -280,6 +283,24 @@ public struct PuffDaemon: AsyncParsableCommand {
         await service.flushAudit()
     }
 
+    /// The folder of the login socket, unless there is none.
+    private func loginSocketFolder(_ settings: DaemonConfiguration, environment: [String: String]) -> String? {
+        guard loginSocket != "none", !settings.isEphemeral else { return nil }
+        return loginSocket ?? environment["XDG_RUNTIME_DIR"].map { $0 + "/puff" }
+    }
+
+    /// Hands the passcode on `fd` to the puffd holding the vault (``LoginForward``).
+    private func forwardUnlock(from fd: Int32, toSocketIn folder: String, logger: Logger) async {
+        let read = await BlockingWork.result { () throws(LoginRequest.Failure) in
+            try StartupUnlock.readPasscode(from: fd)
+        }
+        guard case .success(let passcode) = read, passcode.count > 0 else { return }
+        let reply = await BlockingWork.run { LoginForward.send(passcode, toSocketIn: folder) }
+        logger.notice(
+            "Handed the passcode from --unlock-fd to the puffd that serves the vault",
+            metadata: ["reply": "\(reply.map { String($0) } ?? "none")"])
+    }
+
     /// The login socket's listener (docs/pam.md): on the socket systemd passed (`puff-login.socket`),
     /// else on one puffd makes, unless turned off or impossible; a socket that cannot be made is a
     /// warning, not a reason to stop.
@@ -297,8 +318,8 @@ public struct PuffDaemon: AsyncParsableCommand {
         case .none:
             break
         }
-        guard loginSocket != "none" else { return nil }
-        guard let folder = loginSocket ?? environment["XDG_RUNTIME_DIR"].map({ $0 + "/puff" }) else {
+        guard let folder = loginSocketFolder(settings, environment: environment) else {
+            guard loginSocket != "none" else { return nil }
             logger.info("No XDG_RUNTIME_DIR: no login socket, so the PAM module cannot unlock at login")
             return nil
         }
