@@ -13,6 +13,7 @@ public actor MemoryRecordStore: RecordStore {
 
     private var stored: [SpaceID: Space] = [:]
     private var catalogBytes: [UInt8]?
+    private var attemptsBytes: [UInt8]?
     /// How many records were appended successfully.
     public private(set) var appendCount = 0
     private var pendingFailures: [StoreError] = []
@@ -82,6 +83,15 @@ public actor MemoryRecordStore: RecordStore {
     public func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError) {
         try await gate()
         catalogBytes = bytes
+    }
+
+    public func passcodeAttempts() -> [UInt8]? {
+        attemptsBytes
+    }
+
+    /// Not held or failed by the test controls: they stand for writes of items and collections.
+    public func replacePasscodeAttempts(_ bytes: [UInt8]) {
+        attemptsBytes = bytes
     }
 
     // MARK: - Test controls
