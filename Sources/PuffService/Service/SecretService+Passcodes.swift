@@ -43,7 +43,7 @@ extension SecretService {
         let records: [JournalReplay.Record]
         if vault.isOpen {
             records = []
-        } else if header.flags.contains(.private) {
+        } else if header.flags.contains(.private) || vault.readsJournalToOpen {
             do {
                 records = try await store.replay(space).records
             } catch {
@@ -88,7 +88,7 @@ extension SecretService {
             for alias in vault.fields.aliases { aliases[alias] = id }
             emit(.collectionCreated(id))
         } else {
-            announceLock(false, id)
+            announceLock(false, id, viewChanged: needsItems && !vault.isPrivate)
         }
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
     }
