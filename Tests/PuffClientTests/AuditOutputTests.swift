@@ -42,8 +42,8 @@ struct AuditOutputTests {
         #expect(
             AuditOutput.notes(reply) == [
                 "puffctl: 'work' is locked, so its audit log cannot be read: run `puffctl unlock work`",
-                "puffctl: the audit log of 'login' dropped its 12 oldest entries when it rotated "
-                    + "([audit] max_bytes in puffd.toml keeps more)",
+                "puffctl: the audit log of 'login' no longer holds its 12 oldest entries "
+                    + "(rotated out past [audit] max_bytes in puffd.toml, or removed: see any log-removed entry)",
             ])
     }
 

@@ -35,8 +35,8 @@ enum AuditOutput {
                 : "puffctl: the audit log of '\(collection)' is not whole: \(reason)"
         }
             + reply.rotated.sorted { $0.key < $1.key }.map { collection, count in
-                "puffctl: the audit log of '\(collection)' dropped its \(count) oldest entries when it rotated "
-                    + "([audit] max_bytes in puffd.toml keeps more)"
+                "puffctl: the audit log of '\(collection)' no longer holds its \(count) oldest entries "
+                    + "(rotated out past [audit] max_bytes in puffd.toml, or removed: see any log-removed entry)"
             }
     }
 
