@@ -19,17 +19,19 @@ extension SecretService {
         guard catalog != nil else { throw .notInitialized }
         guard let collection else { return try await unlockHidden(passcode: passcode) }
         let vault = try state(of: collection)
-        guard vault.isLocked, let header = vault.header else { return collection }
-        let key = try await passcodeKey(passcode, header: header)
-        guard
-            let master = try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-        else {
-            try await failedAttempt(collection.rawValue)
-            throw .wrongPasscode
+        guard vault.isLocked, vault.header != nil else { return collection }
+        return try await passcodeAttempt(collection.rawValue) { () throws(ServiceError) in
+            // Another attempt may have unlocked it, or it may be gone, while this waited its turn.
+            guard collectionStates[collection] === vault else { throw .noSuchObject }
+            guard vault.isLocked, let header = vault.header else { return collection }
+            let key = try await passcodeKey(passcode, header: header)
+            guard
+                let master = try? MasterKey.unwrap(
+                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+            else { throw .wrongPasscode }
+            try await open(vault, master: master)
+            return collection
         }
-        failedAttempts[collection.rawValue] = nil
-        try await open(vault, master: master)
-        return collection
     }
 
     /// Opens `vault` with its master key: reads and opens its records off the actor when they
@@ -37,23 +39,19 @@ extension SecretService {
     func open(_ vault: CollectionVault, master: MasterKey) async throws(ServiceError) {
         guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
         let id = vault.id
-        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? space.hex
-        let records: [JournalReplay.Record]
-        if vault.isOpen {
-            records = []
-        } else if header.flags.contains(.private) || vault.readsJournalToOpen {
-            do {
-                records = try await store.replay(space).records
-            } catch {
-                throw .damaged("\(error)")
-            }
-        } else {
-            records = VaultOpening.liveRecords(of: vault)
-        }
+        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        // A collection not open yet is read whole from its journal, so every record, live or not,
+        // is authenticated in its place in the chain (a scan's clear prefixes prove nothing).
         let needsItems = !vault.isOpen
+        let journal: JournalReplay
+        do {
+            journal = needsItems ? try await store.replay(space) : JournalReplay(records: [], cut: nil, size: 0)
+        } catch {
+            throw .damaged("\(error)")
+        }
         let opened = await BlockingWork.result { () throws(VaultDamage) in
             try VaultOpening.open(
-                needsItems ? records : [], header: header, master: master, id: id, file: file,
+                journal, header: header, master: master, id: id, file: file,
                 fields: needsItems
                     ? nil
                     : CollectionFields(
@@ -75,6 +73,11 @@ extension SecretService {
             // The collection may have been deleted, or opened by another call, while this ran.
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
             vault.unlock(with: opened, replacingItems: needsItems)
+            if needsItems, !opened.damage.isEmpty {
+                logger.error(
+                    "A collection opened with damage: what authenticates is readable, writes wait for puffctl repair",
+                    metadata: ["collection.id": "\(id)", "damage": "\(opened.damage.joined(separator: "; "))"])
+            }
             if case .ephemeral = mode { vault.escrow = master }
             keepKey(master, of: vault)
             startAutoLock(vault)
@@ -92,8 +95,12 @@ extension SecretService {
     }
 
     /// Derives the passcode's key once under the hidden salt and tries it on every closed hidden
-    /// collection.
+    /// collection, one such attempt at a time.
     private func unlockHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
+        try await passcodeAttempt("") { () throws(ServiceError) in try await tryHidden(passcode: passcode) }
+    }
+
+    private func tryHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
         guard let catalog else { throw .notInitialized }
         let probe = VaultHeader(
             flags: [.private, .hidden], kdf: catalog.hiddenKDF, salt: catalog.hiddenSalt, space: SpaceID.random(),
@@ -117,11 +124,7 @@ extension SecretService {
             else { continue }
             opened = opened ?? vault.id
         }
-        guard let opened else {
-            try await failedAttempt("")
-            throw .wrongPasscode
-        }
-        failedAttempts[""] = nil
+        guard let opened else { throw .wrongPasscode }
         return opened
     }
 
@@ -130,14 +133,19 @@ extension SecretService {
         -> CollectionVault
     {
         let records: [JournalReplay.Record]
+        let format: UInt8
         do {
-            records = try await store.replay(space).records
+            let journal = try await store.replay(space)
+            records = journal.records
+            format = journal.version
         } catch {
             throw .damaged("\(error)")
         }
         guard let sealer = try? SecretSealer(key: master.subkey(.records)),
-            let first = records.first(where: { (try? VaultRecord(decoding: $0.bytes).kind) == .collection }),
-            let record = try? VaultRecord(decoding: first.bytes),
+            let first = records.first(where: {
+                (try? VaultRecord(decoding: $0.bytes, format: format).kind) == .collection
+            }),
+            let record = try? VaultRecord(decoding: first.bytes, format: format),
             let plaintext = try? record.open(space: space, sealer: sealer),
             let fields = try? CollectionFields(parsing: plaintext)
         else { throw .damaged("a hidden collection's records do not open") }
@@ -149,18 +157,6 @@ extension SecretService {
         }
         let scanned = ScannedCollection(index: AttributeIndex(), hasher: KeyedHash())
         return CollectionVault(id: id, space: space, header: header, scanned: scanned)
-    }
-
-    /// Counts a wrong passcode and waits the doubling delay before the caller answers.
-    private func failedAttempt(_ key: String) async throws(ServiceError) {
-        let count = (failedAttempts[key] ?? 0) + 1
-        failedAttempts[key] = count
-        logger.notice(
-            "Wrong passcode", metadata: ["collection.id": "\(key.isEmpty ? "(hidden)" : key)", "attempt": "\(count)"])
-        let delay = min(Duration.milliseconds(500) * (1 << min(count - 1, 6)), .seconds(30))
-        // A sleep uses nothing: the call gives its slot back meanwhile.
-        let clock = self.clock
-        try? await CallSlot.released { () async throws in try await Self.sleep(on: clock, for: delay) }
     }
 
     /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
@@ -218,16 +214,16 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``.
     func masterKey(of id: CollectionID, passcode: SecureBytes) async throws(ServiceError) -> MasterKey {
-        guard let header = collectionStates[id]?.header else { throw .noSuchObject }
-        let key = try await passcodeKey(passcode, header: header)
-        guard
-            let master = try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-        else {
-            try await failedAttempt(id.rawValue)
-            throw .wrongPasscode
+        guard collectionStates[id]?.header != nil else { throw .noSuchObject }
+        return try await passcodeAttempt(id.rawValue) { () throws(ServiceError) in
+            guard let header = collectionStates[id]?.header else { throw .noSuchObject }
+            let key = try await passcodeKey(passcode, header: header)
+            guard
+                let master = try? MasterKey.unwrap(
+                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+            else { throw .wrongPasscode }
+            return master
         }
-        failedAttempts[id.rawValue] = nil
-        return master
     }
 
     /// Wraps `master`, the collection's key, under `new` (which must meet the policy) in a fresh
