@@ -32,12 +32,19 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL"]),
+        // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).
+        .target(name: "PuffConcurrency"),
         .target(
-            name: "PuffDBus", dependencies: ["CDBus", "PuffCrypto", .product(name: "Logging", package: "swift-log")]),
+            name: "PuffDBus",
+            dependencies: [
+                "CDBus", "PuffCrypto", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
         .target(
             name: "PuffService",
-            dependencies: ["PuffCrypto", "PuffStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "PuffCrypto", "PuffStore", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Prompters that reach a person outside the bus (pinentry).
         .target(
@@ -50,7 +57,10 @@ let package = Package(
         ),
         .target(
             name: "PuffServiceBus",
-            dependencies: ["PuffDBus", "PuffService", "PuffCrypto", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "PuffDaemon",
@@ -80,6 +90,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
+        .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(

@@ -7,6 +7,13 @@ import ServiceLifecycle
 /// Locks every collection when logind says the system is about to sleep, when a session of this
 /// user locks (its screen locker starts), and when this user's last session ends.
 ///
+/// "Ends" means removed or closing: with `KillUserProcesses=no` (Debian's default) a session
+/// whose user logged out stays listed, in state `closing`, for as long as a process of it lives,
+/// and a puffd the PAM module started is such a process, so logind never removes it. logind
+/// sends no signal when a session turns closing, so while this user has live sessions the
+/// watcher also asks every ``closingCheck`` for the user's sessions and their `State`
+/// (issue 24, item 28).
+///
 /// It has its own connection to the system bus and talks to logind through PuffDBus; the service
 /// only gets ``lock``. No system bus, or no logind on it, is no error: one log line, and the other
 /// locks (the timers, `SIGUSR1`) work as before. logind appearing later, or restarting, is noticed.
@@ -22,15 +29,22 @@ struct LogindWatcher: Service, CustomStringConvertible {
     let userID: UInt32
     let lock: @Sendable (LockReason) async -> Void
     let logger: Logger
+    /// How often the user's sessions are looked at while some are live (see above).
+    var closingCheck: Duration = Self.defaultClosingCheck
 
     var description: String { "LogindWatcher" }
 
     /// What the watcher knows of logind.
+    /// Five seconds: how long after a logout that left a closing session `login` may stay open.
+    static let defaultClosingCheck: Duration = .seconds(5)
+
     private struct State {
         /// logind's unique name; only its signals are believed.
         var owner: String?
-        /// This user's sessions.
+        /// This user's live sessions: listed, and neither closing nor announced removed.
         var sessions: Set<ObjectPath> = []
+        /// Every session of this user logind lists, closing ones too.
+        var listed: Set<ObjectPath> = []
         /// Sessions of this user that logind announced gone but may list a while longer (closing).
         var ended: Set<ObjectPath> = []
     }
@@ -82,17 +96,55 @@ struct LogindWatcher: Service, CustomStringConvertible {
             await refreshSessions(connection, &state)
             logger.info("Watching logind", metadata: ["sessions": "\(state.sessions.count)"])
         }
-        for await message in connection.messages {
-            switch message.kind {
-            case .signal:
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let forward = Task {
+            for await message in connection.messages { continuation.yield(.message(message)) }
+            continuation.finish()
+        }
+        let interval = closingCheck
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            forward.cancel()
+            ticker.cancel()
+        }
+        for await event in events {
+            switch event {
+            case .message(let message) where message.kind == .signal:
                 await handle(message, connection, &state)
-            case .methodCall where message.expectsReply:
+            case .message(let message) where message.kind == .methodCall && message.expectsReply:
                 connection.send(.error(to: message, DBusError(.unknownMethod, "puffd serves nothing on this bus")))
-            default:
+            case .message:
                 break
+            case .tick:
+                // Only a live session can turn closing; a new one comes with SessionNew.
+                guard state.owner != nil, !state.sessions.isEmpty else { continue }
+                await refreshAndLockAfterTheLast(connection, &state)
             }
         }
         logger.info("Stopped watching logind")
+    }
+
+    /// What the watcher reacts to: a message from the system bus, or the time to look again.
+    private enum Event: Sendable {
+        case message(IncomingMessage)
+        case tick
+    }
+
+    /// Looks at the user's sessions again and locks when the last live one is gone.
+    private func refreshAndLockAfterTheLast(_ connection: BusConnection, _ state: inout State) async {
+        let before = state.sessions
+        await refreshSessions(connection, &state)
+        guard state.sessions.count < before.count else { return }
+        guard state.sessions.isEmpty else {
+            logger.debug("A session of this user ended", metadata: ["sessions": "\(state.sessions.count)"])
+            return
+        }
+        await lock(.sessionsEnded)
     }
 
     private func handle(_ signal: IncomingMessage, _ connection: BusConnection, _ state: inout State) async {
@@ -131,17 +183,12 @@ struct LogindWatcher: Service, CustomStringConvertible {
         case (Self.manager.rawValue?, "SessionNew"?):
             await refreshSessions(connection, &state)
         case (Self.manager.rawValue?, "SessionRemoved"?):
-            guard let path = signal.arguments.last?.objectPath, state.sessions.contains(path) else {
+            guard let path = signal.arguments.last?.objectPath, state.listed.contains(path) else {
                 logger.debug("Another user's session ended")
                 return
             }
             state.ended.insert(path)
-            await refreshSessions(connection, &state)
-            guard state.sessions.isEmpty else {
-                logger.debug("A session of this user ended", metadata: ["sessions": "\(state.sessions.count)"])
-                return
-            }
-            await lock(.sessionsEnded)
+            await refreshAndLockAfterTheLast(connection, &state)
         default:
             break
         }
@@ -168,6 +215,21 @@ struct LogindWatcher: Service, CustomStringConvertible {
         }
         // A session logind said ended may be listed while it closes; once it is not, forget it.
         state.ended.formIntersection(listed)
-        state.sessions = listed.subtracting(state.ended)
+        state.listed = listed
+        var live: Set<ObjectPath> = []
+        for path in listed.subtracting(state.ended) where await sessionState(path, connection) != "closing" {
+            live.insert(path)
+        }
+        state.sessions = live
+    }
+
+    /// A session's `State` (`online`, `active`, `closing`); nil when logind does not answer (the
+    /// session is gone, or an old logind): such a session counts as live, as before.
+    private func sessionState(_ path: ObjectPath, _ connection: BusConnection) async -> String? {
+        let reply = try? await connection.call(
+            .methodCall(
+                destination: Self.logind.rawValue, path: path, interface: "org.freedesktop.DBus.Properties",
+                member: "Get", [.string(Self.session.rawValue), .string("State")]))
+        return reply?.arguments.first?.variantContents?.string
     }
 }

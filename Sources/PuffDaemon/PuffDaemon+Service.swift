@@ -50,6 +50,7 @@ extension PuffDaemon {
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
             audit: settings.auditEnabled ? audit : nil,
             access: settings.access,
+            keepDeletedDays: settings.keepDeletedDays,
             allowsPlainSessions: settings.allowPlainSessions,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,

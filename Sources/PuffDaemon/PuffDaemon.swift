@@ -97,6 +97,12 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Milliseconds between looks at this user's logind sessions while some are live (default: 5000).",
+            visibility: .hidden))
+    var sessionCheckMilliseconds: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "Folder of the socket the PAM module hands login passwords to, or none (default: $XDG_RUNTIME_DIR/puff).",
             valueName: "folder"))
     var loginSocket: String?
@@ -230,7 +236,9 @@ public struct PuffDaemon: AsyncParsableCommand {
         let lockSignals = await UnixSignalsSequence(trapping: .sigusr1)
         let logind = LogindWatcher(
             address: systemBusAddress ?? BusConnection.systemBusAddress(environment: environment),
-            userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger)
+            userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger,
+            closingCheck: sessionCheckMilliseconds.map { .milliseconds(max(10, $0)) }
+                ?? LogindWatcher.defaultClosingCheck)
 
         if !settings.isEphemeral {
             if let directory = environment["CREDENTIALS_DIRECTORY"] {

@@ -28,6 +28,13 @@ struct PinentryConfirmation {
     func ask(_ purpose: PromptRequest.Purpose) throws(AssuanError) -> PromptReply {
         let offersAlways: Bool
         if case .allowRead = purpose { offersAlways = true } else { offersAlways = false }
+        if case .deleteCollection = purpose {
+            // Only the OK button deletes; every other ending keeps the collection.
+            try command("SETOK", "_Delete")
+            try command("SETCANCEL", "_Keep")
+            try channel.send("CONFIRM")
+            return try channel.statusResponse().1 == nil ? .confirmed : .dismissed
+        }
         try command("SETOK", offersAlways ? "Allow _once" : "_Allow")
         if offersAlways { try command("SETNOTOK", "Allow _always") }
         try command("SETCANCEL", "_Deny")

@@ -30,7 +30,7 @@ struct PinentryDialogue {
         try command("SETPROMPT", text.prompt)
         if let error = request.error { try command("SETERROR", error) }
         defer { try? channel.send("BYE") }
-        guard !request.purpose.isAboutReading else {
+        guard !request.purpose.isConfirmation else {
             return try PinentryConfirmation(channel: channel).ask(request.purpose)
         }
         guard request.purpose.asksNewPasscode else { return try getPIN() }
@@ -99,6 +99,10 @@ struct PinentryText {
             description =
                 "\(application) wants to read the item “\(name)”.\n"
                 + "Allow once, allow always, or deny from now on (puffctl access revoke undoes either)?"
+        case .deleteCollection(_, _, let items):
+            description =
+                "\(application) wants to delete the collection “\(name)” and its \(items) item\(items == 1 ? "" : "s").\n"
+                + "It is kept sealed for a while: puffctl collection restore brings it back."
         case .create:
             description = "\(application) wants to create the collection “\(name)”.\nChoose its passcode\(hint)."
             prompt = "New passcode:"

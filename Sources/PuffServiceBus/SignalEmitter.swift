@@ -95,6 +95,7 @@ public enum SignalEmitter {
         case .label(let label): ("Label", .string(label))
         case .locked(let locked): ("Locked", .boolean(locked))
         case .modified(let time): ("Modified", .uint64(time))
+        case .created(let time): ("Created", .uint64(time))
         case .attributes(let attributes): ("Attributes", .stringDictionary(attributes))
         case .type(let type): ("Type", .string(type))
         }

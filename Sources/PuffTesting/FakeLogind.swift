@@ -3,20 +3,25 @@ public import PuffDBus
 import Synchronization
 
 /// A stand-in for systemd-logind on a private bus that stands in for the system bus: it owns
-/// `org.freedesktop.login1`, answers `ListSessions` with the sessions a test gives it, and emits
-/// the signals `puffd` locks on.
+/// `org.freedesktop.login1`, answers `ListSessions` with the sessions a test gives it and each
+/// session's `State` property, and emits the signals `puffd` locks on. Like logind, it lists a
+/// closing session (its user logged out, a process of it lives on) until it is removed, and
+/// signals nothing when a session turns closing.
 public final class FakeLogind: Sendable {
     /// A login session as `ListSessions` reports it.
     public struct Session: Sendable {
         public var id: String
         public var userID: UInt32
         public var user: String
+        /// `online`, `active` or `closing`, as the `State` property says.
+        public var state: String
 
         /// A session of `userID` named `id`.
-        public init(id: String, userID: UInt32, user: String = "someone") {
+        public init(id: String, userID: UInt32, user: String = "someone", state: String = "active") {
             self.id = id
             self.userID = userID
             self.user = user
+            self.state = state
         }
 
         /// Its object path, escaped as logind does (`2` → `/org/freedesktop/login1/session/_32`).
@@ -58,6 +63,10 @@ public final class FakeLogind: Sendable {
 
     private func serve() async {
         for await call in connection.messages where call.kind == .methodCall {
+            if call.interface == "org.freedesktop.DBus.Properties", call.member == "Get" {
+                answerGet(call)
+                continue
+            }
             guard call.interface == Self.manager.rawValue, call.member == "ListSessions" else {
                 connection.send(
                     .error(to: call, DBusError(.unknownMethod, "the fake logind answers ListSessions only")))
@@ -75,6 +84,27 @@ public final class FakeLogind: Sendable {
                 ])
             }
             connection.send(.reply(to: call, [.array(element: "(susso)", listed)]))
+        }
+    }
+
+    /// `Properties.Get(org.freedesktop.login1.Session, State)` on a session's object.
+    private func answerGet(_ call: IncomingMessage) {
+        let names = call.arguments.compactMap(\.string)
+        let session = state.withLock { state in state.sessions.first { $0.path == call.path } }
+        guard names == ["org.freedesktop.login1.Session", "State"], let session else {
+            connection.send(.error(to: call, DBusError(.unknownObject, "no such session or property")))
+            return
+        }
+        connection.send(.reply(to: call, [.variant(.string(session.state))]))
+    }
+
+    /// Sets a session's `State` and signals nothing, as logind does when a user logs out of a
+    /// session a process outlives (`closing`).
+    public func setState(of session: Session, to value: String) {
+        state.withLock { state in
+            for index in state.sessions.indices where state.sessions[index].id == session.id {
+                state.sessions[index].state = value
+            }
         }
     }
 

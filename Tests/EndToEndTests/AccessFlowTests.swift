@@ -184,4 +184,26 @@ struct AccessFlowTests {
         let refused = try await reading.value
         #expect(!refused.matches && refused.status != 0)
     }
+
+    /// Issue 24 item 10: a question held a call slot for as long as the person took, so as many
+    /// held questions as slots stalled every other client (an unrelated Status waited 52.7 s).
+    /// With a single slot, Status is answered while the question is still held.
+    @Test func withOneCallSlotStatusIsAnsweredWhileAConfirmationIsHeld() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon(order: ["pinentry", "none"], extra: "[limits]\nconcurrent_calls = 1\n")
+        try await prepare(puffd, firstRun: true)
+        #expect(try await puffctl(puffd, ["protect", "service=access-e2e"]).status == 0)
+        try answer(["HOLD"])
+        let held = shown.path + ".held"
+        let reading = Task { try await lookup(puffd) }
+        #expect(await poll(limit: .seconds(30)) { FileManager.default.fileExists(atPath: held) })
+        let pid = try #require(Int32(try String(contentsOfFile: held, encoding: .utf8)))
+        let status = try await puffctl(puffd, ["status"])
+        #expect(status.status == 0 && status.output.contains("login"), "\(status.output)")
+        // Answered before the question ended (it is dismissed after 20 s, ending the pinentry).
+        #expect(kill(pid, 0) == 0, "Status waited for the held question to end")
+        kill(pid, SIGKILL)
+        let refused = try await reading.value
+        #expect(!refused.matches && refused.status != 0)
+    }
 }

@@ -115,6 +115,28 @@ struct HiddenPrivateFlowTests {
         try? FileManager.default.removeItem(atPath: dataDir)
     }
 
+    @Test func unlockByNameOpensAClosedHiddenCollectionWithOneKeyDerivation() async throws {
+        defer { try? FileManager.default.removeItem(atPath: dataDir) }
+        let puffd = try await daemon()
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "login pass\n").status == 0)
+        let stash = try await puffctl(
+            puffd, ["collection", "create", "Stash", "--hidden", "--stdin"], input: "stash pass\n")
+        #expect(stash.status == 0, "\(stash.output)")
+        #expect(try await puffctl(puffd, ["lock", "--all"]).status == 0)
+        #expect(try await listed(puffd)["Stash"] == nil)
+
+        // A name that is no visible collection, and a passcode that opens no hidden one.
+        let unknown = try await puffctl(puffd, ["unlock", "Stash", "--stdin"], input: "login pass\n")
+        #expect(unknown.status == 4 && unknown.output.contains("no collection 'Stash'"), "\(unknown.output)")
+        #expect(try await listed(puffd)["Stash"] == nil)
+
+        let opened = try await puffctl(puffd, ["unlock", "Stash", "--stdin"], input: "stash pass\n")
+        #expect(opened.status == 0 && opened.output.isEmpty, "\(opened.output)")
+        #expect(try await listed(puffd)["Stash"]?["locked"] as? Bool == false)
+        #expect(puffd.log.components(separatedBy: "Wrong passcode").count - 1 == 1, "one wrong try, for the first")
+        _ = await puffd.terminate()
+    }
+
     /// Checks what `Collections`, `ReadAlias`, `SearchItems` and `puffctl collection list` show of
     /// the hidden `Stash` and the private `Diary`, and that `login`'s locked item is still found.
     func expectVisible(

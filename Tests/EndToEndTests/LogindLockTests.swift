@@ -6,7 +6,7 @@ import Testing
 
 /// `puffd` locks on logind's signals: a fake `org.freedesktop.login1` owns its name on a second
 /// private bus, passed to `puffd` as `--system-bus-address`, and emits `PrepareForSleep`,
-/// `Session.Lock` and `SessionRemoved` as logind would.
+/// `Session.Lock` and `SessionRemoved` as logind would, and lets sessions turn `closing` silently.
 @Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(2)))
 struct LogindLockTests {
     static let me = getuid()
@@ -16,8 +16,8 @@ struct LogindLockTests {
 
     let flow = AutoLockFlowTests()
 
-    func daemon(systemBus: TestBus) async throws -> TestDaemon {
-        let puffd = try await flow.daemon(["--system-bus-address", systemBus.address])
+    func daemon(systemBus: TestBus, _ arguments: [String] = []) async throws -> TestDaemon {
+        let puffd = try await flow.daemon(["--system-bus-address", systemBus.address] + arguments)
         #expect(try await flow.puffctl(puffd, ["init", "--stdin"], input: AutoLockFlowTests.passcode).status == 0)
         return puffd
     }
@@ -72,6 +72,31 @@ struct LogindLockTests {
         #expect(try await !flow.loginLocked(puffd), "another session of this user remains")
         logind.remove(Self.ourSecond)
         #expect(await flow.logged(puffd, "reason=last session ended"))
+        #expect(try await flow.loginLocked(puffd))
+    }
+
+    /// Debian's `KillUserProcesses=no`: after a logout the session stays listed, `closing`, while a
+    /// process of it lives (a puffd the PAM module started, in that session), and logind signals
+    /// nothing. A closing session counts as ended: the last live one going locks, whoever started
+    /// puffd; one live session left does not (issue 24, item 28).
+    @Test func aSessionLeftClosingCountsAsEndedSoTheLastLiveOneClosingLocks() async throws {
+        let systemBus = try TestBus()
+        let logind = try await FakeLogind.start(on: systemBus, sessions: [Self.ours, Self.ourSecond, Self.theirs])
+        let puffd = try await daemon(systemBus: systemBus, ["--session-check-milliseconds", "50"])
+        #expect(await logind.waitForListCalls(1))
+        logind.setState(of: Self.theirs, to: "closing")
+        logind.setState(of: Self.ours, to: "closing")
+        let generous = Duration.seconds(60)
+        #expect(
+            await poll(limit: generous) { puffd.log.contains("A session of this user ended") },
+            "the closing session was noticed with no signal from logind")
+        // Hold point: two more looks at the sessions, so at least one began after the change.
+        let seen = logind.listCalls
+        #expect(await logind.waitForListCalls(seen + 2, limit: generous))
+        #expect(try await !flow.loginLocked(puffd), "a live session of this user remains")
+        #expect(!puffd.log.contains("reason=last session ended"))
+        logind.setState(of: Self.ourSecond, to: "closing")
+        #expect(await poll(limit: generous) { puffd.log.contains("reason=last session ended") }, "\(puffd.log)")
         #expect(try await flow.loginLocked(puffd))
     }
 

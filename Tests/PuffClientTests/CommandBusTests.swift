@@ -40,8 +40,18 @@ struct CommandBusTests {
 
     @Test func aCollectionNotListedExitsWithFourBeforeAnyPasscodeIsRead() async throws {
         let fake = try await FakeControl()
-        #expect(await run(fake, ["unlock", "typo", "--passcode-fd", "987654"]) == 4)
+        #expect(await run(fake, ["passwd", "typo", "--passcode-fd", "987654"]) == 4)
         #expect(fake.calls.map(\.member) == ["Status"])
+    }
+
+    @Test func unlockingANameNotListedTriesThePasscodeOnTheHiddenCollections() async throws {
+        let fake = try await FakeControl()
+        fake.fail("Unlock", with: "io.puff.Error.WrongPasscode")
+        let fd = try Descriptors.readEnd(holding: "pass\n")
+        defer { close(fd) }
+        #expect(await run(fake, ["unlock", "Stash", "--passcode-fd", "\(fd)"]) == 4)
+        #expect(fake.calls.map(\.member) == ["Status", "Unlock"])
+        #expect(fake.calls.last?.strings == [""] && fake.calls.last?.passcodes == ["pass"])
     }
 
     @Test func aWrongPasscodeExitsWithTwo() async throws {

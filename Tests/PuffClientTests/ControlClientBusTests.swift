@@ -33,7 +33,9 @@ struct ControlClientBusTests {
         #expect(
             try await client.createCollection(label: "Work", isPrivate: true, isHidden: false, passcode: secure("p"))
                 == "new")
-        try await client.deleteCollection("work")
+        #expect(try await client.deleteCollection("work").itemCount == 2)
+        #expect(try await client.deletedCollections().isEmpty)
+        #expect(try await client.restoreCollection("work") == "work")
         try await client.renameCollection("work", to: "Day job")
         try await client.setDefault("work")
         #expect(try await client.compact("") == 4096)

@@ -75,6 +75,11 @@ final class FakeControl: Sendable {
         "Unlock": [.string("login")],
         "CreateCollection": [.string("new")],
         "Compact": [.uint64(4096)],
+        "DeleteCollection": [
+            Replies.dictionary([("id", .string("work")), ("items", .uint32(2)), ("kept_days", .uint32(7))])
+        ],
+        "DeletedCollections": [.array(element: "a{sv}", [])],
+        "RestoreCollection": [.string("work")],
         "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
         "Audit": Replies.audit,
         "ListAccess": [

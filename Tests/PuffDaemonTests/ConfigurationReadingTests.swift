@@ -15,6 +15,7 @@ struct ConfigurationReadingTests {
         data_dir = "/srv/puff"
         kdf = "interactive"
         kernel_keyring = 30
+        keep_deleted_days = 30
 
         [prompts]
         order = ["pinentry", "none"]
@@ -65,6 +66,7 @@ struct ConfigurationReadingTests {
         expected.dataDir = "/srv/puff"
         expected.kdf = "interactive"
         expected.kernelKeyring = 30
+        expected.keepDeletedDays = 30
         expected.prompterOrder = ["pinentry", "none"]
         expected.promptTimeout = 15
         expected.pinentry = "/usr/bin/pinentry-curses"

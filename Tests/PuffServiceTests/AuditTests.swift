@@ -175,14 +175,14 @@ struct AuditTests {
         #expect(report.problems.isEmpty)
     }
 
-    @Test func deletingACollectionDeletesItsLog() async throws {
+    @Test func deletingACollectionKeepsItsLogWithItAndRecordsTheDeletion() async throws {
         let fixture = try await Fixture.persistent()
         let work = try await fixture.makeCollection("Work", passcode: "work passcode")
         try await fixture.store(["a": "1"], in: work)
         let space = try await fixture.space(of: work)
-        #expect(fixture.audit.spaces.contains(space))
-        try await fixture.service.deleteCollection(work)
-        #expect(!fixture.audit.spaces.contains(space))
+        let before = try fixture.audit.entries(of: space).records.count
+        _ = try await fixture.service.deleteCollection(work, passcode: nil, caller: .daemon)
+        #expect(try fixture.audit.entries(of: space).records.count == before + 1, "the deletion is one more entry")
     }
 
     @Test func entriesSinceATimeLeaveOlderOnesOut() async throws {

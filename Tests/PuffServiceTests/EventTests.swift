@@ -52,7 +52,7 @@ import Testing
         _ = fixture.recorder.drain()
         try await fixture.service.setLabel("Job", of: work)
         _ = await fixture.service.lock([Fixture.reference(work)], client: Fixture.alice)
-        try await fixture.service.deleteCollection(work)
+        _ = try await fixture.service.deleteCollection(work, passcode: nil, caller: .daemon)
         #expect(
             fixture.recorder.events == [
                 .collectionChanged(work, [.label("Job"), .modified(Self.t0)]),

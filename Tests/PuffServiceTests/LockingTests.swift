@@ -6,6 +6,8 @@ import PuffTesting
 import Testing
 
 @Suite struct LockingTests {
+    static let t0: UInt64 = 1_700_000_000
+
     static let aliasSpelling = "/org/freedesktop/secrets/aliases/default"
     static let loginSpelling = "/org/freedesktop/secrets/collection/login"
 
@@ -77,7 +79,14 @@ import Testing
             ])
         #expect(
             fixture.recorder.events == [
-                .itemChanged(item, [.locked(false)]), .collectionChanged(work, [.locked(false)]),
+                // Read again at the unlock, the item's properties come with it (docs/collections.md).
+                .itemChanged(
+                    item,
+                    [
+                        .locked(false), .label("label"), .attributes(["k": "v"]), .type(""), .created(Self.t0),
+                        .modified(Self.t0),
+                    ]),
+                .collectionChanged(work, [.locked(false), .label("Work"), .modified(Self.t0)]),
                 .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])),
             ])
         #expect(

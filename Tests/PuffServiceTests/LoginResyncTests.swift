@@ -39,7 +39,8 @@ import Testing
             }, "the previous password, answered, opens login")
         #expect(
             await fixture.prompter.requests.map(\.purpose) == [
-                .previousLoginPassword(collection: .login, label: "Login")
+                // Locked, login shows its id as its label, as after a restart.
+                .previousLoginPassword(collection: .login, label: "login")
             ])
         let restarted = try await fixture.restarted()
         #expect(try await restarted.service.login(password: Fixture.passcode("new login pw")) == .unlocked)

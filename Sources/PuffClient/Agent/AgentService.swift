@@ -146,6 +146,13 @@ struct AgentQuestion {
             description = "\(application) wants to read the protected item “\(name)”."
             prompt = "Release its secret this once? [o]nce / [d]eny (Enter: deny):"
             choices = ["once", "deny"]
+        case "delete-collection":
+            var items: UInt64 = 0
+            if case .uint64(let count)? = question["items"] { items = count }
+            description =
+                "\(application) wants to delete the collection “\(name)” and its \(items) item\(items == 1 ? "" : "s")."
+            prompt = "Delete it? [d]elete / [k]eep (Enter: keep):"
+            choices = ["delete", "keep"]
         case "allow-read":
             description = "\(application) wants to read the item “\(name)” for the first time."
             prompt = "Allow [o]nce, [a]lways, or [d]eny from now on? (Enter: refuse this time only):"

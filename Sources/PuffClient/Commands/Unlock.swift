@@ -6,8 +6,9 @@ struct Unlock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Unlock a collection with its passcode.",
         discussion: """
-            With no COLLECTION, unlocks the default collection. With --hidden, tries the passcode \
-            on the hidden collections and prints the id of the one it opens.
+            With no COLLECTION, unlocks the default collection. A COLLECTION that is not visible may \
+            be a closed hidden one: the passcode is tried on the hidden collections, as with \
+            --hidden, which tries it without a name and prints the id of the one it opens.
             """
     )
 
@@ -32,6 +33,20 @@ struct Unlock: AsyncParsableCommand {
             let code = try PasscodePrompt.existing(
                 from: try passcode.source.open(), prompt: "Passcode for a hidden collection:")
             Console.out(try await client.unlock("", passcode: code))
+            return
+        }
+        if let collection, status.isInitialized, status.collection(collection) == nil {
+            // Perhaps a closed hidden collection: its name is in no file, so the passcode finds it
+            // (one key derivation for every hidden collection).
+            let code = try PasscodePrompt.existing(
+                from: try passcode.source.open(), prompt: "Passcode for \(collection):")
+            let opened: String
+            do {
+                opened = try await client.unlock("", passcode: code)
+            } catch .wrongPasscode {
+                throw ClientError.noSuchCollection(collection)
+            }
+            if opened != collection { Console.out(opened) }
             return
         }
         let target = try status.target(collection)

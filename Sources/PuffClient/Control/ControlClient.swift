@@ -104,9 +104,42 @@ public final class ControlClient: Sendable {
         return try Self.string(reply, member: "CreateCollection")
     }
 
-    /// `DeleteCollection`.
-    public func deleteCollection(_ collection: String) async throws(ClientError) {
-        _ = try await call("DeleteCollection", [.string(collection)], expecting: "", collection: collection)
+    /// `DeleteCollection`: sets the collection aside (restorable for a while); a locked one needs
+    /// its `passcode`.
+    ///
+    /// - Returns: What was deleted.
+    public func deleteCollection(_ collection: String, passcode: SecureBytes? = nil) async throws(ClientError)
+        -> DeletedCollectionSummary
+    {
+        var options: [DBusValue.DictEntry] = []
+        if let passcode {
+            options.append(.init(.string("passcode"), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
+        }
+        let reply = try await call(
+            "DeleteCollection", [.string(collection), .dictionary(key: "s", value: "v", options)], expecting: "a{sv}",
+            collection: collection, timeout: Self.passcodeCallTimeout)
+        guard let fields = reply.first?.variantDictionary else { throw .unexpectedReply(member: "DeleteCollection") }
+        return try DeletedCollectionSummary(ReplyFields(fields, member: "DeleteCollection"))
+    }
+
+    /// `DeletedCollections`: the deleted collections still kept, oldest first.
+    public func deletedCollections() async throws(ClientError) -> [DeletedCollectionSummary] {
+        let reply = try await call("DeletedCollections", expecting: "aa{sv}")
+        guard case .array(_, let entries) = reply[0] else { throw .unexpectedReply(member: "DeletedCollections") }
+        var list: [DeletedCollectionSummary] = []
+        for entry in entries {
+            guard let fields = entry.variantDictionary else { throw .unexpectedReply(member: "DeletedCollections") }
+            list.append(try DeletedCollectionSummary(ReplyFields(fields, member: "DeletedCollections")))
+        }
+        return list
+    }
+
+    /// `RestoreCollection`: brings back a deleted collection, by its id or its kept name.
+    ///
+    /// - Returns: Its id, or `""` for a hidden one.
+    public func restoreCollection(_ name: String) async throws(ClientError) -> String {
+        let reply = try await call("RestoreCollection", [.string(name)], expecting: "s", collection: name)
+        return try Self.string(reply, member: "RestoreCollection")
     }
 
     /// `RenameCollection`: sets the collection's display name.

@@ -66,6 +66,13 @@ final class TerminalChannel: PasscodeChannel {
         show(line + "\n")
     }
 
+    /// Reads one line typed with echo on, after `prompt` (a confirmation, never a passcode).
+    func readAnswer(prompt: String) throws(ClientError) -> String {
+        show(prompt + " ")
+        let line = try PasscodeReader.readLine(from: fd)
+        return String(decoding: line.unprotectedArray(), as: UTF8.self)
+    }
+
     private func show(_ text: String) {
         var text = text
         text.withUTF8 { bytes in _ = write(fd, bytes.baseAddress, bytes.count) }

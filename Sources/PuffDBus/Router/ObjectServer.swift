@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Logging
+import PuffConcurrency
 import Synchronization
 
 /// Serves a ``Router`` on a ``BusConnection`` in per-client lanes (architecture.md Part A item 10).
@@ -7,7 +8,8 @@ import Synchronization
 /// Calls from one connection run in the order they arrived, so a client's replies, and the
 /// signals its calls cause, leave in the order it sent them. Calls from different connections run
 /// concurrently, at most ``Limits/concurrentCalls`` at a time, so one client's slow call (an
-/// `fsync`, a key derivation) never stalls another. `Peer` calls are answered at once and
+/// `fsync`, a key derivation) never stalls another; a call that waits (on a person, a pipe, a
+/// delay) gives its slot back meanwhile (``CallSlot``). `Peer` calls are answered at once and
 /// `Introspect` runs beside the lanes, so neither ever waits behind one.
 public struct ObjectServer: Sendable {
     /// How much work clients can queue and run.
@@ -120,8 +122,9 @@ public struct ObjectServer: Sendable {
             case .call(let message):
                 let context = await callers.context(for: sender)
                 await gate.enter()
-                let reply = await router.handle(message, context: context)
-                gate.leave()
+                let slot = CallSlot(giveBack: { gate.leave() }, takeAgain: { await gate.enter() })
+                let reply = await CallSlot.$current.withValue(slot) { await router.handle(message, context: context) }
+                if slot.finish() { gate.leave() }
                 if let reply {
                     refusals.note(reply, from: sender)
                     connection.send(reply)

@@ -23,6 +23,7 @@ enum ConfigurationKeys {
             .seconds("vault", "kernel_keyring", \.kernelKeyring, range: 0...longestAutoLock) {
                 $0.isEphemeral ? 0 : $0.kernelKeyring ?? 0
             },
+            .number("vault", "keep_deleted_days", \.keepDeletedDays, range: 0...3650),
 
             prompterOrder,
             .seconds("prompts", "timeout", \.promptTimeoutSetting, range: 1...longestPromptTimeout) {

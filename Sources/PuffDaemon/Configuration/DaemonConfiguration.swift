@@ -16,6 +16,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var dataDir: String?
     /// Argon2id strength of new passcodes: `moderate` or `interactive`.
     public var kdf = "moderate"
+    /// Days a deleted collection is kept sealed, restorable, before puffd purges it at start.
+    public var keepDeletedDays = 7
 
     // [prompts]
     /// Who is asked to unlock, in order (``PluginRegistry/prompters``).

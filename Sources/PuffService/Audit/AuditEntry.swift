@@ -13,6 +13,9 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case changeLabel = 6
     case changeType = 7
     case delete = 8
+    /// The whole collection was deleted (set aside, restorable); the entry's item is 0 and its
+    /// label the collection's.
+    case deleteCollection = 20
 
     /// The name `puffctl audit` shows: `read`, `create`, `change-secret`, …
     public var description: String {
@@ -25,6 +28,7 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .changeLabel: "change-label"
         case .changeType: "change-type"
         case .delete: "delete"
+        case .deleteCollection: "delete-collection"
         }
     }
 }

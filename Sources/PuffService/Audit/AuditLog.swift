@@ -72,6 +72,13 @@ final class AuditLog {
         if wrote { scheduleSync() }
     }
 
+    /// Writes what waits, then closes a log whose collection is set aside (its file goes with it).
+    func close(_ space: SpaceID) {
+        flush()
+        nextSequence[space] = nil
+        store.closeLog(space)
+    }
+
     /// Forgets a deleted collection's log.
     func remove(_ space: SpaceID) {
         nextSequence[space] = nil

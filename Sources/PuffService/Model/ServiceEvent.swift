@@ -41,6 +41,8 @@ public enum ItemProperty: Sendable, Equatable {
     case locked(Bool)
     /// `Modified`.
     case modified(UInt64)
+    /// `Created` (it changes only with what a locked collection shows: docs/collections.md).
+    case created(UInt64)
     /// `Attributes`.
     case attributes(Attributes)
     /// `Type`.

@@ -26,6 +26,8 @@ public struct DismissingPrompter: Prompter {
                 "The item is protected: run puffctl agent, or puffctl unprotect it, so its secret can be read"
             case .allowRead:
                 "To allow the read without a question, run: puffctl access allow ITEM EXECUTABLE"
+            case .deleteCollection(let collection, _, _):
+                "Nothing was deleted. To delete it, run: puffctl collection delete \(collection.rawValue)"
             }
         logger.notice(
             "No prompter can reach a person; dismissing the prompt. \(hint)",

@@ -43,13 +43,17 @@ public struct PromptRequest: Sendable, Equatable {
         /// An executable with no rule for the item asks to read it (`[access] mode = "ask"`):
         /// answered with an ``AccessChoice``; a dismissal refuses this read and persists nothing.
         case allowRead(item: ItemID, label: String)
+        /// A client asks to delete a collection holding `items` items (`label` is `""` while it is
+        /// locked): answered with ``PromptReply/confirmed``; anything else keeps it.
+        case deleteCollection(collection: CollectionID, label: String, items: Int)
 
         /// Whether the answer is a new passcode, which a prompter asks twice (pinentry's
         /// `SETREPEAT`) and answers once, after both matched.
         public var asksNewPasscode: Bool {
             switch self {
             case .create, .newPasscode: true
-            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead: false
+            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead, .deleteCollection:
+                false
             }
         }
 
@@ -57,6 +61,15 @@ public struct PromptRequest: Sendable, Equatable {
         public var isAboutReading: Bool {
             switch self {
             case .confirmRead, .allowRead: true
+            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword, .deleteCollection: false
+            }
+        }
+
+        /// Whether the question is answered by a yes or no, not a passcode: a read, or deleting
+        /// a collection.
+        public var isConfirmation: Bool {
+            switch self {
+            case .confirmRead, .allowRead, .deleteCollection: true
             case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword: false
             }
         }
@@ -69,7 +82,8 @@ public struct PromptRequest: Sendable, Equatable {
             case .confirmRead(let item, let label), .allowRead(let item, let label):
                 label.isEmpty ? "\(item.collection.rawValue)/\(item.number)" : label
             case .unlock(let collection, let label), .currentPasscode(let collection, let label),
-                .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label):
+                .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label),
+                .deleteCollection(let collection, let label, _):
                 label.isEmpty ? collection.rawValue : label
             }
         }

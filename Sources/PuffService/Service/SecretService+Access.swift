@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PuffConcurrency
 import PuffStore
 
 extension SecretService {
@@ -78,13 +79,22 @@ extension SecretService {
     }
 
     /// Asks `purpose` of the prompter chain, dismissed when `deadline` passes first or the
-    /// prompter fails.
+    /// prompter fails. The call gives its slot back while the person decides (``CallSlot``).
     private func ask(_ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration) async -> PromptReply {
         let request = PromptRequest(
             purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
         let prompter = self.prompter
         let timeline = self.timeline
-        return await withTaskGroup(of: PromptReply?.self) { group in
+        return await CallSlot.released {
+            await Self.firstAnswer(to: request, from: prompter, until: deadline, timeline)
+        }
+    }
+
+    /// The prompter's answer, or dismissed when `deadline` on `timeline` comes first.
+    private static func firstAnswer(
+        to request: PromptRequest, from prompter: any Prompter, until deadline: Duration, _ timeline: Timeline
+    ) async -> PromptReply {
+        await withTaskGroup(of: PromptReply?.self) { group in
             group.addTask { (try? await prompter.prompt(request)) ?? .dismissed }
             group.addTask {
                 try? await timeline.sleep(until: deadline)

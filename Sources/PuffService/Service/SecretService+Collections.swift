@@ -53,7 +53,8 @@ extension SecretService {
         }
         guard catalog != nil else { throw .notInitialized }
         let id = CollectionID(CollectionIdentifier.make(fromLabel: label) { collectionStates[CollectionID($0)] != nil })
-        _ = try await makeCollection(id: id, label: label, passcode: nil, flags: [], aliases: alias.map { [$0] } ?? [])
+        _ = try await makeCollection(
+            id: id, label: label, passcode: nil, flags: [], aliases: alias.map { [$0] } ?? [], creator: client)
         return (id, nil)
     }
 
@@ -65,40 +66,6 @@ extension SecretService {
     public func changePasscodePrompt(_ id: CollectionID, client: ClientID) throws(ServiceError) -> PromptID {
         guard let vault = collectionStates[id], vault.header != nil, vault.escrow == nil else { throw .noSuchObject }
         return try addPrompt(.changePasscode(id), owner: client)
-    }
-
-    /// Deletes a collection and its items, even while locked (gnome-keyring, secret-service.md §6.10).
-    ///
-    /// Aliases that pointed at it read as nil afterwards. Emits no per-item `ItemDeleted`.
-    ///
-    /// - Throws: ``ServiceError/noSuchObject``; ``ServiceError/invalidArgument(_:)`` for the
-    ///   `session` collection, which always exists; ``ServiceError/failed(_:)`` when not saved.
-    public func deleteCollection(_ id: CollectionID) async throws(ServiceError) {
-        await beginWrite()
-        defer { endWrite() }
-        let vault = try state(of: id)
-        guard id != .session, let space = vault.space else {
-            throw .invalidArgument("the session collection cannot be deleted")
-        }
-        if var catalog, !vault.isHidden {
-            catalog.collections.removeAll { $0.space == space }
-            catalog.aliases = catalog.aliases.filter { $0.value != id.rawValue }
-            try await saveCatalog(catalog)
-        }
-        do {
-            try await store.remove(space)
-        } catch {
-            logger.error(
-                "Removing a collection's files failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
-            throw .failed("the collection could not be deleted")
-        }
-        vault.lock()
-        forgetKey(of: vault)
-        auditLog?.remove(space)
-        collectionStates[id] = nil
-        collectionOrder.removeAll { $0 == id }
-        releaseAliases(of: id)
-        emit(.collectionDeleted(id))
     }
 
     /// Sets a collection's label.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PuffStore
 
 extension SecretService {
     /// Unlocks what can be unlocked at once and hands out a prompt for the rest (secret-service.md §6.5).
@@ -66,11 +67,30 @@ extension SecretService {
         announceLock(isLocked, collection)
     }
 
-    /// Emits `itemChanged(locked)` per item, then `collectionChanged(locked)` (§7).
-    func announceLock(_ isLocked: Bool, _ collection: CollectionID) {
+    /// Emits `itemChanged(locked)` per item, then `collectionChanged(locked)` (§7). When an unlock
+    /// read the items' labels and attributes (docs/collections.md), the events carry those too:
+    /// clients that read the properties while it was locked (secret-tool 0.20.5's `search
+    /// --unlock`, through libsecret's cached proxies) then show what a fresh read would.
+    func announceLock(_ isLocked: Bool, _ collection: CollectionID, viewChanged: Bool = false) {
         for item in itemIDs(in: collection) {
-            emit(.itemChanged(item, [.locked(isLocked)]))
+            guard viewChanged, let record = collectionStates[collection]?.items[item.number] else {
+                emit(.itemChanged(item, [.locked(isLocked)]))
+                continue
+            }
+            emit(
+                .itemChanged(
+                    item,
+                    [
+                        .locked(isLocked), .label(record.label), .attributes(record.attributes),
+                        .type(reportedType(of: record)), .created(record.created), .modified(record.modified),
+                    ]))
         }
-        emit(.collectionChanged(collection, [.locked(isLocked)]))
+        guard viewChanged, let fields = collectionStates[collection]?.fields else {
+            emit(.collectionChanged(collection, [.locked(isLocked)]))
+            return
+        }
+        emit(
+            .collectionChanged(
+                collection, [.locked(isLocked), .label(fields.label), .modified(fields.modified)]))
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
+import PuffConcurrency
 public import PuffCrypto
 import PuffStore
 
@@ -40,7 +41,7 @@ extension SecretService {
         let records: [JournalReplay.Record]
         if vault.isOpen {
             records = []
-        } else if header.flags.contains(.private) {
+        } else if header.flags.contains(.private) || vault.readsJournalToOpen {
             do {
                 records = try await store.replay(space).records
             } catch {
@@ -85,7 +86,7 @@ extension SecretService {
             for alias in vault.fields.aliases { aliases[alias] = id }
             emit(.collectionCreated(id))
         } else {
-            announceLock(false, id)
+            announceLock(false, id, viewChanged: needsItems && !vault.isPrivate)
         }
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
     }
@@ -157,7 +158,9 @@ extension SecretService {
         logger.notice(
             "Wrong passcode", metadata: ["collection.id": "\(key.isEmpty ? "(hidden)" : key)", "attempt": "\(count)"])
         let delay = min(Duration.milliseconds(500) * (1 << min(count - 1, 6)), .seconds(30))
-        try? await Self.sleep(on: clock, for: delay)
+        // A sleep uses nothing: the call gives its slot back meanwhile.
+        let clock = self.clock
+        try? await CallSlot.released { () async throws in try await Self.sleep(on: clock, for: delay) }
     }
 
     /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.

@@ -26,6 +26,7 @@ extension SecretService {
         case .unlock(let targets): await runUnlock(targets.map(\.collection), asker)
         case .create(let label, let alias): await runCreate(label: label, alias: alias, asker)
         case .changePasscode(let id): await runChange(id, asker)
+        case .delete(let id): await runDelete(id, asker)
         }
     }
 
@@ -75,9 +76,12 @@ extension SecretService {
                     if let alias, readAlias(alias) == nil { try await setAlias(alias, to: .login) }
                     return
                 }
-                created = try await createCollection(
+                let id = try await createCollection(
                     label: label, passcode: passcode, isPrivate: false, isHidden: false, policy: policy,
                     aliases: alias.map { [$0] } ?? [])
+                // Its creator may delete it again without a prompt (secret-service.md §6.10).
+                collectionStates[id]?.creator = asker.caller
+                created = id
             })
         {
             return failure

@@ -9,10 +9,11 @@ extension SecretService {
 
     /// Sets the vault's first passcode: creates the `login` collection, unlocked, with aliases
     /// `default` and `login`, under `policy`. An ephemeral vault passes nil (a random key, kept in
-    /// memory).
+    /// memory). On a vault whose `login` was deleted it makes a new `login`, which also becomes
+    /// the default when no collection is.
     ///
-    /// - Throws: ``ServiceError/alreadyInitialized``, ``ServiceError/passcodePolicy(_:)``,
-    ///   ``ServiceError/failed(_:)``.
+    /// - Throws: ``ServiceError/alreadyInitialized`` while a `login` exists (or failed to open),
+    ///   ``ServiceError/passcodePolicy(_:)``, ``ServiceError/failed(_:)``.
     public func initialize(passcode: SecureBytes?, policy: PasscodePolicy = .standard) async throws(ServiceError) {
         try await initialize(passcode: passcode, policy: policy, announce: true)
     }
@@ -23,7 +24,15 @@ extension SecretService {
     {
         await beginWrite()
         defer { endWrite() }
-        guard catalog == nil else { throw .alreadyInitialized }
+        if catalog != nil {
+            guard collectionStates[.login] == nil, !damaged.contains(where: { $0.name == CollectionID.login.rawValue })
+            else { throw .alreadyInitialized }
+            let aliases = ["login"] + (readAlias("default") == nil ? ["default"] : [])
+            _ = try await makeCollection(
+                id: .login, label: "Login", passcode: passcode, policy: policy, flags: [], aliases: aliases,
+                announce: announce)
+            return
+        }
         catalog = Catalog(hiddenKDF: mode.kdf)
         do {
             _ = try await makeCollection(
@@ -66,7 +75,7 @@ extension SecretService {
     ///   `passcode` does not meet `policy`; ``ServiceError/failed(_:)``.
     func makeCollection(
         id: CollectionID, label: String, passcode: SecureBytes?, policy: PasscodePolicy = .standard,
-        flags: VaultHeader.Flags, aliases: [String], announce: Bool = true
+        flags: VaultHeader.Flags, aliases: [String], announce: Bool = true, creator: ClientID? = nil
     ) async throws(ServiceError) -> CollectionVault {
         if let passcode, !policy.admits(passcode) { throw .passcodePolicy(policy) }
         let hidden = flags.contains(.hidden)
@@ -96,6 +105,10 @@ extension SecretService {
         }
         let vault = CollectionVault(id: id, space: space, header: header, opened: opened)
         if case .ephemeral = mode { vault.escrow = master }
+        vault.creator = creator
+        var aliases = aliases
+        // The first collection made while none is the default becomes it.
+        if !hidden, readAlias("default") == nil, !aliases.contains("default") { aliases.append("default") }
         var newCatalog = catalog!
         if !hidden {
             newCatalog.collections.append(Catalog.Entry(space: space, id: id.rawValue))

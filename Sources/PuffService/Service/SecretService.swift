@@ -27,6 +27,8 @@ public actor SecretService {
     let auditLog: AuditLog?
     /// Who may read secrets, and whether executables are hashed.
     let access: AccessConfiguration
+    /// How many days a deleted collection is kept sealed before it is purged.
+    public nonisolated let keepDeletedDays: Int
     /// Whether `OpenSession("plain")` is served (`[sessions] allow_plain`).
     let allowsPlainSessions: Bool
     /// Callers' executables' content digests, cached.
@@ -93,6 +95,8 @@ public actor SecretService {
     ///     unlocked at once.
     ///   - audit: Where each collection's audit log is kept; nil keeps none.
     ///   - access: Who may read secrets (default: every client, as before).
+    ///   - keepDeletedDays: How long deleted collections are kept, sealed, so they can be
+    ///     restored; older ones are purged now.
     ///   - allowsPlainSessions: Whether `OpenSession("plain")` is served (default: yes, as every
     ///     Secret Service provider does); off, only DH sessions carry secrets.
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
@@ -113,6 +117,7 @@ public actor SecretService {
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         audit: (any AuditStore)? = nil,
         access: AccessConfiguration = .open,
+        keepDeletedDays: Int = 7,
         allowsPlainSessions: Bool = true,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
@@ -131,6 +136,7 @@ public actor SecretService {
         self.keyKeeper = keyKeeper
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
         self.access = access
+        self.keepDeletedDays = max(0, keepDeletedDays)
         self.allowsPlainSessions = allowsPlainSessions
         self.now = now
         self.logger = logger
@@ -158,6 +164,7 @@ public actor SecretService {
             try await initialize(passcode: nil, announce: false)
         }
         await unlockFromKeeper()
+        await purgeDeleted()
         logger.info(
             "Secret service ready",
             metadata: [

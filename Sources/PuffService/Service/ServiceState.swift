@@ -34,13 +34,15 @@ struct PendingPrompt: Sendable {
         case create(label: String, alias: String?)
         /// Change this collection's passcode.
         case changePasscode(CollectionID)
+        /// Delete this collection, once the person confirms.
+        case delete(CollectionID)
 
         /// The typed empty result `Completed(true, …)` carries (secret-service.md §6.11).
         var dismissedResult: PromptResult {
             switch self {
             case .unlock: .paths([])
             case .create: .collection(nil)
-            case .changePasscode: .none
+            case .changePasscode, .delete: .none
             }
         }
     }

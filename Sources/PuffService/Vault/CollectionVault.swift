@@ -16,8 +16,12 @@ final class CollectionVault {
     var header: VaultHeader?
     var fields: CollectionFields
     var isLocked: Bool
-    /// Whether items' labels, attributes and secrets are in memory (opened since start).
+    /// Whether items' labels, attributes and secrets are in memory (opened since start, or since
+    /// the last lock).
     private(set) var isOpen: Bool
+    /// Whether the next unlock reads the journal (locked since it was open: only item numbers
+    /// and the blind index were kept) rather than the sealed records of a scan.
+    private(set) var readsJournalToOpen = false
     /// The record key; nil while locked.
     private(set) var sealer: SecretSealer?
     /// The audit log's key; nil while locked and for `session`.
@@ -37,6 +41,8 @@ final class CollectionVault {
     var pendingSettingsRecords: [UInt64: [UInt8]] = [:]
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
+    /// The connection that created it since start, which may delete it without a prompt.
+    var creator: ClientID?
     /// Since when it is unlocked and used, for auto-lock; nil while locked.
     var activity: UnlockActivity?
 
@@ -105,23 +111,47 @@ final class CollectionVault {
             pendingDeletionRecord = nil
             pendingSettingsRecords = [:]
             isOpen = true
+            readsJournalToOpen = false
         }
         isLocked = false
     }
 
-    /// Wipes the keys and stops the auto-lock timer; a private collection also forgets its items
-    /// (Part A item 3).
+    /// Wipes the keys and stops the auto-lock timer. A collection also forgets what it shows of
+    /// its items, so that clients see the same after `Lock` as after a restart (Part A item 11):
+    /// a private one everything, another one all but item numbers and the blind index.
     func lock() {
         isLocked = true
         sealer = nil
         auditSealer = nil
         activity?.timer?.cancel()
         activity = nil
-        guard isPrivate else { return }
+        guard isPrivate else {
+            forgetMetadata()
+            return
+        }
         items = ItemTable()
         index = AttributeIndex()
         settings = [:]
         isOpen = false
+    }
+
+    /// Keeps only what a collection read from its journal without a key shows: item numbers (with
+    /// blank labels, no attributes, times 0), the blind index, and its id as its label.
+    private func forgetMetadata() {
+        guard isOpen else { return }
+        var blank = ItemTable()
+        for number in items.numbers {
+            blank[number] = StoredItem(
+                collection: id.rawValue, number: number, label: "", attributes: [:], type: "", contentType: "",
+                sealedSecret: [], created: 0, modified: 0)
+        }
+        items = blank
+        settings = [:]
+        fields = CollectionFields(
+            id: id.rawValue, label: id.rawValue, created: 0, modified: 0, nextItemNumber: fields.nextItemNumber,
+            aliases: [])
+        isOpen = false
+        readsJournalToOpen = true
     }
 
     /// Adds a new item, whose number is higher than every other's.

@@ -90,7 +90,7 @@ enum VaultLoader {
     }
 
     /// Loads one space; `name` is how `status` lists it if it fails (its catalog id when known).
-    private static func loadSpace(
+    static func loadSpace(
         _ space: SpaceID, name: String, store: any RecordStore, into loaded: inout Loaded, logger: Logger
     ) async {
         let file = store.location.map { "\($0)/\(space.hex)" } ?? space.hex

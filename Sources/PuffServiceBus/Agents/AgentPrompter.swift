@@ -1,3 +1,4 @@
+import PuffConcurrency
 import PuffCrypto
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
@@ -107,10 +108,13 @@ public final class AgentPrompter: Prompter, Sendable {
             }
         }
         guard answered else { return .dismissed }
-        let passcode = try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(reader) }
-        guard request.purpose.isAboutReading else { return .passcode(passcode) }
-        // A question about a read is answered with one word, not a passcode.
+        let passcode = try await CallSlot.released { () async throws(ServiceError) in
+            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(reader) }
+        }
+        guard request.purpose.isConfirmation else { return .passcode(passcode) }
+        // A question about a read, or a deletion, is answered with one word, not a passcode.
         let word = String(decoding: passcode.unprotectedArray(), as: UTF8.self)
+        if case .deleteCollection = request.purpose { return word == "delete" ? .confirmed : .dismissed }
         return AgentNames.choice(word).map { .access($0) } ?? .dismissed
     }
 }

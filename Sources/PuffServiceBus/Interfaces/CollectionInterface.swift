@@ -10,8 +10,9 @@ extension SecretInterfaces {
             SecretServiceNames.collection,
             methods: [
                 Method("Delete", out: [.init("prompt", "o")]) { call in
-                    try await service.deleteCollection(try call.collection().0)
-                    return [.objectPath(.root)]
+                    // A non-empty collection needs the person: a prompt that asks (secret-service.md §6.10).
+                    let prompt = try await service.deleteCollection(try call.collection().0, caller: call.caller)
+                    return [.objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root)]
                 },
                 Method("SearchItems", in: [.init("attributes", "a{ss}")], out: [.init("results", "ao")]) { call in
                     let id = try call.collection().0

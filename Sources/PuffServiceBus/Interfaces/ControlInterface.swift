@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffConcurrency
 import PuffCrypto
 import PuffDBus
 import PuffService
@@ -73,9 +74,31 @@ extension SecretInterfaces {
                         policy: policy)
                     return [.string(id.rawValue)]
                 },
-                controlMethod("DeleteCollection", in: [.init("collection", "s")]) { call in
-                    try await service.deleteCollection(CollectionID(try call.argument(0, \.string)))
-                    return []
+                controlMethod(
+                    "DeleteCollection", in: [.init("collection", "s"), .init("options", "a{sv}")],
+                    out: [.init("deleted", "a{sv}")]
+                ) { call in
+                    // A locked collection needs its passcode, through a pipe in options["passcode"].
+                    let options = try call.argument(1, \.variantDictionary)
+                    var passcode: SecureBytes?
+                    if let descriptor = options["passcode"]?.unixFD {
+                        passcode = try await CallSlot.released { () async throws(ServiceError) in
+                            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
+                        }
+                    }
+                    let deleted = try await service.deleteCollection(
+                        CollectionID(try call.argument(0, \.string)), passcode: passcode, caller: call.caller)
+                    var entries = deleted.controlEntries
+                    entries["kept_days"] = .uint32(UInt32(clamping: service.keepDeletedDays))
+                    return [.variantDictionary(entries)]
+                },
+                controlMethod("DeletedCollections", out: [.init("deleted", "aa{sv}")]) { _ in
+                    let list = try await service.deletedCollections()
+                    return [.array(element: "a{sv}", list.map { .variantDictionary($0.controlEntries) })]
+                },
+                controlMethod("RestoreCollection", in: [.init("name", "s")], out: [.init("collection", "s")]) { call in
+                    let id = try await service.restoreCollection(try call.argument(0, \.string))
+                    return [.string(id?.rawValue ?? "")]
                 },
                 controlMethod("RenameCollection", in: [.init("collection", "s"), .init("label", "s")]) { call in
                     try await service.setLabel(
@@ -143,8 +166,21 @@ extension MethodCall {
         guard index < arguments.count, let descriptor = arguments[index].unixFD else {
             throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
         }
-        // A writer may take up to the pipe's timeout: wait outside the cooperative pool.
-        return try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
+        // A writer may take up to the pipe's timeout: wait outside the cooperative pool, and
+        // without holding a call slot.
+        return try await CallSlot.released { () async throws(ServiceError) in
+            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
+        }
+    }
+}
+
+extension DeletedCollection {
+    /// The `a{sv}` `DeleteCollection` and `DeletedCollections` answer with.
+    var controlEntries: [String: DBusValue] {
+        [
+            "id": .string(id ?? ""), "label": .string(label), "items": .uint32(UInt32(clamping: itemCount)),
+            "deleted_at": .uint64(deletedAt), "name": .string(name), "hidden": .boolean(id == nil),
+        ]
     }
 }
 

@@ -9,23 +9,32 @@ import PuffService
 enum PasscodePipe {
     /// The longest passcode accepted, in bytes.
     static let maxBytes = 1024
-    /// How long the writer may take to close its end.
-    static let timeoutMilliseconds: Int32 = 5000
+    /// How long the writer may take to close its end, from the start of the read: one absolute
+    /// deadline, which a writer trickling a byte at a time does not move (issue 24 item 10).
+    static let timeout = Duration.seconds(5)
+    /// How long one `poll` waits before the deadline is looked at again.
+    static let pollSlice = Duration.milliseconds(100)
 
-    /// The bytes up to end of file.
+    /// The bytes up to end of file, read within ``timeout`` of the call as `clock` measures it.
     ///
     /// - Throws: ``ServiceError/invalidArgument(_:)`` when the pipe carries nothing, more than
     ///   ``maxBytes``, or is not closed in time.
-    static func read(_ descriptor: UnixFD) throws(ServiceError) -> SecureBytes {
+    static func read<C: Clock<Duration>>(
+        _ descriptor: UnixFD, timeout: Duration = timeout, clock: C = ContinuousClock()
+    ) throws(ServiceError) -> SecureBytes {
         let fd = descriptor.rawValue
+        let deadline = clock.now.advanced(by: timeout)
         var length = 0
         let buffer = try SecureBytes(count: maxBytes + 1) { (out: UnsafeMutableRawBufferPointer) throws(ServiceError) in
             var filled = 0
             while true {
+                let left = clock.now.duration(to: deadline)
+                guard left > .zero else { throw .invalidArgument("the passcode pipe was not closed in time") }
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, timeoutMilliseconds)
+                let ready = poll(&poller, 1, Self.milliseconds(min(left, pollSlice)))
                 if ready < 0, errno == EINTR { continue }
-                guard ready > 0 else { throw .invalidArgument("the passcode pipe was not closed in time") }
+                guard ready >= 0 else { throw .invalidArgument("the passcode pipe could not be read") }
+                if ready == 0 { continue }
                 let count = Glibc.read(fd, out.baseAddress! + filled, out.count - filled)
                 if count < 0, errno == EINTR || errno == EAGAIN { continue }
                 guard count >= 0 else { throw .invalidArgument("the passcode pipe could not be read") }
@@ -39,5 +48,11 @@ enum PasscodePipe {
             length = filled
         }
         return buffer.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    }
+
+    /// `duration` in whole milliseconds, at least 1 (poll's 0 would spin).
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return Int32(clamping: max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
     }
 }

@@ -35,6 +35,10 @@ public protocol AuditStore: Sendable {
     ///
     /// - Throws: ``StoreError/writeFailed(_:)``.
     func remove(_ space: SpaceID) throws(StoreError)
+
+    /// Syncs and closes the space's log, which stays where it is (its collection was set aside,
+    /// and its files with it); a later append opens it again.
+    func closeLog(_ space: SpaceID)
 }
 
 /// What ``AuditStore/entries(of:)`` read.

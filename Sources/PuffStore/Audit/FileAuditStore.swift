@@ -165,6 +165,15 @@ public final class FileAuditStore: AuditStore {
         if let failure { throw failure }
     }
 
+    public func closeLog(_ space: SpaceID) {
+        state.withLock { state in
+            state.dirty.remove(space)
+            guard let writer = state.writers.removeValue(forKey: space) else { return }
+            _ = fdatasync(writer.fd)
+            Glibc.close(writer.fd)
+        }
+    }
+
     public func remove(_ space: SpaceID) throws(StoreError) {
         try state.withLock { (state) throws(StoreError) in
             if let writer = state.writers.removeValue(forKey: space) { close(writer.fd) }

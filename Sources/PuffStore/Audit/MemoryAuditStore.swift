@@ -60,6 +60,8 @@ public final class MemoryAuditStore: AuditStore {
         }
     }
 
+    public func closeLog(_ space: SpaceID) {}
+
     public func remove(_ space: SpaceID) {
         state.withLock { _ = $0.logs.removeValue(forKey: space) }
     }

@@ -7,6 +7,7 @@ import Glibc
 /// record); one `catalog`; a `lock` file held with `flock` so two daemons never share a vault.
 /// Folders are 0700 and files 0600 whatever the umask. A torn journal tail is moved to
 /// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen.
+/// A deleted collection's files are moved to `deleted/<time>-<hex>/` until purged.
 public actor FileRecordStore: RecordStore {
     /// `"file"`.
     public static let kind = "file"
@@ -15,7 +16,7 @@ public actor FileRecordStore: RecordStore {
     public let folder: String
     private let lockFD: Int32
     /// Open append descriptors, one per journal written since start.
-    private var journals: [SpaceID: Int32] = [:]
+    var journals: [SpaceID: Int32] = [:]
 
     /// Opens (creating if needed) the vault folder and takes its lock.
     ///
@@ -39,8 +40,8 @@ public actor FileRecordStore: RecordStore {
 
     public nonisolated var location: String? { folder }
 
-    private func headerPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).header" }
-    private func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
+    func headerPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).header" }
+    func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
     private var catalogPath: String { "\(folder)/catalog" }
 
     public func spaces() throws(StoreError) -> [SpaceID] {

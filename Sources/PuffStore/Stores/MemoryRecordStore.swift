@@ -12,6 +12,7 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     private var stored: [SpaceID: Space] = [:]
+    private var setAsideStored: [SetAsideSpace.Name: Space] = [:]
     private var catalogBytes: [UInt8]?
     /// How many records were appended successfully.
     public private(set) var appendCount = 0
@@ -70,6 +71,41 @@ public actor MemoryRecordStore: RecordStore {
     public func remove(_ space: SpaceID) async throws(StoreError) {
         try await gate()
         stored[space] = nil
+    }
+
+    public func setAside(_ space: SpaceID, at time: UInt64) async throws(StoreError) {
+        try await gate()
+        guard let found = stored.removeValue(forKey: space) else { throw .noSuchSpace(space) }
+        setAsideStored[SetAsideSpace.Name(space: space, time: time)] = found
+    }
+
+    public func setAsideSpaces() -> [SetAsideSpace] {
+        setAsideStored.sorted { ($0.key.time, $0.key.space.hex) < ($1.key.time, $1.key.space.hex) }.map { name, space in
+            var offset = UInt64(JournalFraming.preamble.count)
+            var records: [JournalReplay.Record] = []
+            for bytes in space.records {
+                records.append(JournalReplay.Record(offset: offset, bytes: bytes))
+                offset += UInt64(bytes.count + JournalFraming.frameOverhead)
+            }
+            return SetAsideSpace(
+                name: name, header: space.header, journal: JournalReplay(records: records, cut: nil, size: offset))
+        }
+    }
+
+    public func bringBack(_ space: SpaceID, setAsideAt time: UInt64) async throws(StoreError) {
+        try await gate()
+        let name = SetAsideSpace.Name(space: space, time: time)
+        guard stored[space] == nil, let found = setAsideStored.removeValue(forKey: name) else {
+            throw .noSuchSpace(space)
+        }
+        stored[space] = found
+    }
+
+    public func purgeSetAside(before time: UInt64) async throws(StoreError) -> [SetAsideSpace.Name] {
+        try await gate()
+        let old = setAsideStored.keys.filter { $0.time < time }
+        for name in old { setAsideStored[name] = nil }
+        return old
     }
 
     /// None: only a store of files can hold a file that is not one.

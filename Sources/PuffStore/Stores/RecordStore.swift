@@ -50,6 +50,29 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/writeFailed(_:)``.
     func remove(_ space: SpaceID) async throws(StoreError)
 
+    /// Moves the space's files aside (a deleted collection, kept sealed until purged), stamped
+    /// with `time` in seconds since the epoch: afterwards ``spaces()`` no longer lists it.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``; the space is then still in place.
+    func setAside(_ space: SpaceID, at time: UInt64) async throws(StoreError)
+
+    /// The spaces set aside, oldest first, each with its header and journal as they were.
+    ///
+    /// - Throws: ``StoreError/readFailed(_:)``.
+    func setAsideSpaces() async throws(StoreError) -> [SetAsideSpace]
+
+    /// Moves a space set aside back in place.
+    ///
+    /// - Throws: ``StoreError/noSuchSpace(_:)`` when nothing was set aside under that name or the
+    ///   space exists again; ``StoreError/writeFailed(_:)``.
+    func bringBack(_ space: SpaceID, setAsideAt time: UInt64) async throws(StoreError)
+
+    /// Removes for good every space set aside before `time`.
+    ///
+    /// - Returns: What was removed.
+    /// - Throws: ``StoreError/writeFailed(_:)``.
+    func purgeSetAside(before time: UInt64) async throws(StoreError) -> [SetAsideSpace.Name]
+
     /// Files of the vault that are not regular files (a FIFO, link, socket or folder planted in
     /// the vault folder), each as the ``StoreError/damaged(file:offset:reason:)`` it is reported
     /// as; such a file is never followed, read or waited on.
@@ -125,6 +148,33 @@ enum Hex {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
         default: nil
         }
+    }
+}
+
+/// A space moved aside by ``RecordStore/setAside(_:at:)``: what a deleted collection left.
+public struct SetAsideSpace: Sendable {
+    /// Which space, set aside when.
+    public struct Name: Sendable, Hashable {
+        public let space: SpaceID
+        /// Seconds since the epoch.
+        public let time: UInt64
+
+        public init(space: SpaceID, time: UInt64) {
+            self.space = space
+            self.time = time
+        }
+    }
+
+    public let name: Name
+    /// The header's bytes (checked like ``RecordStore/header(of:)``).
+    public let header: [UInt8]
+    /// The journal as it was (a torn tail left out, not cut).
+    public let journal: JournalReplay
+
+    public init(name: Name, header: [UInt8], journal: JournalReplay) {
+        self.name = name
+        self.header = header
+        self.journal = journal
     }
 }
 

@@ -62,14 +62,14 @@ def main():
 
     lookup = subprocess.Popen(["/usr/bin/secret-tool", "lookup", "service", "agent-e2e"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    shown = read_until(fd, "Passcode for “Login” (at least 8 characters):")
+    shown = read_until(fd, "Passcode for “login” (at least 8 characters):")
     case("the agent asks for the login passcode, saying what its policy needs",
          None if shown is not None else "no question within 20 s")
     case("the question names the asking application",
-         None if shown and "/usr/bin/secret-tool wants to unlock the collection “Login”." in shown
+         None if shown and "/usr/bin/secret-tool wants to unlock the collection “login”." in shown
          else "the asking application is not shown")
     os.write(fd, b"wrong pass\n")
-    again = read_until(fd, "Passcode for “Login” (at least 8 characters):")
+    again = read_until(fd, "Passcode for “login” (at least 8 characters):")
     case("a wrong passcode is asked again with the error",
          None if again and "Wrong passcode, try again (attempt 2 of 3)" in again else "no second question")
     case("the typed passcode is not echoed", None if again is not None and "wrong pass" not in again

@@ -23,6 +23,7 @@ Never prints a password.
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`.
 """
 
+import fcntl
 import json
 import os
 import pwd
@@ -384,6 +385,10 @@ class Flow:
 
 
 def main():
+    # One run at a time on this machine: runs share the scratch users, /etc/pam.d/puff-test and
+    # the users' runtime folders (clones and work trees may test at the same time).
+    guard = open("/run/lock/puff-pam-flow.lock", "w")
+    fcntl.flock(guard, fcntl.LOCK_EX)
     Flow(*sys.argv[1:4]).run()
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed", flush=True)
