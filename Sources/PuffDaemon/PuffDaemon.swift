@@ -218,6 +218,9 @@ public struct PuffDaemon: AsyncParsableCommand {
             switch await wait.run(lockIsFree: { (try? FileRecordStore(folder: folder)) != nil }) {
             case .served(let owner):
                 logger.notice("Another puffd serves \(busName) on this vault; exiting", metadata: ["owner": "\(owner)"])
+                if let unlockFD, let folder = loginSocketFolder(settings, environment: environment) {
+                    await forwardUnlock(from: unlockFD, toSocketIn: folder, logger: logger)
+                }
                 connection.close()
                 return
             case .lockFree:
@@ -277,13 +280,31 @@ public struct PuffDaemon: AsyncParsableCommand {
         await service.flushAudit()
     }
 
+    /// The folder of the login socket, unless there is none.
+    private func loginSocketFolder(_ settings: DaemonConfiguration, environment: [String: String]) -> String? {
+        guard loginSocket != "none", !settings.isEphemeral else { return nil }
+        return loginSocket ?? environment["XDG_RUNTIME_DIR"].map { $0 + "/puff" }
+    }
+
+    /// Hands the passcode on `fd` to the puffd holding the vault (``LoginForward``).
+    private func forwardUnlock(from fd: Int32, toSocketIn folder: String, logger: Logger) async {
+        let read = await BlockingWork.result { () throws(LoginRequest.Failure) in
+            try StartupUnlock.readPasscode(from: fd)
+        }
+        guard case .success(let passcode) = read, passcode.count > 0 else { return }
+        let reply = await BlockingWork.run { LoginForward.send(passcode, toSocketIn: folder) }
+        logger.notice(
+            "Handed the passcode from --unlock-fd to the puffd that serves the vault",
+            metadata: ["reply": "\(reply.map { String($0) } ?? "none")"])
+    }
+
     /// The login socket's listener (docs/pam.md), unless turned off or impossible; a socket that
     /// cannot be made is a warning, not a reason to stop.
     private func loginListener(
         _ settings: DaemonConfiguration, environment: [String: String], service: SecretService, logger: Logger
     ) -> LoginListener? {
-        guard loginSocket != "none", !settings.isEphemeral else { return nil }
-        guard let folder = loginSocket ?? environment["XDG_RUNTIME_DIR"].map({ $0 + "/puff" }) else {
+        guard let folder = loginSocketFolder(settings, environment: environment) else {
+            guard loginSocket != "none", !settings.isEphemeral else { return nil }
             logger.info("No XDG_RUNTIME_DIR: no login socket, so the PAM module cannot unlock at login")
             return nil
         }

@@ -42,12 +42,14 @@ enum FuzzSeeds {
 
     /// The entries sealed as the daemon seals them; tags only when `tagged`.
     private static func records(tagged: Bool, hidden: Bool = false) -> [[UInt8]] {
-        entries(hidden: hidden).map { entry in
-            VaultRecord(
+        var link = VaultRecord.Link.first(1)
+        return entries(hidden: hidden).map { entry in
+            let record = VaultRecord(
                 kind: entry.kind, number: entry.number,
                 tags: tagged ? entry.attributes.map(FuzzKeys.tags(of:)) ?? [] : [], plaintext: entry.plaintext,
-                space: FuzzKeys.space, sealer: FuzzKeys.sealer
-            ).encoded()
+                space: FuzzKeys.space, sealer: FuzzKeys.sealer, link: link)
+            link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)
+            return record.encoded()
         }
     }
 

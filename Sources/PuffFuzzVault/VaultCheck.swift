@@ -76,6 +76,7 @@ enum VaultCheck {
     static func sealedRecords(_ input: inout InputCursor) -> [[UInt8]] {
         let kinds: [VaultRecord.Kind] = [.item, .itemDeleted, .collection, .itemSettings]
         var records: [[UInt8]] = []
+        var link = VaultRecord.Link.first(1)
         while let control = input.byte() {
             let kind = kinds[Int(control & 3) % kinds.count]
             let number = control & 4 != 0 ? input.u64() : input.byte().map(UInt64.init)
@@ -87,11 +88,12 @@ enum VaultCheck {
             if ownTags, kind == .item, let fields = try? ItemFields.parse(plaintext, wantsSecret: false) {
                 computed = FuzzKeys.tags(of: fields.fields.attributes)
             }
-            records.append(
-                VaultRecord(
-                    kind: kind, number: number, tags: computed, plaintext: plaintext, space: FuzzKeys.space,
-                    sealer: FuzzKeys.sealer
-                ).encoded())
+            // Chained as the daemon chains them, so the fuzzer reaches past the chain's checks.
+            let record = VaultRecord(
+                kind: kind, number: number, tags: computed, plaintext: plaintext, space: FuzzKeys.space,
+                sealer: FuzzKeys.sealer, link: link)
+            link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)
+            records.append(record.encoded())
         }
         return records
     }

@@ -52,13 +52,15 @@ struct VaultHolderTests {
     let name = "org.puff.HolderTest"
 
     /// puffd on `bus` and the shared vault, logging to `log`, with `stdin` as its standard input.
-    func start(_ arguments: [String], on bus: TestBus, log: String, stdin: Pipe? = nil) throws -> Process {
+    func start(
+        _ arguments: [String], on bus: TestBus, log: String, stdin: Pipe? = nil, busName: String? = nil
+    ) throws -> Process {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestDaemon.executablePath)
         process.arguments =
             [
-                "--address", bus.address, "--bus-name", name, "--log-level", "debug", "--data-dir",
+                "--address", bus.address, "--bus-name", busName ?? name, "--log-level", "debug", "--data-dir",
                 folder.appendingPathComponent("vault").path, "--kdf", "interactive", "--login-socket", "none",
                 "--system-bus-address", "unix:path=\(folder.path)/no-system-bus",
             ] + arguments
@@ -104,5 +106,40 @@ struct VaultHolderTests {
         let probe = try await BusConnection.connect(address: bus.address)
         defer { probe.close() }
         #expect(try await probe.nameOwner(of: BusName(name)!) != nil)
+    }
+
+    /// The bus started a puffd first; the one the PAM module starts next with the login password
+    /// finds the vault held, and hands the password to the holder's login socket before it exits,
+    /// so `login` is unlocked anyway.
+    @Test func aDaemonFindingTheVaultHeldHandsItsUnlockPasscodeToTheHolder() async throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sockets = folder.appendingPathComponent("run").path
+        let holder = try await TestDaemon(
+            arguments: [
+                "--data-dir", folder.appendingPathComponent("vault").path, "--kdf", "interactive",
+                "--login-socket", sockets,
+            ])
+        let env = holder.clientEnvironment
+        let initialized = try await ChildProcess.run(
+            VaultFlowTests.puffctl, ["init", "--stdin"], environment: env, input: Data("holder pass\n".utf8))
+        #expect(initialized.status == 0, "\(initialized.output)")
+        #expect(try await ChildProcess.run(VaultFlowTests.puffctl, ["lock"], environment: env).status == 0)
+        let log = folder.appendingPathComponent("second.log").path
+        let passcode = Pipe()
+        let second = try start(
+            ["--unlock-fd", "0", "--login-socket", sockets], on: holder.bus, log: log, stdin: passcode,
+            busName: "org.freedesktop.secrets")
+        defer { if second.isRunning { second.terminate() } }
+        try passcode.fileHandleForWriting.write(contentsOf: Data("holder pass".utf8))
+        try passcode.fileHandleForWriting.close()
+        try #require(await poll(limit: .seconds(90), every: .milliseconds(20)) { !second.isRunning }, "\(text(log))")
+        #expect(second.terminationStatus == 0, "\(text(log))")
+        #expect(text(log).contains("Handed the passcode from --unlock-fd to the puffd that serves the vault"))
+        let status = try await ChildProcess.run(VaultFlowTests.puffctl, ["status", "--json"], environment: env)
+        let json = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+        let collections = json?["collections"] as? [[String: Any]] ?? []
+        let login = try #require(collections.first { $0["id"] as? String == "login" }, "\(status.output)")
+        #expect(login["locked"] as? Bool == false, "\(holder.log.suffix(1500))")
     }
 }

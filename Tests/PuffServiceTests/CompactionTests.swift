@@ -5,8 +5,9 @@ import PuffStore
 import PuffTesting
 import Testing
 
-/// Compaction rewrites a journal with its live records only (docs/vault-format.md, Records): on
-/// `puffctl compact`, locked or not, and on its own once dead records outweigh live ones.
+/// Compaction rewrites a journal with its live records only, sealed again in a new chain
+/// (docs/vault-format.md, Records): on `puffctl compact` of an unlocked collection, and on its own
+/// once dead records outweigh live ones.
 @Suite struct CompactionTests {
     /// Stores or replaces the item whose attributes are `["n": name]` through one session.
     static func put(
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test(arguments: LockedState.allCases)
-    func aLockedCollectionIsCompactedWithItsRecordsCopiedSealed(state: LockedState) async throws {
+    func aLockedCollectionIsCompactedOnceUnlockedWithItsRecordsSealedAgainInANewChain(state: LockedState) async throws {
         var fixture = try await Fixture.persistent()
         let isPrivate = state == .privateAndLocked
         let collection =
@@ -100,18 +101,24 @@ import Testing
         try await fixture.service.lock([collection])
         if state == .notOpenedSinceStart { fixture = try await fixture.restarted() }
         let space = try await fixture.space(of: collection)
-        let before = await fixture.storage.records(of: space)
+        let before = try await fixture.parsedRecords(of: space)
         #expect(before.count == 8)
 
+        let refused = await serviceError { () async throws(ServiceError) in
+            _ = try await fixture.service.compact(collection)
+        }
+        #expect(refused == .isLocked, "sealing records again needs the key")
+        #expect(try await fixture.parsedRecords(of: space).count == 8, "nothing was written")
+        try await fixture.unlock(collection, passcode)
         #expect(try await fixture.service.compact(collection) > 0)
-        let after = await fixture.storage.records(of: space)
+        let after = try await fixture.parsedRecords(of: space)
         #expect(after.count == 5, "collection, items 1 and 3, the deletion holding the highest number, the newest one")
-        #expect(after.allSatisfy { before.contains($0) }, "copied sealed, byte for byte")
-        #expect(try await fixture.service.collectionInfo(collection).isLocked)
+        #expect(after.compactMap(\.link?.sequence) == Array(9...13), "numbered on from the old chain")
 
         let restarted = try await fixture.restarted()
         try await restarted.unlock(collection, passcode)
         try await Self.expectItems(restarted, [items[0]: "v1-b", items[2]: "v3"], in: collection)
+        #expect(await restarted.service.vaultStatus.collections.allSatisfy { $0.damage.isEmpty })
         #expect(try await restarted.service.collectionInfo(collection).modified == 1_700_000_060)
         let next = try await Self.put(restarted, "5", "v5", in: collection, session: try await restarted.plainSession())
         #expect(next.number == 5, "a deleted number is not handed out again")

@@ -6,13 +6,15 @@ import PuffTesting
 import Testing
 
 /// Journals with records someone wrote into the files without the key, as the vault fuzz target
-/// found them (fuzz/crashes/vault): start-up reads them without trapping and the collection
-/// reports the damage when its passcode is given.
+/// found them (fuzz/crashes/vault): start-up reads them without trapping, the collection reports
+/// the damage, and every record that authenticates stays readable.
 @Suite struct ForgedJournalTests {
-    /// An item record anyone with write access could append: any number in the clear prefix, no
-    /// tags, and a box that opens under no key.
-    static func forged(number: UInt64) -> [UInt8] {
-        [1] + withUnsafeBytes(of: number.littleEndian, Array.init) + [0, 0] + [UInt8](repeating: 0x2A, count: 40)
+    /// An item record anyone with write access could append: any number and sequence number in
+    /// the clear prefix, no tags, and a box that opens under no key.
+    static func forged(number: UInt64, sequence: UInt64 = 1000) -> [UInt8] {
+        [1] + withUnsafeBytes(of: number.littleEndian, Array.init)
+            + withUnsafeBytes(of: sequence.littleEndian, Array.init)
+            + [UInt8](repeating: 0, count: 16) + [0, 0] + [UInt8](repeating: 0x2A, count: 40)
     }
 
     /// A persistent vault with one item in `login` and a `Work` collection, and login's space.
@@ -32,30 +34,38 @@ import Testing
         let offset = await first.storage.records(of: login).reduce(16) { $0 + 20 + $1.count }
         try await first.storage.append(Self.forged(number: number), to: login)
         let fixture = try await first.restarted()
-        #expect(await fixture.service.collections == [CollectionID("Work"), .session])
+        #expect(await fixture.service.collections == [.login, CollectionID("Work"), .session])
         let status = await fixture.service.vaultStatus
         let damaged = status.collections.filter { !$0.damage.isEmpty }
-        #expect(damaged.map(\.id) == ["login"], "listed by its catalog id")
+        #expect(damaged.map(\.id) == ["login"])
         #expect(
             damaged.first?.damage
                 == "\(login.hex).journal is damaged at offset \(offset): malformed item number at byte 1")
         try await fixture.service.unlock(CollectionID("Work"), passcode: Fixture.passcode("work pass"))
+        try await fixture.unlock(.login, "correct horse")
+        #expect(await fixture.service.itemIDs(in: .login).map(\.number) == [1], "the item before it still reads")
     }
 
-    @Test func aRecordNumberedFarAheadIsListedWhileLockedAndFailsToOpen() async throws {
+    @Test func aRecordNumberedFarAheadIsListedWhileLockedAndLeftOutWhenItFailsToAuthenticate() async throws {
         let (first, login) = try await Self.vault()
+        let offset = await first.storage.records(of: login).reduce(16) { $0 + 20 + $1.count }
         try await first.storage.append(Self.forged(number: 1 << 40), to: login)
         let fixture = try await first.restarted()
         #expect(await fixture.service.itemIDs(in: .login).map(\.number) == [1, 1 << 40])
-        let error = await serviceError { () async throws(ServiceError) in
-            try await fixture.service.unlock(.login, passcode: Fixture.passcode("correct horse"))
-        }
-        guard case .damaged(let message)? = error else {
-            Issue.record("unlocking gave \(String(describing: error)), not damage")
+        try await fixture.unlock(.login, "correct horse")
+        #expect(await fixture.service.itemIDs(in: .login).map(\.number) == [1])
+        #expect(try await fixture.read(ItemID(collection: .login, number: 1)) == "s3cret")
+        let damage = await fixture.service.vaultStatus.collections.first { $0.id == "login" }?.damage
+        #expect(
+            damage
+                == "\(login.hex).journal is damaged at offset \(offset): record does not authenticate (invalid ciphertext)"
+        )
+        let refused = await serviceError { () async throws(ServiceError) in try await fixture.store(["k2": "v2"]) }
+        guard case .damaged(let why)? = refused else {
+            Issue.record("a write to a damaged collection gave \(String(describing: refused))")
             return
         }
-        #expect(message.hasSuffix("record does not authenticate (invalid ciphertext)"))
-        #expect(try await fixture.service.collectionInfo(.login).isLocked)
+        #expect(why.hasSuffix("puffctl repair login keeps what authenticates"))
     }
 
     @Test func aCollectionThatHandedOutEveryNumberRefusesNewItems() async throws {
@@ -80,15 +90,17 @@ import Testing
         header.wrappedKey = try master.wrapped(under: key, associatedData: header.wrapAssociatedData)
         let fields = CollectionFields(
             id: "login", label: "Login", created: 1, modified: 1, nextItemNumber: nextItemNumber, aliases: [])
+        let sealer = try SecretSealer(key: master.subkey(.records))
         let record = VaultRecord(
-            kind: .collection, number: 0, tags: [], plaintext: fields.plaintext(), space: space,
-            sealer: try SecretSealer(key: master.subkey(.records)))
+            kind: .collection, number: 0, tags: [], plaintext: fields.plaintext(), space: space, sealer: sealer,
+            link: .first(1))
         var catalog = Catalog(hiddenKDF: .interactive)
         catalog.collections = [Catalog.Entry(space: space, id: "login")]
         catalog.aliases = ["default": "login"]
         let storage = MemoryRecordStore()
         try await storage.replaceHeader(header.encoded(), of: space)
-        try await storage.append(record.encoded(), to: space)
+        try await storage.append(
+            record.encoded(), to: space, head: JournalHead(of: record, space: space, sealer: sealer).encoded())
         try await storage.replaceCatalog(catalog.encoded())
         return storage
     }

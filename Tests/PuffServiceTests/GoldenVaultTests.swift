@@ -74,10 +74,13 @@ import Testing
                 client: Fixture.alice)
             #expect(item.number == 6, "number 3 was deleted and is never handed out again")
         }
-        // The old journal with a record appended by this version opens again.
+        // The first write rewrote the old journal chained (format 2); it opens again, whole.
         let service = try await GoldenVault.service(folder: folder, time: SettableTime(), logs: .init())
         try await service.unlock(.login, passcode: GoldenVault.passcode(GoldenVault.login))
         #expect(await service.itemIDs(in: .login).map(\.number) == GoldenVault.login.items.map(\.number) + [6])
+        #expect(await service.vaultStatus.collections.allSatisfy { $0.damage.isEmpty })
+        try await service.unlock(GoldenVault.work.id, passcode: GoldenVault.passcode(GoldenVault.work))
+        try await Self.checkContents(of: GoldenVault.work, in: service)
     }
 
     // MARK: - Checks shared with GoldenVaultWriter

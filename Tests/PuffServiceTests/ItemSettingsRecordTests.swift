@@ -76,14 +76,21 @@ struct ItemSettingsRecordTests {
         #expect(try await restarted.service.accessEntries([kept]).first?.settings.isProtected == true)
     }
 
-    @Test func aLockedCollectionCompactsWithItsSettingsRecordsCopiedSealed() async throws {
+    @Test func aCollectionCompactedAfterARestartKeepsItsSettingsSealedAgain() async throws {
         let fixture = try await Fixture.persistent()
         let item = try await fixture.store(["n": "1"])
         for flag in [true, false, true] { try await fixture.service.setProtected(flag, of: item) }
         let restarted = try await fixture.restarted()
-        _ = try await restarted.service.compact(.login)
+        let refused = await serviceError { () async throws(ServiceError) in
+            _ = try await restarted.service.compact(.login)
+        }
+        #expect(refused == .isLocked, "sealing records again needs the key")
         try await restarted.unlock(.login, "correct horse")
-        #expect(try await restarted.service.accessEntries([item]).first?.settings.isProtected == true)
+        _ = try await restarted.service.compact(.login)
+        let again = try await restarted.restarted()
+        try await again.unlock(.login, "correct horse")
+        #expect(try await again.service.accessEntries([item]).first?.settings.isProtected == true)
+        #expect(await again.service.vaultStatus.collections.allSatisfy { $0.damage.isEmpty })
     }
 
     @Test func anItemKeepsRulesForAtMostSixtyFourExecutables() async throws {

@@ -145,14 +145,16 @@ import Testing
         header.wrappedKey = try master.wrapped(under: key, associatedData: header.wrapAssociatedData)
         let fields = CollectionFields(
             id: "login", label: "Login", created: 1, modified: 1, nextItemNumber: 1, aliases: [])
+        let sealer = try SecretSealer(key: master.subkey(.records))
         let record = VaultRecord(
-            kind: .collection, number: 0, tags: [], plaintext: fields.plaintext(), space: space,
-            sealer: try SecretSealer(key: master.subkey(.records)))
+            kind: .collection, number: 0, tags: [], plaintext: fields.plaintext(), space: space, sealer: sealer,
+            link: .first(1))
         var catalog = Catalog(hiddenKDF: .interactive)
         catalog.collections = [Catalog.Entry(space: space, id: "login")]
         catalog.aliases = ["default": "login", "login": "login"]
         try await storage.replaceHeader(header.encoded(), of: space)
-        try await storage.append(record.encoded(), to: space)
+        try await storage.append(
+            record.encoded(), to: space, head: JournalHead(of: record, space: space, sealer: sealer).encoded())
         try await storage.replaceCatalog(catalog.encoded())
         return storage
     }

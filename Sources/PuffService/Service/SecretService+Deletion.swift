@@ -178,7 +178,7 @@ extension SecretService {
         }
         return kept.compactMap { entry in
             guard let header = try? VaultHeader(decoding: entry.header) else { return nil }
-            let items = (try? VaultOpening.scan(entry.journal, header: header, file: "").items.count) ?? 0
+            let items = VaultOpening.scan(entry.journal, header: header, file: "").items.count
             return DeletedCollection(
                 id: header.collectionID, label: "", itemCount: items, deletedAt: entry.name.time,
                 name: "\(entry.name.time)-\(entry.name.space.hex)")

@@ -92,10 +92,8 @@ extension SecretService {
         var settings = old ?? ItemSettings()
         try change(&settings)
         guard settings != old else { return }
-        if let space = state.space, let sealer = state.sealer {
-            let record = VaultRecord(
-                kind: .itemSettings, number: id.number, tags: [], plaintext: settings.plaintext(), space: space,
-                sealer: sealer)
+        if state.space != nil, state.sealer != nil {
+            let record = RecordDraft(kind: .itemSettings, number: id.number, tags: [], plaintext: settings.plaintext())
             try await persist(record, in: state, obsoleting: old == nil ? 0 : 1)
         }
         // A private collection locked during the append forgot its items; it reads the record

@@ -162,14 +162,14 @@ extension SecretService {
     func persistItem(
         _ item: StoredItem, secret: SecureBytes, in vault: CollectionVault, replacing: Bool
     ) async throws(ServiceError) {
-        guard let space = vault.space, let sealer = vault.sealer else { return }
+        guard vault.space != nil, vault.sealer != nil else { return }
         let fields = ItemFields(
             label: item.label, attributes: item.attributeList, type: item.type, contentType: item.contentType,
             created: item.created, modified: item.modified)
-        let record = VaultRecord(
+        let draft = RecordDraft(
             kind: .item, number: item.number, tags: vault.tags(of: item.attributeList),
-            plaintext: fields.plaintext(secret: secret), space: space, sealer: sealer)
-        try await persist(record, in: vault, obsoleting: replacing ? 1 : 0)
+            plaintext: fields.plaintext(secret: secret))
+        try await persist(draft, in: vault, obsoleting: replacing ? 1 : 0)
     }
 
     /// Deletes an item. Emits `itemDeleted`.
@@ -183,10 +183,9 @@ extension SecretService {
         guard !state.isLocked else { throw .isLocked }
         noteUse(state)
         let time = now()
-        if let space = state.space, let sealer = state.sealer {
-            let record = VaultRecord(
-                kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time),
-                space: space, sealer: sealer)
+        if state.space != nil, state.sealer != nil {
+            let record = RecordDraft(
+                kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time))
             try await audited(.delete, of: id, label: label, caller: caller) { () throws(ServiceError) in
                 // The item's settings record, if any, describes nothing from now on either.
                 try await persist(record, in: state, obsoleting: state.settings[id.number] == nil ? 2 : 3)

@@ -37,23 +37,19 @@ extension SecretService {
     func open(_ vault: CollectionVault, master: MasterKey) async throws(ServiceError) {
         guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
         let id = vault.id
-        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? space.hex
-        let records: [JournalReplay.Record]
-        if vault.isOpen {
-            records = []
-        } else if header.flags.contains(.private) || vault.readsJournalToOpen {
-            do {
-                records = try await store.replay(space).records
-            } catch {
-                throw .damaged("\(error)")
-            }
-        } else {
-            records = VaultOpening.liveRecords(of: vault)
-        }
+        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        // A collection not open yet is read whole from its journal, so every record, live or not,
+        // is authenticated in its place in the chain (a scan's clear prefixes prove nothing).
         let needsItems = !vault.isOpen
+        let journal: JournalReplay
+        do {
+            journal = needsItems ? try await store.replay(space) : JournalReplay(records: [], cut: nil, size: 0)
+        } catch {
+            throw .damaged("\(error)")
+        }
         let opened = await BlockingWork.result { () throws(VaultDamage) in
             try VaultOpening.open(
-                needsItems ? records : [], header: header, master: master, id: id, file: file,
+                journal, header: header, master: master, id: id, file: file,
                 fields: needsItems
                     ? nil
                     : CollectionFields(
@@ -75,6 +71,11 @@ extension SecretService {
             // The collection may have been deleted, or opened by another call, while this ran.
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
             vault.unlock(with: opened, replacingItems: needsItems)
+            if needsItems, !opened.damage.isEmpty {
+                logger.error(
+                    "A collection opened with damage: what authenticates is readable, writes wait for puffctl repair",
+                    metadata: ["collection.id": "\(id)", "damage": "\(opened.damage.joined(separator: "; "))"])
+            }
             if case .ephemeral = mode { vault.escrow = master }
             keepKey(master, of: vault)
             startAutoLock(vault)
@@ -130,14 +131,19 @@ extension SecretService {
         -> CollectionVault
     {
         let records: [JournalReplay.Record]
+        let format: UInt8
         do {
-            records = try await store.replay(space).records
+            let journal = try await store.replay(space)
+            records = journal.records
+            format = journal.version
         } catch {
             throw .damaged("\(error)")
         }
         guard let sealer = try? SecretSealer(key: master.subkey(.records)),
-            let first = records.first(where: { (try? VaultRecord(decoding: $0.bytes).kind) == .collection }),
-            let record = try? VaultRecord(decoding: first.bytes),
+            let first = records.first(where: {
+                (try? VaultRecord(decoding: $0.bytes, format: format).kind) == .collection
+            }),
+            let record = try? VaultRecord(decoding: first.bytes, format: format),
             let plaintext = try? record.open(space: space, sealer: sealer),
             let fields = try? CollectionFields(parsing: plaintext)
         else { throw .damaged("a hidden collection's records do not open") }

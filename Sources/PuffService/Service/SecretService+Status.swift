@@ -13,7 +13,8 @@ public struct CollectionStatus: Sendable, Equatable {
     public var isDefault: Bool
     /// What a new passcode must look like; nil when unknown (damaged, or written by a newer Puff).
     public var policy: PasscodePolicy?
-    /// Why its files did not open; `""` when fine.
+    /// Why its files did not open, or what in them is damaged (file, offset, why; records left
+    /// out); `""` when fine.
     public var damage: String
 }
 
@@ -37,7 +38,7 @@ extension SecretService {
                 CollectionStatus(
                     id: id.rawValue, label: vault.fields.label, isLocked: vault.isLocked, itemCount: vault.count,
                     isPrivate: vault.isPrivate, isHidden: vault.isHidden, isDefault: readAlias("default") == id,
-                    policy: vault.header?.passcodePolicy, damage: ""))
+                    policy: vault.header?.passcodePolicy, damage: vault.damage.joined(separator: "; ")))
         }
         for (name, reason) in damaged {
             list.append(
@@ -57,20 +58,23 @@ extension SecretService {
         await prompter.answeringKind() ?? DismissingPrompter.kind
     }
 
-    /// Rewrites the journal of `collection` (every collection when nil) with its live records only.
+    /// Rewrites the journal of `collection` (every collection when nil) with its live records only,
+    /// sealed again in a new chain (docs/vault-format.md, Records).
     ///
-    /// Works while locked: records are copied sealed, never opened.
+    /// Needs the record key: a locked collection is skipped when all are compacted, and refused
+    /// when named.
     ///
     /// - Returns: The bytes reclaimed.
-    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/failed(_:)``.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/damaged(_:)``,
+    ///   ``ServiceError/failed(_:)``.
     public func compact(_ collection: CollectionID?) async throws(ServiceError) -> UInt64 {
         await beginWrite()
         defer { endWrite() }
-        if let collection { _ = try state(of: collection) }
+        if let collection, try state(of: collection).isLocked, collection != .session { throw .isLocked }
         var reclaimed: UInt64 = 0
         for id in collection.map({ [$0] }) ?? collectionOrder {
-            guard let vault = collectionStates[id] else { continue }
-            reclaimed += try await compact(vault)
+            guard let vault = collectionStates[id], !vault.isLocked else { continue }
+            reclaimed += try await rechain(vault)
         }
         return reclaimed
     }
@@ -79,24 +83,62 @@ extension SecretService {
     func compactIfWorthIt(_ vault: CollectionVault) async {
         guard vault.deadRecords > max(vault.count, 256) else { return }
         do {
-            let reclaimed = try await compact(vault)
+            let reclaimed = try await rechain(vault)
             logger.info("Compacted a journal", metadata: ["collection.id": "\(vault.id)", "bytes": "\(reclaimed)"])
         } catch {
             // The old journal is still in place; the next write tries again.
         }
     }
 
-    /// Rewrites the journal with the records ``JournalCompaction`` keeps, copied sealed from the
-    /// store: the journal, not memory, is what the new file must match, so this is right whether
-    /// the collection is locked or open, and also when called between a record's append and the
-    /// in-memory change it describes.
-    private func compact(_ vault: CollectionVault) async throws(ServiceError) -> UInt64 {
+    /// Rewrites the journal with the records ``JournalCompaction`` keeps, sealed again by
+    /// ``JournalResealing`` after checking the whole journal: the journal, not memory, is what
+    /// the new file must match, so this is right also when called between a record's append and
+    /// the in-memory change it describes. Upgrades a format 1 journal. The caller holds the
+    /// write turn.
+    ///
+    /// - Returns: The bytes reclaimed.
+    func rechain(_ vault: CollectionVault) async throws(ServiceError) -> UInt64 {
         guard let space = vault.space else { return 0 }
-        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? space.hex
+        guard let sealer = vault.sealer else { throw .isLocked }
+        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        let journal: JournalReplay
         do {
-            let kept = try JournalCompaction.kept(try await store.replay(space).records, file: file)
-            let reclaimed = try await store.rewrite(space, records: kept.records)
-            vault.deadRecords = kept.deadRecords
+            journal = try await store.replay(space)
+        } catch {
+            logger.error("Compaction failed", metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
+            throw .failed("the collection could not be compacted")
+        }
+        let expected = vault.tip
+        let start = (vault.tip?.sequence ?? 0) + 1
+        let resealed = await BlockingWork.result { () throws(VaultDamage) in
+            try JournalResealing.reseal(
+                journal, space: space, sealer: sealer, expected: expected, start: start, file: file)
+        }
+        guard case .success(let result) = resealed else {
+            if case .failure(let damage) = resealed {
+                vault.damage = [damage.message]
+                logger.error(
+                    "Compaction found damage: writes wait for puffctl repair",
+                    metadata: ["collection.id": "\(vault.id)", "reason": "\(damage.message)"])
+            }
+            throw .damaged(Self.repairHint(vault))
+        }
+        do {
+            let reclaimed: UInt64
+            if journal.version < VaultRecord.currentFormat {
+                // An unchained journal ignores any head: the head first, so a crash between the
+                // two leaves either the old journal or the new one with its head.
+                if let head = result.head { try await store.replaceHead(head, of: space) }
+                reclaimed = try await store.rewrite(space, records: result.records)
+            } else {
+                // The new chain numbers on from the old head, which therefore reads as older.
+                reclaimed = try await store.rewrite(space, records: result.records)
+                if let head = result.head { try await store.replaceHead(head, of: space) }
+            }
+            vault.tip = result.tip
+            vault.format = VaultRecord.currentFormat
+            vault.deadRecords = result.deadRecords
             return reclaimed
         } catch {
             logger.error("Compaction failed", metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])

@@ -99,7 +99,9 @@ extension SecretService {
             aliases: hidden ? aliases : [])
         let opened: OpenedCollection
         do {
-            opened = try VaultOpening.open([], header: header, master: master, id: id, file: space.hex, fields: fields)
+            opened = try VaultOpening.open(
+                JournalReplay(records: [], cut: nil, size: 0, heads: []), header: header, master: master, id: id,
+                file: space.hex, fields: fields)
         } catch {
             throw .failed(error.message)
         }
@@ -114,9 +116,14 @@ extension SecretService {
             newCatalog.collections.append(Catalog.Entry(space: space, id: id.rawValue))
             for alias in aliases { newCatalog.aliases[alias] = id.rawValue }
         }
+        let draft = collectionRecord(fields, in: vault)
+        let first = VaultRecord(
+            kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
+            sealer: vault.sealer!, link: .first(1))
         do {
             try await store.replaceHeader(header.encoded(), of: space)
-            try await store.append(collectionRecord(fields, in: vault).encoded(), to: space)
+            try await store.append(
+                first.encoded(), to: space, head: JournalHead(of: first, space: space, sealer: vault.sealer!).encoded())
             try await store.replaceCatalog(newCatalog.encoded())
         } catch {
             try? await store.remove(space)
@@ -124,6 +131,7 @@ extension SecretService {
             throw .failed("the change could not be saved")
         }
         catalog = newCatalog
+        vault.tip = JournalChain.Tip(sequence: 1, tag: first.mac)
         collectionStates[id] = vault
         keepKey(master, of: vault)
         startAutoLock(vault)
@@ -134,11 +142,9 @@ extension SecretService {
         return vault
     }
 
-    /// The collection record holding `fields`, sealed with the vault's key.
-    func collectionRecord(_ fields: CollectionFields, in vault: CollectionVault) -> VaultRecord {
-        VaultRecord(
-            kind: .collection, number: 0, tags: [], plaintext: fields.plaintext(), space: vault.space!,
-            sealer: vault.sealer!)
+    /// The collection record holding `fields`, to be sealed by ``persist(_:in:obsoleting:)``.
+    func collectionRecord(_ fields: CollectionFields, in vault: CollectionVault) -> RecordDraft {
+        RecordDraft(kind: .collection, number: 0, tags: [], plaintext: fields.plaintext())
     }
 
     /// The key `passcode` derives under `header`'s salt and parameters, computed off the actor

@@ -210,15 +210,25 @@ public actor SecretService {
         record.attributeList.value(named: "xdg:schema") ?? record.type
     }
 
-    /// Appends `record` to the collection's journal before anything in memory changes, so a
-    /// failed write leaves no trace. The in-memory `session` collection writes nothing.
+    /// Seals `draft` at the collection's next place in its chain and appends it, with the new head,
+    /// before anything in memory changes, so a failed write leaves no trace. The in-memory
+    /// `session` collection writes nothing. A format 1 journal is first rewritten chained; a
+    /// damaged collection takes no writes until `puffctl repair`.
     ///
     /// - Parameter obsoleting: How many journal records the append leaves describing nothing
     ///   live: the record it replaces, and for a deletion itself too.
-    func persist(_ record: VaultRecord, in vault: CollectionVault, obsoleting: Int) async throws(ServiceError) {
-        guard let space = vault.space else { return }
+    /// - Throws: ``ServiceError/damaged(_:)``, ``ServiceError/failed(_:)``.
+    func persist(_ draft: RecordDraft, in vault: CollectionVault, obsoleting: Int) async throws(ServiceError) {
+        guard let space = vault.space, let sealer = vault.sealer else { return }
+        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        if vault.format < VaultRecord.currentFormat { try await rechain(vault) }
+        let link = vault.tip.map { VaultRecord.Link(sequence: $0.sequence + 1, previous: $0.tag) } ?? .first(1)
+        let record = VaultRecord(
+            kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
+            sealer: sealer, link: link)
+        let head = JournalHead(of: record, space: space, sealer: sealer)
         do {
-            try await store.append(record.encoded(), to: space)
+            try await store.append(record.encoded(), to: space, head: head.encoded())
         } catch {
             logger.error(
                 "Vault write failed",
@@ -227,10 +237,16 @@ public actor SecretService {
                 ])
             throw .failed("the change could not be saved")
         }
+        vault.tip = JournalChain.Tip(sequence: link.sequence, tag: record.mac)
         if obsoleting > 0 {
             vault.deadRecords += obsoleting
             await compactIfWorthIt(vault)
         }
+    }
+
+    /// What a write to a damaged collection is told.
+    static func repairHint(_ vault: CollectionVault) -> String {
+        "collection \(vault.id) is damaged (\(vault.damage.first ?? "")); puffctl repair \(vault.id) keeps what authenticates"
     }
 
     /// Waits until no other mutation is between its checks and its commit.

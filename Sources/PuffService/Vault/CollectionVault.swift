@@ -45,6 +45,14 @@ final class CollectionVault {
     var creator: ClientID?
     /// Since when it is unlocked and used, for auto-lock; nil while locked.
     var activity: UnlockActivity?
+    /// The journal's format: 1 (unchained, written before issue 24) is upgraded by the first write.
+    var format: UInt8
+    /// The newest record of the journal's chain, which the next append names; nil for format 1
+    /// and for `session`.
+    var tip: JournalChain.Tip?
+    /// What reading the journal found wrong (file, offset, why); while not empty the collection is
+    /// read-only until `puffctl repair` (an append would move the head past the evidence).
+    var damage: [String]
 
     /// An open, unlocked collection.
     init(id: CollectionID, space: SpaceID?, header: VaultHeader?, opened: OpenedCollection) {
@@ -61,6 +69,9 @@ final class CollectionVault {
         index = opened.index
         deadRecords = opened.deadRecords
         settings = opened.settings
+        format = opened.format
+        tip = opened.tip
+        damage = opened.damage
     }
 
     /// A locked collection known only from its journal (before its first unlock).
@@ -81,6 +92,9 @@ final class CollectionVault {
         pendingDeletionRecord = scanned.deletionRecord
         pendingSettingsRecords = scanned.settingsRecords
         deadRecords = scanned.deadRecords
+        format = scanned.format
+        tip = scanned.tip
+        damage = scanned.damage
     }
 
     var isPrivate: Bool { header?.flags.contains(.private) ?? false }
@@ -110,6 +124,9 @@ final class CollectionVault {
             pendingCollectionRecord = nil
             pendingDeletionRecord = nil
             pendingSettingsRecords = [:]
+            format = opened.format
+            tip = opened.tip
+            damage = opened.damage
             isOpen = true
             readsJournalToOpen = false
         }

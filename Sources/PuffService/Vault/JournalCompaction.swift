@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffStore
 
-/// Which records of a journal a compaction keeps, read from their clear prefixes alone: no key is
-/// needed, so a locked collection compacts like an open one and its records are copied sealed.
+/// Which records of a journal a compaction keeps, read from their clear prefixes alone
+/// (``JournalResealing`` then seals them again at their new places in the chain).
 enum JournalCompaction {
     /// The records to keep, in journal order with the collection record first, and how many of
     /// them describe no live item (kept deletions).
@@ -18,7 +18,7 @@ enum JournalCompaction {
     /// no kept record follows it (its time is the collection's `Modified`).
     ///
     /// - Throws: ``VaultDamage`` naming the offset of a record whose prefix does not parse.
-    static func kept(_ records: [JournalReplay.Record], file: String) throws(VaultDamage) -> Kept {
+    static func kept(_ records: [JournalReplay.Record], format: UInt8, file: String) throws(VaultDamage) -> Kept {
         var collection: Int?
         var newest: [UInt64: Int] = [:]
         var deletion: [UInt64: Int] = [:]
@@ -28,7 +28,7 @@ enum JournalCompaction {
         for (position, stored) in records.enumerated() {
             let record: VaultRecord
             do {
-                record = try VaultRecord(decoding: stored.bytes)
+                record = try VaultRecord(decoding: stored.bytes, format: format)
             } catch {
                 throw VaultDamage(message: "\(file) is damaged at offset \(stored.offset): \(error)")
             }

@@ -111,13 +111,18 @@ enum VaultLoader {
                 let replay = try await store.replay(space)
                 if let cut = replay.cut {
                     logger.error(
-                        "Cut a torn record off a journal (it was never acknowledged)",
+                        "Cut a torn record off a journal and kept it aside (the collection's head says whether it had been acknowledged)",
                         metadata: [
                             "file": "\(file).journal", "offset": "\(cut.offset)", "bytes": "\(cut.length)",
                             "kept.at": "\(cut.keptAt ?? "-")",
                         ])
                 }
-                scanned = try VaultOpening.scan(replay, header: header, file: "\(file).journal")
+                scanned = VaultOpening.scan(replay, header: header, file: "\(file).journal")
+                if !scanned.damage.isEmpty {
+                    logger.error(
+                        "A collection's journal is damaged: it is listed with what reads, and takes no writes until puffctl repair",
+                        metadata: ["collection.id": "\(id)", "damage": "\(scanned.damage.joined(separator: "; "))"])
+                }
             }
             loaded.collections[id] = CollectionVault(id: id, space: space, header: header, scanned: scanned)
             loaded.order.append(id)

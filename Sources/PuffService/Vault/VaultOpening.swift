@@ -16,6 +16,12 @@ package struct ScannedCollection: Sendable {
     /// Each live item's newest settings record, sealed: not needed to list or search a locked
     /// collection, kept so unlocking and compaction find it.
     package var settingsRecords: [UInt64: [UInt8]] = [:]
+    /// The journal's format (1 unchained, 2 chained).
+    package var format: UInt8 = VaultRecord.currentFormat
+    /// The newest record that counted, as its clear prefix says (not authenticated).
+    var tip: JournalChain.Tip?
+    /// What the clear prefixes show to be wrong (records left out, a cut-off end).
+    package var damage: [String] = []
 }
 
 /// An unlocked collection's contents, built off the service actor.
@@ -30,6 +36,12 @@ package struct OpenedCollection: Sendable {
     var auditSealer: SecretSealer? = nil
     /// Live items' access settings, by item number; items without any are absent.
     package var settings: [UInt64: ItemSettings] = [:]
+    /// The journal's format (1 unchained, 2 chained).
+    package var format: UInt8 = VaultRecord.currentFormat
+    /// The newest record that counted; nil for a format 1 journal.
+    var tip: JournalChain.Tip?
+    /// Records left out and what else is wrong; empty when every record authenticated in place.
+    package var damage: [String] = []
 }
 
 /// Why a collection's records could not be read.
@@ -42,20 +54,24 @@ package struct VaultDamage: Error {
 /// `package` so the vault fuzz target (`PuffFuzzVault`, docs/fuzzing.md) runs this very code on
 /// untrusted bytes.
 package enum VaultOpening {
-    /// Applies the journal's records in order without opening them.
-    package static func scan(_ replay: JournalReplay, header: VaultHeader, file: String) throws(VaultDamage)
-        -> ScannedCollection
-    {
+    /// Applies the journal's records in order without opening them. A record whose prefix does
+    /// not parse, or that the chain leaves out, is skipped and named in ``ScannedCollection/damage``.
+    package static func scan(_ replay: JournalReplay, header: VaultHeader, file: String) -> ScannedCollection {
         let hasher = Self.indexHasher(header: header, master: nil)!
         var scanned = ScannedCollection(index: AttributeIndex(hasher: hasher), hasher: hasher)
+        scanned.format = replay.version
+        let heads = replay.heads.compactMap { try? JournalHead(decoding: $0) }
+        var chain = JournalChain(file: file, head: JournalChain.newest(heads))
         var seen = 0
         for stored in replay.records {
             let record: VaultRecord
             do {
-                record = try VaultRecord(decoding: stored.bytes)
+                record = try VaultRecord(decoding: stored.bytes, format: replay.version)
             } catch {
-                throw VaultDamage(message: "\(file) is damaged at offset \(stored.offset): \(error)")
+                chain.skip(at: stored.offset, "\(error)")
+                continue
             }
+            if let link = record.link, !chain.admit(link, mac: record.mac, offset: stored.offset) { continue }
             seen += 1
             scanned.nextNumber = max(scanned.nextNumber, record.number + 1)
             switch record.kind {
@@ -65,7 +81,7 @@ package enum VaultOpening {
                 scanned.settingsRecords[record.number] = stored.bytes
             case .item, .itemDeleted:
                 if let old = scanned.items[record.number] {
-                    let oldTags = (try? VaultRecord(decoding: old.sealedSecret).tags) ?? []
+                    let oldTags = (try? VaultRecord(decoding: old.sealedSecret, format: replay.version).tags) ?? []
                     oldTags.withUnsafeBytes { scanned.index.remove(record.number, tags: $0) }
                     scanned.items[record.number] = nil
                 }
@@ -80,6 +96,14 @@ package enum VaultOpening {
                 record.tags.withUnsafeBytes { scanned.index.insert(record.number, tags: $0) }
             }
         }
+        if replay.version >= 2 {
+            chain.finish(hasRecords: !replay.records.isEmpty, headFound: !replay.heads.isEmpty)
+            scanned.tip = chain.tip
+        }
+        scanned.damage = chain.damage
+        if scanned.collectionRecord == nil {
+            scanned.damage.append("\(file) has no collection record: the journal was emptied or cut")
+        }
         // Settings of a number that holds no item describe nothing.
         scanned.settingsRecords = scanned.settingsRecords.filter { scanned.items[$0.key] != nil }
         scanned.deadRecords =
@@ -89,9 +113,15 @@ package enum VaultOpening {
 
     /// Opens every record with `master`'s record key and builds the collection's memory form.
     ///
-    /// - Parameter records: Journal records in order (a replay, or a scan's live records).
+    /// A record that does not authenticate, or that the chain leaves out (``JournalChain``), is
+    /// skipped and named in ``OpenedCollection/damage``: every record that authenticates in its
+    /// place still counts (issue 24 item 20).
+    ///
+    /// - Parameter journal: The journal as replayed (empty for a new collection).
+    /// - Throws: ``VaultDamage`` only when the keys cannot be made, or a visible collection
+    ///   has no collection record left and `initial` gives none.
     package static func open(
-        _ records: [JournalReplay.Record], header: VaultHeader, master: MasterKey, id: CollectionID, file: String,
+        _ journal: JournalReplay, header: VaultHeader, master: MasterKey, id: CollectionID, file: String,
         fields initial: CollectionFields? = nil
     ) throws(VaultDamage) -> OpenedCollection {
         guard let sealer = try? SecretSealer(key: master.subkey(.records)),
@@ -105,20 +135,21 @@ package enum VaultOpening {
         var modified: UInt64 = 0
         var seen = 0
         var collectionRecords = 0
-        for stored in records {
-            let damaged = { (why: String) in
-                VaultDamage(message: "\(file) is damaged at offset \(stored.offset): \(why)")
-            }
+        let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
+            $0.authenticates(space: header.space, sealer: sealer)
+        }
+        var chain = JournalChain(file: file, head: JournalChain.newest(heads))
+        for stored in journal.records {
             let record: VaultRecord
             let plaintext: SecureBytes
             do {
-                record = try VaultRecord(decoding: stored.bytes)
+                record = try VaultRecord(decoding: stored.bytes, format: journal.version)
                 plaintext = try record.open(space: header.space, sealer: sealer)
             } catch {
-                throw damaged("record does not authenticate (\(error))")
+                chain.skip(at: stored.offset, "record does not authenticate (\(error))")
+                continue
             }
-            seen += 1
-            nextNumber = max(nextNumber, record.number + 1)
+            if let link = record.link, !chain.admit(link, mac: record.mac, offset: stored.offset) { continue }
             do {
                 switch record.kind {
                 case .collection:
@@ -127,8 +158,9 @@ package enum VaultOpening {
                 case .itemSettings:
                     settings[record.number] = try ItemSettings(parsing: plaintext)
                 case .itemDeleted:
+                    let time = try DeletionPayload.time(plaintext)
                     settings[record.number] = nil
-                    modified = max(modified, try DeletionPayload.time(plaintext))
+                    modified = max(modified, time)
                     if let old = items[record.number] {
                         index.remove(record.number, attributes: old.attributeList)
                         items[record.number] = nil
@@ -136,25 +168,37 @@ package enum VaultOpening {
                 case .item:
                     let (itemFields, secret) = try ItemFields.parse(plaintext, wantsSecret: true)
                     let itemID = ItemID(collection: id, number: record.number)
-                    let sealed = sealer.seal(secret!, associatedData: SecretService.sealingContext(itemID))
-                    if let old = items[record.number] { index.remove(record.number, attributes: old.attributeList) }
                     var item = StoredItem(
                         collection: id.rawValue, number: record.number, label: itemFields.label, attributes: [:],
-                        type: itemFields.type, contentType: itemFields.contentType, sealedSecret: sealed,
+                        type: itemFields.type, contentType: itemFields.contentType, sealedSecret: [],
                         created: itemFields.created, modified: itemFields.modified)
                     item.attributeList = itemFields.attributes
-                    guard header.flags.contains(.private) || record.tags == index.tags(of: item.attributeList) else {
-                        throw damaged("the record's index tags do not match its attributes")
+                    if !header.flags.contains(.private), record.tags != index.tags(of: item.attributeList) {
+                        // The record authenticated: the header's index key is not the one it was written with.
+                        chain.note(at: stored.offset, "the record's index tags do not match its attributes")
                     }
+                    item.sealedSecret = sealer.seal(secret!, associatedData: SecretService.sealingContext(itemID))
+                    if let old = items[record.number] { index.remove(record.number, attributes: old.attributeList) }
                     items[record.number] = item
                     index.insert(record.number, attributes: item.attributeList)
                     modified = max(modified, item.modified)
                 }
-            } catch let error as VaultDamage {
-                throw error
             } catch {
-                throw damaged("\(error)")
+                chain.note(at: stored.offset, "\(error)")
+                continue
             }
+            seen += 1
+            nextNumber = max(nextNumber, record.number + 1)
+        }
+        if journal.version >= 2 {
+            chain.finish(hasRecords: !journal.records.isEmpty, headFound: !journal.heads.isEmpty)
+        }
+        var damage = chain.damage
+        if fields == nil, let visible = header.collectionID {
+            // Its collection record is lost: the items still open, under the header's id.
+            damage.append("\(file) has no collection record that authenticates: label and times are lost")
+            fields = CollectionFields(
+                id: visible, label: visible, created: 0, modified: 0, nextItemNumber: 1, aliases: [])
         }
         guard var fields else { throw VaultDamage(message: "\(file) has no collection record") }
         fields.nextItemNumber = max(fields.nextItemNumber, nextNumber)
@@ -165,7 +209,7 @@ package enum VaultOpening {
         return OpenedCollection(
             fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead,
             auditSealer: try? SecretSealer(key: master.subkey(.audit)),
-            settings: settings)
+            settings: settings, format: journal.version, tip: journal.version >= 2 ? chain.tip : nil, damage: damage)
     }
 
     /// The blind index key: the header's (visible collections), or a sub-key of the master key
@@ -174,18 +218,5 @@ package enum VaultOpening {
         if let key = header.indexKey { return try? KeyedHash(key: SecureBytes(unwipedCopyOf: key)) }
         guard let master else { return KeyedHash() }
         return try? KeyedHash(key: master.subkey(.blindIndex))
-    }
-
-    /// A scanned collection's live records, as ``open(_:header:master:id:file:)`` takes them.
-    static func liveRecords(of vault: CollectionVault) -> [JournalReplay.Record] {
-        var records: [JournalReplay.Record] = []
-        records.reserveCapacity(vault.count + 1)
-        if let collection = vault.pendingCollectionRecord { records.append(.init(offset: 0, bytes: collection)) }
-        for number in vault.order { records.append(.init(offset: 0, bytes: vault.items[number]!.sealedSecret)) }
-        for (_, settings) in vault.pendingSettingsRecords.sorted(by: { $0.key < $1.key }) {
-            records.append(.init(offset: 0, bytes: settings))
-        }
-        if let deletion = vault.pendingDeletionRecord { records.append(.init(offset: 0, bytes: deletion)) }
-        return records
     }
 }

@@ -85,6 +85,7 @@ extension DurableFiles {
         if name == "lock" || name == "catalog" { return true }
         guard let dot = name.firstIndex(of: "."), SpaceID(hex: String(name[..<dot])) != nil else { return false }
         let suffix = name[dot...]
-        return [".header", ".journal", ".audit", ".audit.1"].contains(suffix) || suffix.hasPrefix(".journal.cut-")
+        return [".header", ".journal", ".head", ".audit", ".audit.1"].contains(suffix)
+            || suffix.hasPrefix(".journal.cut-")
     }
 }

@@ -14,6 +14,7 @@ extension FileRecordStore {
     public func setAside(_ space: SpaceID, at time: UInt64) throws(StoreError) {
         guard access(headerPath(space), F_OK) == 0 else { throw .noSuchSpace(space) }
         if let fd = journals.removeValue(forKey: space) { close(fd) }
+        if let head = heads.removeValue(forKey: space) { close(head.fd) }
         let entry = entryFolder(SetAsideSpace.Name(space: space, time: time))
         try DurableFiles.makePrivateFolder(deletedFolder)
         try DurableFiles.makePrivateFolder(entry)
@@ -39,13 +40,16 @@ extension FileRecordStore {
             let journalFile = "\(entry)/\(parsed.space.hex).journal"
             guard let header = try DurableFiles.readWhole(headerFile) else { continue }
             let journal = try DurableFiles.readWhole(journalFile) ?? JournalFraming.preamble
-            let parsedJournal = try JournalFraming.parse(journal, file: journalFile)
+            let version = JournalFraming.version(of: journal) ?? VaultRecord.currentFormat
+            let parsedJournal = try JournalFraming.parse(
+                journal, file: journalFile, preamble: JournalFraming.preamble(version: version))
             found.append(
                 SetAsideSpace(
                     name: parsed,
                     header: try ChecksummedFile.decode(header, magic: ChecksummedFile.headerMagic, name: headerFile),
                     journal: JournalReplay(
-                        records: parsedJournal.records, cut: nil, size: UInt64(parsedJournal.goodEnd))))
+                        records: parsedJournal.records, cut: nil, size: UInt64(parsedJournal.goodEnd),
+                        version: version)))
         }
         return found.sorted { ($0.name.time, $0.name.space.hex) < ($1.name.time, $1.name.space.hex) }
     }

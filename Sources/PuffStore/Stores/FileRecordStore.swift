@@ -3,8 +3,9 @@ import Glibc
 
 /// The default ``RecordStore``: files under one private folder (`$XDG_DATA_HOME/puff`).
 ///
-/// Per space, `<hex>.header` (replaced atomically) and `<hex>.journal` (appended, one `fsync` per
-/// record); one `catalog`; a `lock` file held with `flock` so two daemons never share a vault.
+/// Per space, `<hex>.header` (replaced atomically), `<hex>.journal` (appended, one `fsync` per
+/// record) and `<hex>.head` (two slots written in turn, one `fsync` per record); one `catalog`; a
+/// `lock` file held with `flock` so two daemons never share a vault.
 /// Folders are 0700 and files 0600 whatever the umask. A torn journal tail is moved to
 /// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen.
 /// A deleted collection's files are moved to `deleted/<time>-<hex>/` until purged.
@@ -17,6 +18,11 @@ public actor FileRecordStore: RecordStore {
     private let lockFD: Int32
     /// Open append descriptors, one per journal written since start.
     var journals: [SpaceID: Int32] = [:]
+    /// Open head descriptors and the slot each writes next.
+    var heads: [SpaceID: (fd: Int32, slot: Int)] = [:]
+    /// Where a head file's second slot starts: its own disk sector, so a torn write of one slot
+    /// never reaches the other.
+    static let headSlotSize = 512
 
     /// Opens (creating if needed) the vault folder and takes its lock.
     ///
@@ -35,6 +41,7 @@ public actor FileRecordStore: RecordStore {
 
     deinit {
         for fd in journals.values { close(fd) }
+        for head in heads.values { close(head.fd) }
         close(lockFD)
     }
 
@@ -42,6 +49,7 @@ public actor FileRecordStore: RecordStore {
 
     func headerPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).header" }
     func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
+    func headPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).head" }
     private var catalogPath: String { "\(folder)/catalog" }
 
     public func spaces() throws(StoreError) -> [SpaceID] {
@@ -79,13 +87,27 @@ public actor FileRecordStore: RecordStore {
     public func replay(_ space: SpaceID) throws(StoreError) -> JournalReplay {
         let path = journalPath(space)
         guard let bytes = try DurableFiles.readWhole(path) else { throw .noSuchSpace(space) }
-        let parsed = try JournalFraming.parse(bytes, file: path)
+        let version = JournalFraming.version(of: bytes) ?? VaultRecord.currentFormat
+        let parsed = try JournalFraming.parse(bytes, file: path, preamble: JournalFraming.preamble(version: version))
         var cut: JournalReplay.Cut?
         if parsed.goodEnd < bytes.count {
             cut = try cutTail(of: path, bytes: bytes, at: parsed.goodEnd, space: space)
         }
         let size = UInt64(max(parsed.goodEnd, JournalFraming.preamble.count))
-        return JournalReplay(records: parsed.records, cut: cut, size: size)
+        return JournalReplay(
+            records: parsed.records, cut: cut, size: size, version: version, heads: try headSlots(space))
+    }
+
+    /// The whole head slots of `space` (none when it has no head file).
+    private func headSlots(_ space: SpaceID) throws(StoreError) -> [[UInt8]] {
+        guard let bytes = try DurableFiles.readWhole(headPath(space)) else { return [] }
+        return [0, Self.headSlotSize].compactMap { start in
+            guard start + JournalFraming.frameOverhead <= bytes.count else { return nil }
+            let end = min(bytes.count, start + Self.headSlotSize)
+            let slot = JournalFraming.preamble + bytes[start..<end]
+            guard let parsed = try? JournalFraming.parse(slot, file: ""), parsed.records.count == 1 else { return nil }
+            return parsed.records[0].bytes
+        }
     }
 
     /// Keeps the torn bytes in a side file, then truncates the journal before them.
@@ -110,7 +132,7 @@ public actor FileRecordStore: RecordStore {
         return JournalReplay.Cut(offset: UInt64(offset), length: UInt64(bytes.count - offset), keptAt: kept)
     }
 
-    public func append(_ record: [UInt8], to space: SpaceID) throws(StoreError) {
+    public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
         let path = journalPath(space)
         let fd = try appendDescriptor(space, path: path)
         let before = lseek(fd, 0, SEEK_END)
@@ -120,6 +142,9 @@ public actor FileRecordStore: RecordStore {
             guard fdatasync(fd) == 0 else {
                 throw .writeFailed("cannot fsync \(path): \(DurableFiles.describe(errno))")
             }
+            // After the record: a crash between the two leaves a head one record behind, which
+            // reads as an append never acknowledged, never as records lost.
+            if let head { try writeHead(head, of: space) }
         } catch {
             // Leave the journal ending where it ended, so the next append does not follow a
             // half-written frame. If even this fails, replay cuts the torn tail.
@@ -127,6 +152,30 @@ public actor FileRecordStore: RecordStore {
             _ = fdatasync(fd)
             throw error
         }
+    }
+
+    /// Writes `head` into the slot not written last, and syncs it.
+    private func writeHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
+        let path = headPath(space)
+        // Slot 1 first: a head replaced whole holds slot 0 only, which must outlive a torn write.
+        var current: (fd: Int32, slot: Int)
+        if let open = heads[space] {
+            current = open
+        } else {
+            current = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
+        }
+        heads[space] = (current.fd, 1 - current.slot)
+        let frame = JournalFraming.frame(head)
+        let offset = off_t(current.slot * Self.headSlotSize)
+        let written = frame.withUnsafeBytes { pwrite(current.fd, $0.baseAddress, $0.count, offset) }
+        guard written == frame.count, fdatasync(current.fd) == 0 else {
+            throw .writeFailed("cannot write \(path): \(DurableFiles.describe(errno))")
+        }
+    }
+
+    public func replaceHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
+        if let current = heads.removeValue(forKey: space) { close(current.fd) }
+        try DurableFiles.replace(headPath(space), with: JournalFraming.frame(head), folder: folder)
     }
 
     private func appendDescriptor(_ space: SpaceID, path: String) throws(StoreError) -> Int32 {
@@ -137,21 +186,32 @@ public actor FileRecordStore: RecordStore {
         return fd
     }
 
-    public func rewrite(_ space: SpaceID, records: [[UInt8]]) throws(StoreError) -> UInt64 {
+    public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
+        throws(StoreError) -> UInt64
+    {
         let path = journalPath(space)
         var info = stat()
         guard lstat(path, &info) == 0 else { throw .noSuchSpace(space) }
-        var bytes = JournalFraming.preamble
+        var bytes = JournalFraming.preamble(version: version)
         for record in records { bytes += JournalFraming.frame(record) }
         if let fd = journals.removeValue(forKey: space) { close(fd) }
+        if let keepingOldAs {
+            // A second name for the old journal first, so the rename below never loses it.
+            let kept = path + keepingOldAs
+            guard link(path, kept) == 0 else {
+                throw .writeFailed("cannot keep \(path) as \(kept): \(DurableFiles.describe(errno))")
+            }
+        }
         try DurableFiles.replace(path, with: bytes, folder: folder)
         return UInt64(max(0, Int(info.st_size) - bytes.count))
     }
 
     public func remove(_ space: SpaceID) throws(StoreError) {
         if let fd = journals.removeValue(forKey: space) { close(fd) }
+        if let head = heads.removeValue(forKey: space) { close(head.fd) }
         // The header first: without it the space is gone even if the journal's unlink is lost.
-        for path in [headerPath(space), journalPath(space)] where unlink(path) != 0 && errno != ENOENT {
+        for path in [headerPath(space), journalPath(space), headPath(space)] where unlink(path) != 0 && errno != ENOENT
+        {
             throw .writeFailed("cannot remove \(path): \(DurableFiles.describe(errno))")
         }
         try DurableFiles.syncFolder(folder)

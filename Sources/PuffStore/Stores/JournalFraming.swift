@@ -6,8 +6,23 @@ import PuffCrypto
 /// (docs/vault-format.md). The checksum tells a torn or corrupted frame from a good one before any
 /// key is at hand; the payload's own AEAD authenticates it.
 public enum JournalFraming {
-    /// `PUFFJNL` and a format byte, then the version and seven zero bytes.
-    public static let preamble: [UInt8] = Array("PUFFJNL\u{1}".utf8) + [1, 0, 0, 0, 0, 0, 0, 0]
+    /// `PUFFJNL` and a format byte, then the journal's version and seven zero bytes: the current
+    /// version's (``VaultRecord/currentFormat``).
+    public static let preamble = preamble(version: VaultRecord.currentFormat)
+
+    /// The preamble of a journal of `version` (1: records unchained; 2: chained).
+    public static func preamble(version: UInt8) -> [UInt8] {
+        Array("PUFFJNL\u{1}".utf8) + [version, 0, 0, 0, 0, 0, 0, 0]
+    }
+
+    /// The version a journal's `bytes` say they are, when they start like a journal of a version
+    /// this code reads (1 or 2); nil otherwise.
+    public static func version(of bytes: [UInt8]) -> UInt8? {
+        guard bytes.count >= 9, let version = Optional(bytes[8]), (1...VaultRecord.currentFormat).contains(version),
+            bytes.starts(with: preamble(version: version).prefix(preamble.count))
+        else { return nil }
+        return version
+    }
     /// Bytes before a frame's payload.
     public static let frameOverhead = 20
     /// The largest payload a frame may carry: a 1 MiB secret, 64 KiB of attributes, a 4 KiB label

@@ -9,11 +9,17 @@ public actor MemoryRecordStore: RecordStore {
     private struct Space {
         var header: [UInt8]
         var records: [[UInt8]] = []
+        var version = VaultRecord.currentFormat
+        /// The two head slots, as a file store keeps them.
+        var heads: [[UInt8]?] = [nil, nil]
+        var nextSlot = 1
     }
 
     private var stored: [SpaceID: Space] = [:]
     private var setAsideStored: [SetAsideSpace.Name: Space] = [:]
     private var catalogBytes: [UInt8]?
+    /// Journals a rewrite kept aside, by file name (tests).
+    public private(set) var keptJournals: [String: [[UInt8]]] = [:]
     /// How many records were appended successfully.
     public private(set) var appendCount = 0
     private var pendingFailures: [StoreError] = []
@@ -50,20 +56,36 @@ public actor MemoryRecordStore: RecordStore {
             records.append(JournalReplay.Record(offset: offset, bytes: bytes))
             offset += UInt64(bytes.count + JournalFraming.frameOverhead)
         }
-        return JournalReplay(records: records, cut: nil, size: offset)
+        return JournalReplay(
+            records: records, cut: nil, size: offset, version: found.version, heads: found.heads.compactMap { $0 })
     }
 
-    public func append(_ record: [UInt8], to space: SpaceID) async throws(StoreError) {
+    public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
         try await gate()
         guard stored[space] != nil else { throw .noSuchSpace(space) }
         stored[space]!.records.append(record)
+        if let head {
+            stored[space]!.heads[stored[space]!.nextSlot] = head
+            stored[space]!.nextSlot = 1 - stored[space]!.nextSlot
+        }
         appendCount += 1
     }
 
-    public func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64 {
+    public func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError) {
+        try await gate()
+        guard stored[space] != nil else { throw .noSuchSpace(space) }
+        stored[space]!.heads = [head, nil]
+        stored[space]!.nextSlot = 1
+    }
+
+    public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
+        async throws(StoreError) -> UInt64
+    {
         try await gate()
         guard let old = stored[space] else { throw .noSuchSpace(space) }
+        if let keepingOldAs { keptJournals[space.hex + ".journal" + keepingOldAs] = old.records }
         stored[space]!.records = records
+        stored[space]!.version = version
         let size = { (list: [[UInt8]]) in list.reduce(0) { $0 + $1.count + JournalFraming.frameOverhead } }
         return UInt64(max(0, size(old.records) - size(records)))
     }
@@ -125,6 +147,18 @@ public actor MemoryRecordStore: RecordStore {
     /// Every record of `space` (tests).
     public func records(of space: SpaceID) -> [[UInt8]] {
         stored[space]?.records ?? []
+    }
+
+    /// Replaces `space`'s records as someone writing the files would: no head change (tests).
+    public func tamper(_ space: SpaceID, records: [[UInt8]]) {
+        stored[space]?.records = records
+    }
+
+    /// Makes `space`'s journal one of an older format, holding `records` (tests, fuzzing).
+    public func setJournal(_ space: SpaceID, version: UInt8, records: [[UInt8]]) {
+        stored[space]?.version = version
+        stored[space]?.records = records
+        stored[space]?.heads = [nil, nil]
     }
 
     /// Makes the next write throw `error` (tests). Calls queue up, one failure per write.

@@ -33,17 +33,29 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` for a bad record before the tail.
     func replay(_ space: SpaceID) async throws(StoreError) -> JournalReplay
 
-    /// Appends one record; it is durable (`fsync`) when this returns.
+    /// Appends one record, then (when given) writes `head` as the space's newest head; both are
+    /// durable (`fsync`) when this returns. The head is written in one of two slots, so a torn
+    /// head write leaves the one before it readable.
     ///
     /// - Throws: ``StoreError/writeFailed(_:)`` (full disk, file size limit); the journal then
     ///   ends where it ended before.
-    func append(_ record: [UInt8], to space: SpaceID) async throws(StoreError)
+    func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError)
 
-    /// Replaces the space's journal with `records` atomically (compaction).
+    /// Replaces the space's journal with `records` atomically, as a journal of `version`
+    /// (compaction, upgrade, repair). The head is not touched: the caller replaces it before or
+    /// after, whichever keeps the pair readable after a crash between the two.
     ///
+    /// - Parameter keepingOldAs: When given, the old journal is kept under this suffix
+    ///   (`<space>.journal<suffix>`) instead of being replaced away.
     /// - Returns: The bytes the journal shrank by.
     /// - Throws: ``StoreError/writeFailed(_:)``; the old journal is then still in place.
-    func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64
+    func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
+        async throws(StoreError) -> UInt64
+
+    /// Replaces the space's head atomically with `head` alone.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``; the old head is then still in place.
+    func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError)
 
     /// Removes the space's header and journal.
     ///
@@ -207,10 +219,31 @@ public struct JournalReplay: Sendable {
     public var cut: Cut?
     /// The journal's size after any cut, in bytes.
     public var size: UInt64
+    /// The journal's format version (its preamble): 1 unchained, 2 chained.
+    public var version: UInt8
+    /// The head slots that are whole (checksums match), in no particular order; which one is
+    /// newest is for the reader to find (only it can authenticate them).
+    public var heads: [[UInt8]]
 
-    public init(records: [Record], cut: Cut?, size: UInt64) {
+    public init(
+        records: [Record], cut: Cut?, size: UInt64, version: UInt8 = VaultRecord.currentFormat, heads: [[UInt8]] = []
+    ) {
         self.records = records
         self.cut = cut
         self.size = size
+        self.version = version
+        self.heads = heads
+    }
+}
+
+extension RecordStore {
+    /// Appends one record without touching the head (tests use it as a forger would).
+    public func append(_ record: [UInt8], to space: SpaceID) async throws(StoreError) {
+        try await append(record, to: space, head: nil)
+    }
+
+    /// Replaces the space's journal with `records` of the current version, dropping the old one.
+    public func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64 {
+        try await rewrite(space, records: records, version: VaultRecord.currentFormat, keepingOldAs: nil)
     }
 }

@@ -72,9 +72,13 @@ public enum VaultFileCheck {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.catalogMagic, name: path)
             } else if name.hasSuffix(".header") {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.headerMagic, name: path)
-            } else if name != "lock" {
+            } else if name != "lock", !name.hasSuffix(".head") {
+                // A head's two slots are checked when its collection opens: one bad slot is a torn write.
                 let isJournal = name.hasSuffix(".journal")
-                let preamble = isJournal ? JournalFraming.preamble : AuditFraming.preamble
+                let preamble =
+                    isJournal
+                    ? JournalFraming.preamble(version: JournalFraming.version(of: bytes) ?? VaultRecord.currentFormat)
+                    : AuditFraming.preamble
                 let parsed = try JournalFraming.parse(bytes, file: path, preamble: preamble)
                 if isJournal, parsed.goodEnd < bytes.count {
                     return Finding(

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffStore
+
+/// Follows a collection's chain of records (docs/vault-format.md, Chain): says which records count
+/// and collects what is wrong, as `status` shows it.
+///
+/// A record counts when it comes after the newest record that counted: one numbered at or before
+/// it (replayed, or reordered) is left out, since applying it would roll an item back. A gap in
+/// the numbers (a record dropped), a record that does not name its predecessor's MAC, or a first
+/// record that names one (records dropped from the start) is damage, but the record still counts:
+/// it authenticated, and what it says is newer than anything before it. The head names the
+/// newest record acknowledged; a journal that ends before it lost acknowledged records.
+struct JournalChain {
+    /// The newest record that counted: its sequence number and MAC.
+    struct Tip: Equatable, Sendable {
+        var sequence: UInt64
+        var tag: [UInt8]
+    }
+
+    let file: String
+    /// The newest head found (nil: no head file, or none that authenticates).
+    let head: Tip?
+    private(set) var tip: Tip?
+    private(set) var damage: [String] = []
+    /// Records left out since the tip for failing to read or authenticate: a gap of that size
+    /// is already reported.
+    private var skipped = 0
+    private var headSeen = false
+    /// The sequence number of the first record that counted.
+    private var firstSequence: UInt64?
+
+    /// A chain checked against `head`, the newest head slot.
+    init(file: String, head: Tip?) {
+        self.file = file
+        self.head = head
+    }
+
+    /// Notes `why` about the record at `offset` and that it was left out.
+    mutating func skip(at offset: UInt64, _ why: String) {
+        damage.append("\(file) is damaged at offset \(offset): \(why)")
+        skipped += 1
+    }
+
+    /// Notes `why` about the record at `offset`, which counted in the chain but says nothing usable.
+    mutating func note(at offset: UInt64, _ why: String) {
+        damage.append("\(file) is damaged at offset \(offset): \(why)")
+    }
+
+    /// Whether a record that authenticated, at `link`, counts (see the type's rules).
+    mutating func admit(_ link: VaultRecord.Link, mac: [UInt8], offset: UInt64) -> Bool {
+        let file = self.file
+        let damaged = { (why: String) in "\(file) is damaged at offset \(offset): \(why)" }
+        if let tip {
+            guard link.sequence > tip.sequence else {
+                damage.append(
+                    damaged(
+                        "record \(link.sequence) is out of place after record \(tip.sequence) (replayed or reordered)"))
+                return false
+            }
+            let missing = link.sequence - tip.sequence - 1
+            if missing > UInt64(skipped) {
+                damage.append(
+                    damaged("\(missing - UInt64(skipped)) record(s) before record \(link.sequence) are missing"))
+            } else if missing == 0, link.previous != tip.tag {
+                damage.append(damaged("record \(link.sequence) does not follow record \(tip.sequence)"))
+            }
+        } else if link.previous != VaultRecord.Link.first(0).previous, skipped == 0 {
+            damage.append(damaged("the records before record \(link.sequence) are missing"))
+        }
+        if let head, head.sequence == link.sequence {
+            headSeen = true
+            if head.tag != mac { damage.append(damaged("record \(link.sequence) is not the one the head names")) }
+        }
+        tip = Tip(sequence: link.sequence, tag: mac)
+        if firstSequence == nil { firstSequence = link.sequence }
+        skipped = 0
+        return true
+    }
+
+    /// Checks the end of the journal against the head; `hasRecords` says whether any record was
+    /// read at all (one that failed counts).
+    mutating func finish(hasRecords: Bool, headFound: Bool) {
+        guard let head else {
+            if hasRecords {
+                damage.append(
+                    "\(file): the head is \(headFound ? "damaged" : "missing"), so records cut off the end cannot be detected"
+                )
+            }
+            return
+        }
+        let last = tip?.sequence ?? 0
+        if head.sequence > last {
+            damage.append(
+                "\(file) lost acknowledged records: the head names record \(head.sequence), the journal ends at record \(last)"
+            )
+        } else if !headSeen, let first = firstSequence, head.sequence >= first {
+            damage.append("\(file): record \(head.sequence), which the head names, is missing")
+        }
+    }
+
+    /// The newest of `heads` (their clear fields, or those that authenticated).
+    static func newest(_ heads: [JournalHead]) -> Tip? {
+        heads.max { $0.sequence < $1.sequence }.map { Tip(sequence: $0.sequence, tag: $0.tag) }
+    }
+}
