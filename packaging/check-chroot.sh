@@ -43,22 +43,8 @@ user=tester
 passcode=chroot-passcode
 secret=chroot-secret-value
 
-# The first http(s) mirror of Debian (not debian-security) in this machine's apt sources that
-# serves $suite, from deb822 .sources files or one-line sources.list files.
-host_mirror() {
-    local file
-    for file in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$file" ] || continue
-        awk -v suite="$suite" '
-            function flush() { if (uris != "" && suites ~ "(^| )" suite "( |$)") { n = split(uris, u, " "); for (i = 1; i <= n; i++) if (u[i] !~ /security/) { print u[i]; exit } } uris = ""; suites = "" }
-            /^[[:space:]]*$/ { flush(); next }
-            /^URIs:/ { sub(/^URIs:[[:space:]]*/, ""); uris = $0 }
-            /^Suites:/ { sub(/^Suites:[[:space:]]*/, ""); suites = $0 }
-            END { flush() }' "$file"
-    done
-    { cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true; } |
-        awk -v suite="$suite" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i !~ /^\[/ && $i !~ /=/ && $i !~ /\]$/) break; if ($(i + 1) == suite && $i !~ /security/) print $i }'
-}
+# shellcheck source=packaging/host-mirror.sh
+source "$(dirname "$0")/host-mirror.sh"
 
 if [ -z "$inside" ]; then
     puff_deb="${1:?usage: packaging/check-chroot.sh PUFF_DEB LIBPAM_PUFF_DEB}"
@@ -78,7 +64,7 @@ if [ -z "$inside" ]; then
     if [ -f "$base.ok" ] && [ "$(cat "$base.ok")" = "$suite $includes" ] && [ -d "$base/usr" ]; then
         say "reusing the base system $base ($(cat "$base.ok"))"
     else
-        mirror="${PUFF_CHROOT_MIRROR:-$(host_mirror | sed -n 1p)}"
+        mirror="${PUFF_CHROOT_MIRROR:-$(host_mirror "$suite" | sed -n 1p)}"
         [ -n "$mirror" ] || skip "no Debian mirror for $suite in /etc/apt/sources.list*"
         rm -rf "$base" "$base.ok" "$base.tmp"
         say "debootstrap --variant=minbase --include=$includes $suite from $mirror"

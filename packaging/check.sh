@@ -84,6 +84,13 @@ if grep -qx 'ExecStart=/usr/libexec/puff/puffd' "$unit" && grep -qx 'Type=dbus' 
 else
     fail "the unit's ExecStart, Type or BusName"
 fi
+login_socket="$work/root/usr/lib/systemd/user/puff-login.socket"
+if grep -qx 'ListenStream=%t/puff/login.socket' "$login_socket" && grep -qx 'Service=puffd.service' "$login_socket" &&
+    [ "$(readlink "$work/root/usr/lib/systemd/user/sockets.target.wants/puff-login.socket")" = ../puff-login.socket ]; then
+    pass "puff-login.socket listens on %t/puff/login.socket for puffd.service, enabled in sockets.target.wants"
+else
+    fail "puff-login.socket, or its link in sockets.target.wants"
+fi
 # The description points to README.Debian: it must be there and say what it promises.
 readme="$work/root/usr/share/doc/puff/README.Debian"
 [ -f "$readme" ] || { [ -f "$readme.gz" ] && gzip -dc "$readme.gz" >"$work/README.Debian" && readme="$work/README.Debian"; }

@@ -6,7 +6,9 @@
  *
  *   auth      keeps PAM_AUTHTOK with pam_set_data, with the uid of PAM_USER then (wiped and freed
  *             by its cleanup)
- *   session   when PAM_USER still resolves to that uid (sudo switches it), sends it over $XDG_RUNTIME_DIR/puff/login.socket (/run/user/UID); with auto_start,
+ *   session   when PAM_USER still resolves to that uid (sudo switches it), sends it over
+ *             $XDG_RUNTIME_DIR/puff/login.socket (/run/user/UID), where the user manager's
+ *             puff-login.socket starts puffd.service; with auto_start and no user manager,
  *             starts puffd as the user, password on a socket pair, when nothing listens there
  *   password  sends the old and the new password so puffd rewraps `login`'s key
  *
@@ -240,6 +242,16 @@ static int start_puffd(pam_handle_t *pamh, const struct passwd *user, const stru
     return 0;
 }
 
+/* Whether the user's systemd manager runs (its private socket exists): then puffd runs only as
+ * puffd.service, which puff-login.socket starts on the module's connection, never forked here
+ * outside the unit's sandbox (docs/pam.md). */
+static int user_manager_runs(const struct passwd *user) {
+    char path[96];
+    struct stat info;
+    snprintf(path, sizeof path, "/run/user/%u/systemd/private", (unsigned)user->pw_uid);
+    return lstat(path, &info) == 0 && S_ISSOCK(info.st_mode) && info.st_uid == user->pw_uid;
+}
+
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv) {
     (void)flags;
     struct options options;
@@ -297,7 +309,12 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
         return PAM_SUCCESS;
     }
     int reply = send_request(pamh, &user, &options, 'L', stash->password, NULL);
-    if (reply == SEND_NO_DAEMON && options.auto_start) {
+    if (reply == SEND_NO_DAEMON && options.auto_start && user_manager_runs(&user)) {
+        pam_syslog(pamh, LOG_NOTICE,
+                   "%s's systemd manager runs but nothing listens on the login socket (is puff-login.socket "
+                   "masked?): puffd is not started outside its unit",
+                   user.pw_name);
+    } else if (reply == SEND_NO_DAEMON && options.auto_start) {
         start_puffd(pamh, &user, &options, stash->password);
     } else if (reply == REPLY_WRONG) {
         pam_syslog(pamh, LOG_NOTICE, "the login password does not open %s's login collection", user.pw_name);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make install` / `make uninstall` after the build: copies puffctl, puffd, the man pages, puffctl's
-# shell completions, the D-Bus interface files, the D-Bus activation file and the systemd user unit,
+# shell completions, the D-Bus interface files, the D-Bus activation file, the systemd user unit and
+# its login socket (enabled by a link in sockets.target.wants),
 # and pam_puff.so with its pam-auth-update profile under DESTDIR + PREFIX. The Debian packages are
 # made from this same tree (packaging/debian/rules runs `make install`).
 #
@@ -42,6 +43,8 @@ files=(
     "$share/dbus-1/interfaces/io.puff.Agent1.xml"
     "$share/dbus-1/services/io.puff.Secrets.service"
     "$prefix/lib/systemd/user/puffd.service"
+    "$prefix/lib/systemd/user/puff-login.socket"
+    "$prefix/lib/systemd/user/sockets.target.wants/puff-login.socket"
     "$prefix/lib/$multiarch/security/pam_puff.so"
     "$share/pam-configs/puff"
 )
@@ -52,7 +55,7 @@ if [ "${1:-}" = --list ]; then
 fi
 if [ "${1:-}" = --uninstall ]; then
     for file in "${files[@]}"; do rm -f "$dest$file"; done
-    rmdir "$dest$prefix/libexec/puff" 2>/dev/null || true
+    rmdir "$dest$prefix/libexec/puff" "$dest$prefix/lib/systemd/user/sockets.target.wants" 2>/dev/null || true
     exit 0
 fi
 
@@ -94,6 +97,11 @@ for template in org.freedesktop.secrets.service puffd.service; do
 done
 put 0644 "$work/org.freedesktop.secrets.service" "$share/dbus-1/services/io.puff.Secrets.service"
 put 0644 "$work/puffd.service" "$prefix/lib/systemd/user/puffd.service"
+# The login socket is on for every user (a link, as dbus-user-session enables dbus.socket): the PAM
+# module's connection then starts puffd.service instead of a puffd outside the unit (docs/pam.md).
+put 0644 "$root/dbus/puff-login.socket" "$prefix/lib/systemd/user/puff-login.socket"
+mkdir -p "$dest$prefix/lib/systemd/user/sockets.target.wants"
+ln -sfn ../puff-login.socket "$dest$prefix/lib/systemd/user/sockets.target.wants/puff-login.socket"
 
 put 0644 "$pam_module" "$prefix/lib/$multiarch/security/pam_puff.so"
 put 0644 "$root/pam/pam-configs/puff" "$share/pam-configs/puff"

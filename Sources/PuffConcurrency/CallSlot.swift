@@ -31,9 +31,10 @@ public final class CallSlot: Sendable {
         self.takeAgain = takeAgain
     }
 
-    /// Runs `body`, a wait, without holding the current call's slot (when there is one).
+    /// Runs `body`, a wait, without holding the current call's slot (when there is one), on the
+    /// caller's actor.
     public static func released<Value, Failure: Error>(
-        _ body: () async throws(Failure) -> Value
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         guard let slot = current, slot.beginWait() else { return try await body() }
         do throws(Failure) {

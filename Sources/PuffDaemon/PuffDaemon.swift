@@ -165,6 +165,8 @@ public struct PuffDaemon: AsyncParsableCommand {
     /// Runs the daemon. A separate name from `run()` so that callers outside an
     /// `@main` type reach this async body rather than ParsableCommand's synchronous default.
     public func serve() async throws {
+        // Before the environment is read: the LISTEN_* variables are removed from it.
+        let activation = SocketActivation.takeLoginSocket()
         let environment = Self.environment()
         let settings: DaemonConfiguration
         let source: ConfigurationPrinter.Source
@@ -249,7 +251,8 @@ public struct PuffDaemon: AsyncParsableCommand {
             }
             if let unlockFD { await StartupUnlock.run(fd: unlockFD, service: service, logger: logger) }
         }
-        let login = loginListener(settings, environment: environment, service: service, logger: logger)
+        let login = loginListener(
+            settings, activation: activation, environment: environment, service: service, logger: logger)
 
         // The bus service ending on its own (bus gone, name taken over) is a normal way to stop,
         // not a failure to report with a stack of service details.
@@ -298,13 +301,25 @@ public struct PuffDaemon: AsyncParsableCommand {
             metadata: ["reply": "\(reply.map { String($0) } ?? "none")"])
     }
 
-    /// The login socket's listener (docs/pam.md), unless turned off or impossible; a socket that
-    /// cannot be made is a warning, not a reason to stop.
+    /// The login socket's listener (docs/pam.md): on the socket systemd passed (`puff-login.socket`),
+    /// else on one puffd makes, unless turned off or impossible; a socket that cannot be made is a
+    /// warning, not a reason to stop.
     private func loginListener(
-        _ settings: DaemonConfiguration, environment: [String: String], service: SecretService, logger: Logger
+        _ settings: DaemonConfiguration, activation: SocketActivation.Outcome, environment: [String: String],
+        service: SecretService, logger: Logger
     ) -> LoginListener? {
+        guard !settings.isEphemeral else { return nil }
+        switch activation {
+        case .login(let fd, let path):
+            logger.info("The login socket came from systemd (socket activation)", metadata: ["socket": "\(path)"])
+            return LoginListener(socket: LoginSocket(adopting: fd, path: path), service: service, logger: logger)
+        case .ignored(let why):
+            logger.warning("Not taking the sockets passed at start: \(why)")
+        case .none:
+            break
+        }
         guard let folder = loginSocketFolder(settings, environment: environment) else {
-            guard loginSocket != "none", !settings.isEphemeral else { return nil }
+            guard loginSocket != "none" else { return nil }
             logger.info("No XDG_RUNTIME_DIR: no login socket, so the PAM module cannot unlock at login")
             return nil
         }

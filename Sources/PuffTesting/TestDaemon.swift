@@ -23,10 +23,12 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName`; `environment` adds
     /// to the daemon's (for example `DISPLAY` for a pinentry); `input` is written to its standard
-    /// input, which is then closed (`--unlock-fd 0`).
+    /// input, which is then closed (`--unlock-fd 0`). A `launcher` (program and arguments) runs
+    /// first and is given the daemon's path and arguments to run in its place, as systemd's
+    /// socket activation does.
     public init(
         arguments: [String] = [], busName: String = "org.freedesktop.secrets", on existingBus: TestBus? = nil,
-        environment: [String: String] = [:], input: Data? = nil
+        environment: [String: String] = [:], input: Data? = nil, launcher: [String] = []
     ) async throws {
         bus = try existingBus ?? TestBus()
         home = FileManager.default.temporaryDirectory.appendingPathComponent("puff-home-\(UUID().uuidString)")
@@ -35,7 +37,7 @@ public final class TestDaemon: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executablePath)
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? Self.executablePath)
         // Without a vault of their own, tests get today's behaviour: an ephemeral, unlocked vault.
         let vault = arguments.contains { $0.hasPrefix("--vault") || $0.hasPrefix("--data-dir") } ? [] : ["--ephemeral"]
         // Nor do they hear the machine's logind: a test that wants one brings a fake on a bus of its own.
@@ -45,7 +47,8 @@ public final class TestDaemon: @unchecked Sendable {
         // Daemons of concurrent tests would take each other's login socket in the runtime folder.
         let loginSocket = arguments.contains { $0.hasPrefix("--login-socket") } ? [] : ["--login-socket", "none"]
         process.arguments =
-            ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + systemBus
+            (launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [Self.executablePath])
+            + ["--address", bus.address, "--bus-name", busName, "--log-level", "debug"] + vault + systemBus
             + loginSocket + arguments
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         process.standardOutput = log

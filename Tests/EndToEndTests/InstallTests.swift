@@ -29,17 +29,24 @@ struct InstallTests {
             ])
     }
 
-    /// Every regular file under the destination, relative to it, with its permission bits.
+    /// Every regular file under the destination, relative to it, with its permission bits, and
+    /// every symbolic link, as ``link``.
     func tree() throws -> [String: Int] {
         var files: [String: Int] = [:]
         let enumerator = FileManager.default.enumerator(atPath: destination)
         while let path = enumerator?.nextObject() as? String {
             let attributes = try FileManager.default.attributesOfItem(atPath: "\(destination)/\(path)")
-            guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-            files["/" + path] = (attributes[.posixPermissions] as? Int) ?? 0
+            switch attributes[.type] as? FileAttributeType {
+            case .typeRegular?: files["/" + path] = (attributes[.posixPermissions] as? Int) ?? 0
+            case .typeSymbolicLink?: files["/" + path] = Self.link
+            default: continue
+            }
         }
         return files
     }
+
+    /// What ``tree()`` records for a symbolic link.
+    static let link = -1
 
     func text(_ path: String) -> String {
         (try? String(contentsOfFile: destination + path, encoding: .utf8)) ?? ""
@@ -60,6 +67,8 @@ struct InstallTests {
                 "/usr/local/share/dbus-1/interfaces/io.puff.Agent1.xml": 0o644,
                 "/usr/local/share/dbus-1/services/io.puff.Secrets.service": 0o644,
                 "/usr/local/lib/systemd/user/puffd.service": 0o644,
+                "/usr/local/lib/systemd/user/puff-login.socket": 0o644,
+                "/usr/local/lib/systemd/user/sockets.target.wants/puff-login.socket": Self.link,
                 "/usr/local/lib/x86_64-linux-gnu/security/pam_puff.so": 0o644,
                 "/usr/local/share/pam-configs/puff": 0o644,
             ])
@@ -69,6 +78,13 @@ struct InstallTests {
         #expect(activation.contains("Exec=/usr/local/libexec/puff/puffd\n"))
         #expect(activation.contains("SystemdService=puffd.service\n"))
         #expect(text("/usr/local/lib/systemd/user/puffd.service").contains("ExecStart=/usr/local/libexec/puff/puffd\n"))
+        // The login socket is on for every user: the link enables it (dbus-user-session's way).
+        #expect(text("/usr/local/lib/systemd/user/puff-login.socket").contains("ListenStream=%t/puff/login.socket\n"))
+        #expect(text("/usr/local/lib/systemd/user/puff-login.socket").contains("Service=puffd.service\n"))
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(
+                atPath: destination + "/usr/local/lib/systemd/user/sockets.target.wants/puff-login.socket")
+                == "../puff-login.socket")
         #expect(text("/usr/local/share/pam-configs/puff").contains("Default: no\n"))
         #expect(text("/usr/local/share/man/man8/puffd.8").contains(".Dt PUFFD 8"))
         #expect(text("/usr/local/share/man/man1/puffctl.1").contains(".Dt PUFFCTL 1"))
@@ -103,7 +119,8 @@ struct InstallTests {
         #expect(files["/usr/libexec/puff/puffd"] == 0o755)
         #expect(files["/usr/lib/systemd/user/puffd.service"] == 0o644)
         #expect(files["/usr/lib/x86_64-linux-gnu/security/pam_puff.so"] == 0o644)
-        #expect(files.count == 13)
+        #expect(files["/usr/lib/systemd/user/puff-login.socket"] == 0o644)
+        #expect(files.count == 15)
     }
 
     @Test func withoutBuiltProgramsInstallRefusesAndWritesNothing() async throws {

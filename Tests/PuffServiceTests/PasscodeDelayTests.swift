@@ -100,18 +100,77 @@ extension PasscodeDelayTests {
     /// at once stalled every other task of the process.
     @Test func keyDerivationsLeaveTheCooperativePoolFreeForOtherWork() async throws {
         let fixture = try await Fixture.persistent()
-        let attempts = 8
+        // Attempts on one collection run one at a time: these go to four.
+        var targets: [CollectionID?] = [.login, nil]
+        for name in ["Work", "Home"] {
+            targets.append(try await fixture.makeCollection(name, passcode: "\(name) pass"))
+        }
+        try await fixture.service.lock([])
+        let attempts = targets.count
         let before = await fixture.service.keyDerivations
-        let tasks = (0..<attempts).map { _ in
-            Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(nil, "wrong") } }
+        let tasks = targets.map { target in
+            Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(target, "wrong") } }
         }
         // Every attempt has reached its key derivation, which then ends in a sleep on the manual clock.
         #expect(await poll(limit: .seconds(30)) { await fixture.service.keyDerivations == before + attempts })
         await Task.detached(priority: .low) {}.value
         let finished = fixture.clock.sleeperCount
-        #expect(finished < attempts / 2, "other work ran while derivations were waiting, not after most of them")
+        #expect(finished <= attempts / 2, "other work ran while derivations were waiting, not after most of them")
         #expect(await fixture.clock.waitForSleepers(attempts, limit: .seconds(60)))
         fixture.clock.advance(by: .seconds(3600))
         for task in tasks { #expect(await task.value == .wrongPasscode) }
+    }
+}
+
+/// Issue 24 item 11: the delay was per reply and per run, so attempts from several connections at
+/// once, or a restart of puffd, multiplied the guesses per minute.
+extension PasscodeDelayTests {
+    @Test func wrongPasscodesForOneCollectionFromSeveralCallersAreTriedOneAtATime() async throws {
+        let fixture = try await Fixture.persistent()
+        try await fixture.service.lock([.login])
+        let before = await fixture.service.keyDerivations
+        let tasks = (0..<3).map { _ in
+            Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(.login, "wrong") } }
+        }
+        for (index, delay) in [Duration.milliseconds(500), .seconds(1), .seconds(2)].enumerated() {
+            // One attempt has derived its key and waits its delay; the others wait their turn.
+            #expect(await fixture.clock.waitForSleepers(1, limit: .seconds(60)))
+            #expect(await fixture.service.keyDerivations == before + index + 1, "one key derivation at a time")
+            #expect(fixture.clock.sleeperCount == 1, "one delay at a time")
+            fixture.clock.advance(by: delay)
+            _ = await poll(limit: .seconds(30)) { fixture.clock.sleeperCount == 0 }
+        }
+        for task in tasks { #expect(await task.value == .wrongPasscode) }
+    }
+
+    @Test func theDelayOfTheLastWrongPasscodeStillAppliesAfterARestart() async throws {
+        let storage = MemoryRecordStore()
+        let fixture = try await Fixture.persistent(storage: storage)
+        try await fixture.service.lock([.login])
+        for delay in [Duration.milliseconds(500), .seconds(1), .seconds(2)] {
+            let error = await fixture.failure(after: delay) { () async throws(ServiceError) in
+                try await fixture.unlock(.login, "wrong")
+            }
+            #expect(error == .wrongPasscode)
+        }
+        let saved = try #require(await storage.passcodeAttempts().flatMap(PasscodeAttempts.init(decoding:)))
+        #expect(saved.failures["login"]?.count == 3)
+
+        // The same moment, another run: the next attempt first waits out the 2 s, then counts a fourth.
+        let restarted = try await fixture.restarted()
+        let before = await restarted.service.keyDerivations
+        let attempt = Task {
+            await serviceError { () async throws(ServiceError) in try await restarted.unlock(.login, "wrong") }
+        }
+        #expect(await restarted.clock.waitForSleepers(1, limit: .seconds(60)))
+        restarted.clock.advance(by: .seconds(2) - .milliseconds(1))
+        #expect(await restarted.service.keyDerivations == before, "nothing tried before the 2 s passed")
+        restarted.clock.advance(by: .milliseconds(1))
+        #expect(await poll(limit: .seconds(60)) { await restarted.service.keyDerivations == before + 1 })
+        #expect(await restarted.clock.waitForSleepers(1, limit: .seconds(60)))
+        restarted.clock.advance(by: .seconds(4))
+        #expect(await attempt.value == .wrongPasscode)
+        try await restarted.unlock(.login, "correct horse")
+        #expect(try await storage.passcodeAttempts().flatMap(PasscodeAttempts.init(decoding:))?.failures == [:])
     }
 }

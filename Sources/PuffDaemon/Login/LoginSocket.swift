@@ -17,6 +17,15 @@ final class LoginSocket: Sendable {
 
     let path: String
     let fd: Int32
+    /// Whether puffd made the socket file (and removes it when done); systemd's stays.
+    private let ownsPath: Bool
+
+    /// The listening socket systemd passed (``SocketActivation``), bound to `path` by systemd.
+    init(adopting fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+        self.ownsPath = false
+    }
 
     /// Creates the folder `folder` (0700) if needed and listens on the socket in it.
     init(folder: String) throws(SetupError) {
@@ -64,11 +73,12 @@ final class LoginSocket: Sendable {
         }
         self.path = path
         self.fd = fd
+        self.ownsPath = true
     }
 
     deinit {
         close(fd)
-        unlink(path)
+        if ownsPath { unlink(path) }
     }
 
     /// Whether something listens at `address`.

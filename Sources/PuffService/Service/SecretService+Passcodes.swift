@@ -19,17 +19,19 @@ extension SecretService {
         guard catalog != nil else { throw .notInitialized }
         guard let collection else { return try await unlockHidden(passcode: passcode) }
         let vault = try state(of: collection)
-        guard vault.isLocked, let header = vault.header else { return collection }
-        let key = try await passcodeKey(passcode, header: header)
-        guard
-            let master = try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-        else {
-            try await failedAttempt(collection.rawValue)
-            throw .wrongPasscode
+        guard vault.isLocked, vault.header != nil else { return collection }
+        return try await passcodeAttempt(collection.rawValue) { () throws(ServiceError) in
+            // Another attempt may have unlocked it, or it may be gone, while this waited its turn.
+            guard collectionStates[collection] === vault else { throw .noSuchObject }
+            guard vault.isLocked, let header = vault.header else { return collection }
+            let key = try await passcodeKey(passcode, header: header)
+            guard
+                let master = try? MasterKey.unwrap(
+                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+            else { throw .wrongPasscode }
+            try await open(vault, master: master)
+            return collection
         }
-        failedAttempts[collection.rawValue] = nil
-        try await open(vault, master: master)
-        return collection
     }
 
     /// Opens `vault` with its master key: reads and opens its records off the actor when they
@@ -93,8 +95,12 @@ extension SecretService {
     }
 
     /// Derives the passcode's key once under the hidden salt and tries it on every closed hidden
-    /// collection.
+    /// collection, one such attempt at a time.
     private func unlockHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
+        try await passcodeAttempt("") { () throws(ServiceError) in try await tryHidden(passcode: passcode) }
+    }
+
+    private func tryHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
         guard let catalog else { throw .notInitialized }
         let probe = VaultHeader(
             flags: [.private, .hidden], kdf: catalog.hiddenKDF, salt: catalog.hiddenSalt, space: SpaceID.random(),
@@ -118,11 +124,7 @@ extension SecretService {
             else { continue }
             opened = opened ?? vault.id
         }
-        guard let opened else {
-            try await failedAttempt("")
-            throw .wrongPasscode
-        }
-        failedAttempts[""] = nil
+        guard let opened else { throw .wrongPasscode }
         return opened
     }
 
@@ -155,18 +157,6 @@ extension SecretService {
         }
         let scanned = ScannedCollection(index: AttributeIndex(), hasher: KeyedHash())
         return CollectionVault(id: id, space: space, header: header, scanned: scanned)
-    }
-
-    /// Counts a wrong passcode and waits the doubling delay before the caller answers.
-    private func failedAttempt(_ key: String) async throws(ServiceError) {
-        let count = (failedAttempts[key] ?? 0) + 1
-        failedAttempts[key] = count
-        logger.notice(
-            "Wrong passcode", metadata: ["collection.id": "\(key.isEmpty ? "(hidden)" : key)", "attempt": "\(count)"])
-        let delay = min(Duration.milliseconds(500) * (1 << min(count - 1, 6)), .seconds(30))
-        // A sleep uses nothing: the call gives its slot back meanwhile.
-        let clock = self.clock
-        try? await CallSlot.released { () async throws in try await Self.sleep(on: clock, for: delay) }
     }
 
     /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
@@ -224,16 +214,16 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``.
     func masterKey(of id: CollectionID, passcode: SecureBytes) async throws(ServiceError) -> MasterKey {
-        guard let header = collectionStates[id]?.header else { throw .noSuchObject }
-        let key = try await passcodeKey(passcode, header: header)
-        guard
-            let master = try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-        else {
-            try await failedAttempt(id.rawValue)
-            throw .wrongPasscode
+        guard collectionStates[id]?.header != nil else { throw .noSuchObject }
+        return try await passcodeAttempt(id.rawValue) { () throws(ServiceError) in
+            guard let header = collectionStates[id]?.header else { throw .noSuchObject }
+            let key = try await passcodeKey(passcode, header: header)
+            guard
+                let master = try? MasterKey.unwrap(
+                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+            else { throw .wrongPasscode }
+            return master
         }
-        failedAttempts[id.rawValue] = nil
-        return master
     }
 
     /// Wraps `master`, the collection's key, under `new` (which must meet the policy) in a fresh

@@ -52,8 +52,13 @@ public actor SecretService {
     /// What is wrong with the vault beside its collections (a damaged catalog, a file that is not
     /// a regular file), each naming the file.
     var vaultProblems: [String] = []
-    /// Consecutive wrong passcodes per collection (`""`: hidden), for the doubling delay.
-    var failedAttempts: [String: Int] = [:]
+    /// Consecutive wrong passcodes per collection (`""`: hidden) and the time of the last, for
+    /// the doubling delay; kept in the vault's `attempts` file so a restart does not reset it.
+    var failedAttempts: [String: PasscodeAttempts.Failures] = [:]
+    /// Collections whose last failure's delay this run has waited out (after a restart, none).
+    var delaysServed: Set<String> = []
+    /// One passcode attempt at a time per collection (``passcodeAttempt(_:_:)``).
+    var attemptTurns = AttemptTurns()
     /// Argon2id runs since start (tests check that a hidden unlock costs one, however many exist).
     package internal(set) var keyDerivations = 0
     var sessions: [SessionID: Session] = [:]
@@ -142,6 +147,7 @@ public actor SecretService {
         self.logger = logger
         self.events = events
         let loaded = try await VaultLoader.load(store: store, logger: logger)
+        failedAttempts = await Self.loadAttempts(from: store, logger: logger)
         catalog = loaded.catalog
         hiddenHeaders = loaded.hidden
         damaged = loaded.damaged

@@ -8,6 +8,8 @@ package enum ChecksummedFile {
     package static let headerMagic = Array("PUFFHDR\u{1}".utf8)
     /// The magic of the catalog file.
     package static let catalogMagic = Array("PUFFCAT\u{1}".utf8)
+    /// The magic of the wrong-passcode file (``PasscodeAttempts``).
+    package static let attemptsMagic = Array("PUFFATT\u{1}".utf8)
 
     package static func encode(_ bytes: [UInt8], magic: [UInt8]) -> [UInt8] {
         magic + JournalFraming.frame(bytes)

@@ -51,6 +51,7 @@ public actor FileRecordStore: RecordStore {
     func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
     func headPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).head" }
     private var catalogPath: String { "\(folder)/catalog" }
+    private var attemptsPath: String { "\(folder)/attempts" }
 
     public func spaces() throws(StoreError) -> [SpaceID] {
         guard let dir = opendir(folder) else {
@@ -229,5 +230,15 @@ public actor FileRecordStore: RecordStore {
     public func replaceCatalog(_ bytes: [UInt8]) throws(StoreError) {
         try DurableFiles.replace(
             catalogPath, with: ChecksummedFile.encode(bytes, magic: ChecksummedFile.catalogMagic), folder: folder)
+    }
+
+    public func passcodeAttempts() throws(StoreError) -> [UInt8]? {
+        guard let file = try DurableFiles.readWhole(attemptsPath) else { return nil }
+        return try ChecksummedFile.decode(file, magic: ChecksummedFile.attemptsMagic, name: attemptsPath)
+    }
+
+    public func replacePasscodeAttempts(_ bytes: [UInt8]) throws(StoreError) {
+        try DurableFiles.replace(
+            attemptsPath, with: ChecksummedFile.encode(bytes, magic: ChecksummedFile.attemptsMagic), folder: folder)
     }
 }

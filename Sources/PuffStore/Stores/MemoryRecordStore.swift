@@ -18,6 +18,7 @@ public actor MemoryRecordStore: RecordStore {
     private var stored: [SpaceID: Space] = [:]
     private var setAsideStored: [SetAsideSpace.Name: Space] = [:]
     private var catalogBytes: [UInt8]?
+    private var attemptsBytes: [UInt8]?
     /// Journals a rewrite kept aside, by file name (tests).
     public private(set) var keptJournals: [String: [[UInt8]]] = [:]
     /// How many records were appended successfully.
@@ -140,6 +141,15 @@ public actor MemoryRecordStore: RecordStore {
     public func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError) {
         try await gate()
         catalogBytes = bytes
+    }
+
+    public func passcodeAttempts() -> [UInt8]? {
+        attemptsBytes
+    }
+
+    /// Not held or failed by the test controls: they stand for writes of items and collections.
+    public func replacePasscodeAttempts(_ bytes: [UInt8]) {
+        attemptsBytes = bytes
     }
 
     // MARK: - Test controls

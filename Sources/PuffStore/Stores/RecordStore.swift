@@ -100,6 +100,16 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/writeFailed(_:)``; the old catalog is then still in place.
     func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError)
 
+    /// The wrong-passcode file's contents (``PasscodeAttempts``), or nil when there is none.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)``, ``StoreError/readFailed(_:)``.
+    func passcodeAttempts() async throws(StoreError) -> [UInt8]?
+
+    /// Replaces the wrong-passcode file atomically.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``.
+    func replacePasscodeAttempts(_ bytes: [UInt8]) async throws(StoreError)
+
     /// Where the store keeps its files, for `status`; nil for memory.
     var location: String? { get }
 }

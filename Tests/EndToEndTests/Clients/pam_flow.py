@@ -8,8 +8,9 @@ and a PAM service /etc/pam.d/puff-test stacking pam_puff.so with pam_permit.so. 
 running as the user: authenticate + open_session (password through the conversation) creates
 `login` on the first login and unlocks it on the next; a wrong and an empty password leave it
 locked and the session still opens; chauthtok (run as the user) rewraps it, so after a restart
-only the new password opens it. With no puffd, auto_start starts one that opens `login`. A
-socket folder that is a symlink, or another user's, gets no connection. One run under
+only the new password opens it. With no puffd, auto_start starts one that opens `login`, but
+never while the user's systemd manager runs (puffd.service is started through puff-login.socket
+there). A socket folder that is a symlink, or another user's, gets no connection. One run under
 `valgrind --leak-check=full` reports no leak in the module. What sudo does (issue 24, item 1):
 through the real libpam (pam_switch_user.c, compiled here), a password given at `auth` by the
 second scratch user `puffpam2` reaches neither `puffpam`'s login socket nor a daemon `auto_start`
@@ -381,6 +382,26 @@ class Flow:
         right = self.login_socket("login", "login pass 2\n")
         case("a same-user login request with the right password unlocks login",
              None if right == "0" and self.login_state() == "unlocked" else f"reply {right}, {self.login_state()}")
+        self.stop_puffd()
+
+        # The user's systemd manager runs (its private socket is there) but nothing listens on
+        # the login socket (puff-login.socket masked): auto_start must not fork a puffd outside
+        # puffd.service's sandbox.
+        manager = f"{self.runtime}/systemd/private"
+        os.makedirs(os.path.dirname(manager), exist_ok=True)
+        fake = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        fake.bind(manager)
+        os.chown(manager, self.user.pw_uid, self.user.pw_gid)
+        try:
+            outside = self.pamtester("login pass 2\n", "authenticate", "open_session")
+            # A forked puffd appears within moments; 10 s is a generous wait for one that must not.
+            started = wait_for(lambda: subprocess.run(["pgrep", "-u", USER, "-x", "puffd"],
+                                                      capture_output=True).returncode == 0, limit=10)
+        finally:
+            fake.close()
+            shutil.rmtree(os.path.dirname(manager), ignore_errors=True)
+        case("with the user's systemd manager running, auto_start starts no puffd outside its unit",
+             None if outside.returncode == 0 and not started else f"pamtester {outside.returncode}, started {started}")
         self.stop_puffd()
 
 
