@@ -115,7 +115,9 @@ date +%s.%N >"$run/out/t0"
 # be a link); it powers the container off when done.
 printf '[Unit]\nWants=puff-check.service\n' >"$run/check/wants.conf"
 say "booting $base under systemd-nspawn --volatile=overlay -b"
-systemd-nspawn -D "$base" --volatile=overlay -b --register=no --keep-unit --quiet \
+# A machine name of its own: two runs at once (two clones) would otherwise share the
+# /run/systemd/nspawn/propagate folder named after the base.
+systemd-nspawn -D "$base" --machine="puff-check-$$" --volatile=overlay -b --register=no --keep-unit --quiet \
     --console=pipe --bind-ro="$run/debs:/mnt/debs" --bind-ro="$run/check:/mnt/check" --bind="$run/out:/mnt/out" \
     --bind-ro="$run/check/puff-check.service:/etc/systemd/system/puff-check.service" \
     --bind-ro="$run/check/wants.conf:/etc/systemd/system/multi-user.target.d/puff-check.conf" \

@@ -42,6 +42,7 @@ files=(
     "$share/dbus-1/interfaces/io.puff.Control1.xml"
     "$share/dbus-1/interfaces/io.puff.Agent1.xml"
     "$share/dbus-1/services/io.puff.Secrets.service"
+    "$share/dbus-1/services/io.puff.Control.service"
     "$prefix/lib/systemd/user/puffd.service"
     "$prefix/lib/systemd/user/puff-login.socket"
     "$prefix/lib/systemd/user/sockets.target.wants/puff-login.socket"
@@ -91,11 +92,12 @@ put 0644 "$root/dbus/io.puff.Control1.xml" "$share/dbus-1/interfaces/io.puff.Con
 put 0644 "$root/dbus/io.puff.Agent1.xml" "$share/dbus-1/interfaces/io.puff.Agent1.xml"
 
 # The activation file and the unit name puffd where this prefix puts it.
-for template in org.freedesktop.secrets.service puffd.service; do
+for template in org.freedesktop.secrets.service io.puff.Control.service puffd.service; do
     sed "s|@libexecdir@|$prefix/libexec|g" "$root/dbus/$template.in" >"$work/$template"
     if grep -q '@[a-z]*@' "$work/$template"; then echo "dbus/$template.in: a @variable@ is left" >&2; exit 1; fi
 done
 put 0644 "$work/org.freedesktop.secrets.service" "$share/dbus-1/services/io.puff.Secrets.service"
+put 0644 "$work/io.puff.Control.service" "$share/dbus-1/services/io.puff.Control.service"
 put 0644 "$work/puffd.service" "$prefix/lib/systemd/user/puffd.service"
 # The login socket is on for every user (a link, as dbus-user-session enables dbus.socket): the PAM
 # module's connection then starts puffd.service instead of a puffd outside the unit (docs/pam.md).

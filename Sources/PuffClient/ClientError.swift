@@ -85,6 +85,9 @@ public enum ClientError: Error, Sendable, Equatable {
     case noReply
     /// The bus connection closed before the answer came.
     case disconnected
+    /// A change that weakens protection got no consent (`io.puff.Error.NotConfirmed`); the text
+    /// says why.
+    case notConfirmed(String)
     /// `doctor` found this many problems (FAIL); it printed them with their next steps.
     case checksFailed(Int)
 
@@ -103,6 +106,7 @@ public enum ClientError: Error, Sendable, Equatable {
         case .puffAlreadyInitialized: self = .alreadyInitialized
         case .puffPasscodePolicy: self = .passcodePolicy(error.message)
         case .puffDamaged: self = .damaged(collection: collection)
+        case .puffNotConfirmed: self = .notConfirmed(error.message)
         case .accessDenied: self = .accessDenied
         case .serviceUnknown, .nameHasNoOwner: self = .daemonNotRunning
         // The name answers but has no control object: gnome-keyring, KeePassXC or oo7 own it.
@@ -124,7 +128,7 @@ public enum ClientError: Error, Sendable, Equatable {
         switch self {
         case .usage, .noPasscodeSource, .emptyPasscode, .passcodeTooLong, .passcodesDiffer, .passcodeIOFailed,
             .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed, .noClipboard,
-            .clipboardFailed, .outputFailed, .checksFailed:
+            .clipboardFailed, .outputFailed, .checksFailed, .notConfirmed:
             .usage
         case .wrongPasscode: .wrongPasscode
         case .locked, .notInitialized: .locked
@@ -183,6 +187,7 @@ public enum ClientError: Error, Sendable, Equatable {
         case .otherProvider(let busName): "\(busName) is owned by another provider (not puffd); stop it first"
         case .noReply: "puffd did not answer in time: see `journalctl --user -u puffd`"
         case .disconnected: "the bus connection closed before puffd answered"
+        case .notConfirmed(let reason): "not done: \(reason)"
         case .checksFailed(let count): "doctor found \(count) problem\(count == 1 ? "" : "s"): see the next steps above"
         }
     }

@@ -5,8 +5,9 @@ import PuffServiceBus
 import ServiceLifecycle
 import Synchronization
 
-/// The daemon's one long-running service: serves the Secret Service until a signal asks for a
-/// graceful shutdown, the bus goes away or another provider takes the name.
+/// The daemon's one long-running service: serves the Secret Service and, on a connection of its
+/// own, the control interface until a signal asks for a graceful shutdown, a bus connection goes
+/// away or another provider takes a name.
 struct BusService: Service, CustomStringConvertible {
     /// Another provider owns the name and `--replace` was not given.
     struct NameTaken: Error {}
@@ -14,40 +15,59 @@ struct BusService: Service, CustomStringConvertible {
     let bus: SecretServiceBus
     let connection: BusConnection
     let name: BusName
+    /// `io.puff.Control1`, served apart so that a proxy rule for ``name`` does not reach it.
+    let control: ControlBus
+    let controlConnection: BusConnection
+    let controlName: BusName
     let replace: Bool
     let logger: Logger
 
-    /// What the service group logs about this service: its name, not its whole object graph.
-    var description: String { "BusService(\(name))" }
+    /// What the service group logs about this service: its names, not its whole object graph.
+    var description: String { "BusService(\(name), \(controlName))" }
 
     func run() async throws {
-        let connection = self.connection
-        let logger = self.logger
-        // The name is requested only now, inside the running service group, so its SIGTERM and
+        let connections = [connection, controlConnection]
+        // The names are requested only now, inside the running service group, so its SIGTERM and
         // SIGINT handling is in place before any client (or systemd) can see us.
-        switch try await connection.requestName(name, replace: replace) {
-        case .primaryOwner, .alreadyOwner:
-            logger.info("serving", metadata: ["bus.name": "\(name)", "bus.unique": "\(connection.uniqueName)"])
-        case .exists, .inQueue:
-            logger.critical(
-                "another Secret Service provider already owns \(name); stop it first or start puffd with --replace")
-            connection.close()
-            throw NameTaken()
+        for (bus, name) in [(connection, name), (controlConnection, controlName)] {
+            switch try await bus.requestName(name, replace: replace) {
+            case .primaryOwner, .alreadyOwner:
+                logger.info("serving", metadata: ["bus.name": "\(name)", "bus.unique": "\(bus.uniqueName)"])
+            case .exists, .inQueue:
+                logger.critical(
+                    "another provider already owns \(name); stop it first or start puffd with --replace")
+                for each in connections { each.close() }
+                throw NameTaken()
+            }
         }
         let expected = Atomic<Bool>(false)
+        let logger = self.logger
+        let stop: @Sendable (String) -> Void = { name in
+            expected.store(true, ordering: .relaxed)
+            logger.notice("another provider took \(name) over (--replace); stopping")
+            for each in connections { each.close() }
+        }
+        let bus = self.bus
+        let control = self.control
         await withGracefulShutdownHandler {
-            await bus.run(onNameLost: { name in
-                expected.store(true, ordering: .relaxed)
-                logger.notice("another provider took \(name) over (--replace); stopping")
-                connection.close()
-            })
+            await withTaskGroup(of: Void.self) { group in
+                // Either connection ending ends both: a puffd serving half of itself helps no one.
+                group.addTask {
+                    await bus.run(onNameLost: stop)
+                    for each in connections { each.close() }
+                }
+                group.addTask {
+                    await control.run(onNameLost: stop)
+                    for each in connections { each.close() }
+                }
+            }
         } onGracefulShutdown: {
             expected.store(true, ordering: .relaxed)
-            // Closing flushes queued replies and signals, then ends the message stream.
-            connection.close()
+            // Closing flushes queued replies and signals, then ends the message streams.
+            for each in connections { each.close() }
         }
         if !expected.load(ordering: .relaxed) {
-            logger.warning("the bus connection closed; stopping")
+            logger.warning("a bus connection closed; stopping")
         }
         logger.info("stopped serving")
     }

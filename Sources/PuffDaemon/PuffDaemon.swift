@@ -200,8 +200,10 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
 
         let connection: BusConnection
+        let controlConnection: BusConnection
         do {
             connection = try await BusConnection.connect(address: address)
+            controlConnection = try await BusConnection.connect(address: address)
         } catch {
             logger.critical(
                 "cannot connect to the bus: \(error). Is DBUS_SESSION_BUS_ADDRESS set? (`make run` starts a bus for you)"
@@ -209,7 +211,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let publisher = SignalPublisher(connection: connection)
-        let agents = AgentPrompter(connection: connection)
+        let agents = AgentPrompter(connection: controlConnection)
         let service: SecretService
         do {
             service = try await makeService(
@@ -235,8 +237,12 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         let bus = SecretServiceBus(
             connection: connection, service: service, publisher: publisher, limits: settings.busLimits,
-            agents: agents, logger: logger)
+            logger: logger)
+        let control = ControlBus(
+            connection: controlConnection, service: service, limits: settings.busLimits, agents: agents,
+            logger: logger)
         try await bus.subscribe()
+        try await control.subscribe()
         // Trapped before the name is taken: SIGUSR1's default action would end the daemon.
         let lockSignals = await UnixSignalsSequence(trapping: .sigusr1)
         let logind = LogindWatcher(
@@ -262,6 +268,7 @@ public struct PuffDaemon: AsyncParsableCommand {
                     .init(
                         service: BusService(
                             bus: bus, connection: connection, name: BusName(busName)!,  // checked in validate()
+                            control: control, controlConnection: controlConnection, controlName: ControlBus.busName,
                             replace: replace, logger: logger),
                         successTerminationBehavior: .gracefullyShutdownGroup
                     ),

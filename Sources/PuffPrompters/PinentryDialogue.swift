@@ -95,6 +95,8 @@ struct PinentryText {
         case .confirmRead:
             description =
                 "\(application) wants to read the protected item “\(name)”.\nRelease its secret this once?"
+        case .confirmChange(_, _, let change):
+            description = "\(application) wants to \(change).\nAllow this change?"
         case .allowRead:
             description =
                 "\(application) wants to read the item “\(name)”.\n"

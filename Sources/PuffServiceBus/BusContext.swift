@@ -13,7 +13,7 @@ enum SecretObject: Sendable {
     case item(ItemID, ItemInfo)
     case session(SessionID)
     case prompt(PromptID)
-    /// `/io/puff/Control`.
+    /// `/io/puff/Control`, on the control connection (``ControlBus``).
     case control
 }
 

@@ -17,4 +17,5 @@ extension ErrorName {
     static let passcodePolicy: ErrorName = "io.puff.Error.PasscodePolicy"
     static let damaged: ErrorName = "io.puff.Error.Damaged"
     static let controlIsLocked: ErrorName = "io.puff.Error.IsLocked"
+    static let notConfirmed: ErrorName = "io.puff.Error.NotConfirmed"
 }

@@ -62,6 +62,7 @@ public final class DBusErrorMapping: Sendable {
         case .damaged(let why): DBusError(.damaged, why)
         // The name libsecret, secretstorage and keyring already report as a refusal.
         case .readRefused: DBusError(.accessDenied, error.description)
+        case .notConfirmed(let why): DBusError(.notConfirmed, why)
         case .failed(let why): DBusError(.failed, why)
         }
     }

@@ -9,8 +9,6 @@ public struct SecretInterfaces: Sendable {
     let item: Interface
     let session: Interface
     let prompt: Interface
-    /// `io.puff.Control1`, puffd's own interface (not part of the reference document).
-    let control: Interface
     /// gnome-keyring's private interface, `ChangeWithPrompt` only (not part of the reference
     /// document either).
     let gnomeKeyring: Interface
@@ -21,15 +19,15 @@ public struct SecretInterfaces: Sendable {
         item = Self.item(context)
         session = Self.session(context)
         prompt = Self.prompt(context)
-        control = Self.control(context)
         gnomeKeyring = Self.gnomeKeyring(context)
     }
 
     /// All five, in the order of `dbus/org.freedesktop.Secrets.xml`.
     var all: [Interface] { [service, collection, item, session, prompt] }
 
-    /// Every interface served, so a call to any of their methods is decoded.
-    var served: [Interface] { all + [control, gnomeKeyring] }
+    /// Every interface served, so a call to any of their methods is decoded. `io.puff.Control1`
+    /// is not among them: ``ControlBus`` serves it on a connection of its own.
+    var served: [Interface] { all + [gnomeKeyring] }
 
     /// The introspection document of the interfaces Puff serves; `dbus/org.freedesktop.Secrets.xml`
     /// is exactly this text, and a test keeps the two equal.

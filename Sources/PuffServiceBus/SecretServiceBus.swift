@@ -11,7 +11,6 @@ public struct SecretServiceBus: Sendable {
     private let router: Router
     private let callers: CallerDirectory
     private let limits: ObjectServer.Limits
-    private let agents: AgentPrompter?
     private let logger: Logger
 
     /// How the bus thread decodes calls for the Secret Service: the `value` of every `(oayays)`
@@ -27,15 +26,14 @@ public struct SecretServiceBus: Sendable {
     /// served until ``run()``.
     public init(
         connection: BusConnection, service: SecretService, publisher: SignalPublisher,
-        limits: ObjectServer.Limits = ObjectServer.Limits(), agents: AgentPrompter? = nil, logger: Logger
+        limits: ObjectServer.Limits = ObjectServer.Limits(), logger: Logger
     ) {
         self.connection = connection
         self.service = service
         self.limits = limits
-        self.agents = agents
         self.logger = logger
         publisher.attach(service)
-        let context = BusContext(service: service, agents: agents)
+        let context = BusContext(service: service)
         let interfaces = SecretInterfaces(context: context)
         let tree = SecretTree(context: context, interfaces: interfaces)
         let mapping = DBusErrorMapping(logger: logger)
@@ -56,13 +54,9 @@ public struct SecretServiceBus: Sendable {
     public func run(onNameLost: @escaping @Sendable (String) -> Void = { _ in }) async {
         let service = self.service
         let logger = self.logger
-        let agents = self.agents
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
-            onClientLeft: { name in
-                agents?.clientLeft(name)
-                await service.clientVanished(ClientID(name))
-            },
+            onClientLeft: { name in await service.clientVanished(ClientID(name)) },
             onSignal: { signal in
                 guard signal.interface == "org.freedesktop.DBus", signal.sender == "org.freedesktop.DBus",
                     signal.member == "NameLost", let name = signal.arguments.first?.string

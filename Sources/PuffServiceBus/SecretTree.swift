@@ -10,9 +10,6 @@ struct SecretTree: ObjectTree {
 
     func resolve(_ path: ObjectPath, context call: CallContext) async -> ResolvedObject? {
         let service = context.service
-        if path == ControlNames.path {
-            return ResolvedObject(interfaces: [interfaces.control], object: SecretObject.control)
-        }
         switch ObjectPaths.parse(path) {
         case .service?:
             return ResolvedObject(
@@ -46,9 +43,7 @@ struct SecretTree: ObjectTree {
 
     func children(of path: ObjectPath, context call: CallContext) async -> [String] {
         switch path.rawValue {
-        case "/": return ["io", "org"]
-        case "/io": return ["puff"]
-        case "/io/puff": return ["Control"]
+        case "/": return ["org"]
         case "/org": return ["freedesktop"]
         case "/org/freedesktop": return ["secrets"]
         case SecretServiceNames.servicePath.rawValue: return ["collection"]

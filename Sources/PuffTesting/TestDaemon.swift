@@ -21,7 +21,8 @@ public final class TestDaemon: @unchecked Sendable {
         return URL(fileURLWithPath: procExe).deletingLastPathComponent().appendingPathComponent("puffd").path
     }
 
-    /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName`; `environment` adds
+    /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName` and
+    /// ``controlName``; `environment` adds
     /// to the daemon's (for example `DISPLAY` for a pinentry); `input` is written to its standard
     /// input, which is then closed (`--unlock-fd 0`). A `launcher` (program and arguments) runs
     /// first and is given the daemon's path and arguments to run in its place, as systemd's
@@ -61,7 +62,12 @@ public final class TestDaemon: @unchecked Sendable {
             try inputPipe.fileHandleForWriting.close()
         }
         try await waitForOwner(busName)
+        // The control interface has a connection and a name of its own, taken second.
+        try await waitForOwner(Self.controlName)
     }
+
+    /// The name puffd's control connection owns.
+    public static let controlName = "io.puff.Control"
 
     deinit {
         kill(process.processIdentifier, SIGTERM)

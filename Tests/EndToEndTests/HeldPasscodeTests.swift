@@ -12,7 +12,7 @@ struct HeldPasscodeTests {
 
     func unlock(_ read: UnixFD) -> OutgoingMessage {
         .methodCall(
-            destination: "org.freedesktop.secrets", path: ObjectPath("/io/puff/Control")!,
+            destination: TestDaemon.controlName, path: ObjectPath("/io/puff/Control")!,
             interface: "io.puff.Control1",
             member: "Unlock", [.string("login"), .unixFD(read)])
     }

@@ -66,6 +66,7 @@ struct InstallTests {
                 "/usr/local/share/dbus-1/interfaces/io.puff.Control1.xml": 0o644,
                 "/usr/local/share/dbus-1/interfaces/io.puff.Agent1.xml": 0o644,
                 "/usr/local/share/dbus-1/services/io.puff.Secrets.service": 0o644,
+                "/usr/local/share/dbus-1/services/io.puff.Control.service": 0o644,
                 "/usr/local/lib/systemd/user/puffd.service": 0o644,
                 "/usr/local/lib/systemd/user/puff-login.socket": 0o644,
                 "/usr/local/lib/systemd/user/sockets.target.wants/puff-login.socket": Self.link,
@@ -77,6 +78,11 @@ struct InstallTests {
         #expect(activation.contains("Name=org.freedesktop.secrets\n"))
         #expect(activation.contains("Exec=/usr/local/libexec/puff/puffd\n"))
         #expect(activation.contains("SystemdService=puffd.service\n"))
+        // puffctl's name starts the same puffd.
+        let control = text("/usr/local/share/dbus-1/services/io.puff.Control.service")
+        #expect(control.contains("Name=io.puff.Control\n"))
+        #expect(control.contains("Exec=/usr/local/libexec/puff/puffd\n"))
+        #expect(control.contains("SystemdService=puffd.service\n"))
         #expect(text("/usr/local/lib/systemd/user/puffd.service").contains("ExecStart=/usr/local/libexec/puff/puffd\n"))
         // The login socket is on for every user: the link enables it (dbus-user-session's way).
         #expect(text("/usr/local/lib/systemd/user/puff-login.socket").contains("ListenStream=%t/puff/login.socket\n"))
@@ -120,7 +126,7 @@ struct InstallTests {
         #expect(files["/usr/lib/systemd/user/puffd.service"] == 0o644)
         #expect(files["/usr/lib/x86_64-linux-gnu/security/pam_puff.so"] == 0o644)
         #expect(files["/usr/lib/systemd/user/puff-login.socket"] == 0o644)
-        #expect(files.count == 15)
+        #expect(files.count == 16)
     }
 
     @Test func withoutBuiltProgramsInstallRefusesAndWritesNothing() async throws {

@@ -110,7 +110,7 @@ struct IntrospectionTests {
         defer { client.close() }
         let reply = try await client.call(
             .methodCall(
-                destination: "org.freedesktop.secrets", path: ObjectPath("/io/puff/Control")!,
+                destination: TestDaemon.controlName, path: ObjectPath("/io/puff/Control")!,
                 interface: "org.freedesktop.DBus.Introspectable", member: "Introspect"))
         let served = try Self.interfaceBlocks(try #require(reply.arguments.first?.string))
         let control = try #require(reference["io.puff.Control1"])

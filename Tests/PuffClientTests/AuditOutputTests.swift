@@ -41,7 +41,9 @@ struct AuditOutputTests {
         #expect(lines[2].contains("GitHub") && lines[2].contains("/usr/bin/secret-tool"))
         #expect(
             AuditOutput.notes(reply) == [
-                "puffctl: 'work' is locked, so its audit log cannot be read: run `puffctl unlock work`"
+                "puffctl: 'work' is locked, so its audit log cannot be read: run `puffctl unlock work`",
+                "puffctl: the audit log of 'login' no longer holds its 12 oldest entries "
+                    + "(rotated out past [audit] max_bytes in puffd.toml, or removed: see any log-removed entry)",
             ])
     }
 
@@ -52,5 +54,7 @@ struct AuditOutputTests {
         #expect(entries.map { $0["executable"] as? String } == ["/usr/bin/secret-tool", nil])
         #expect(entries[0]["pid"] as? Int == 4242)
         #expect(object["unreadable"] as? [String: String] == ["work": "locked"])
+        #expect(object["rotated"] as? [String: Int] == ["login": 12])
+        #expect(entries.map { $0["sequence"] as? Int } == [14, 13])
     }
 }

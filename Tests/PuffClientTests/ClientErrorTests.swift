@@ -25,6 +25,7 @@ struct ClientErrorTests {
         ("io.puff.Error.AlreadyInitialized", 1),
         ("io.puff.Error.PasscodePolicy", 1),
         ("io.puff.Error.Damaged", 1),
+        ("io.puff.Error.NotConfirmed", 1),
         ("org.freedesktop.DBus.Error.AccessDenied", 1),
         ("org.freedesktop.DBus.Error.InvalidArgs", 1),
         ("org.example.Unheard.Of", 1),
@@ -45,7 +46,7 @@ struct ClientErrorTests {
                 .deletingLastPathComponent().appendingPathComponent("dbus/io.puff.Control1.xml"),
             encoding: .utf8)
         let names = xml.split(whereSeparator: \.isWhitespace).filter { $0.hasPrefix("io.puff.Error.") }
-        #expect(names.count == 7)
+        #expect(names.count == 8)
         for name in names {
             if case .failed = Self.mapped(String(name)) { Issue.record("\(name) falls through to the generic failure") }
             #expect(Self.table.contains { $0.name == name }, "\(name) is missing from this test's table")
@@ -70,7 +71,8 @@ struct ClientErrorTests {
     }
 
     @Test func anotherProviderIsNamedAsSuch() {
-        let error = ClientError(DBusError(ErrorName("org.freedesktop.DBus.Error.UnknownObject"), ""))
+        let error = ClientError(
+            DBusError(ErrorName("org.freedesktop.DBus.Error.UnknownObject"), ""), busName: "org.freedesktop.secrets")
         #expect(error.message == "org.freedesktop.secrets is owned by another provider (not puffd); stop it first")
     }
 

@@ -15,7 +15,7 @@ struct ParsingTests {
         #expect(command.collection == nil)
         #expect(!command.hidden)
         #expect(command.passcode.source == .terminal)
-        #expect(command.connection.busName == "org.freedesktop.secrets")
+        #expect(command.connection.busName == "io.puff.Control")
         #expect(command.connection.address == nil)
     }
 

@@ -43,7 +43,7 @@ enum Replies {
     }
 
     /// An `Audit` body: a read by secret-tool in `login` and a change by an unknown caller; `work`
-    /// locked.
+    /// locked; `login`'s log dropped 12 entries when it rotated; no page follows.
     static let audit: [DBusValue] = [
         .array(
             element: "a{sv}",
@@ -53,15 +53,18 @@ enum Replies {
                     ("result", .string("allowed")), ("item", .objectPath(ObjectPath("/i/1")!)),
                     ("label", .string("GitHub")), ("client", .string(":1.7")),
                     ("executable", .string("/usr/bin/secret-tool")), ("pid", .uint32(4242)),
+                    ("sequence", .uint64(14)),
                 ]),
                 dictionary([
                     ("collection", .string("login")), ("time", .uint64(1_700_000_000)),
                     ("action", .string("change-label")), ("result", .string("failed")),
                     ("item", .objectPath(ObjectPath("/i/2")!)), ("label", .string("Mail")),
-                    ("client", .string(":1.9")),
+                    ("client", .string(":1.9")), ("sequence", .uint64(13)),
                 ]),
             ]),
         .stringDictionary(["work": "locked"]),
+        .dictionary(key: "s", value: "t", [.init(.string("login"), .uint64(12))]),
+        .boolean(false),
     ]
 
     /// The `Status` body most tests use: `login` (default, unlocked, the default policy) and

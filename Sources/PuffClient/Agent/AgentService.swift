@@ -11,12 +11,16 @@ struct AgentService: ObjectTree {
     static let path = ObjectPath("/io/puff/Agent")!
 
     let terminal: AgentTerminal
+    /// The puffd the agent registered with: only the connection that owns its control name may
+    /// ask, so another client of the bus cannot phish a passcode through the agent's terminal.
+    let puffd: ControlClient
     /// One question at a time: the terminal has one person in front of it.
     let turns = DispatchQueue(label: "puffctl.agent")
 
     var interface: Interface {
         let terminal = self.terminal
         let turns = self.turns
+        let puffd = self.puffd
         return Interface(
             Self.interfaceName,
             methods: [
@@ -27,12 +31,18 @@ struct AgentService: ObjectTree {
                     guard let question = call.arguments.first?.variantDictionary,
                         let answer = call.arguments.last?.unixFD
                     else { throw DBusError(.invalidArgs, "expected (a{sv}h)") }
+                    guard await puffd.ownsControlName(call.context.sender) else {
+                        throw DBusError(.accessDenied, "only puffd asks this agent")
+                    }
                     let answered = await withCheckedContinuation { continuation in
                         turns.async { continuation.resume(returning: Self.ask(question, into: answer, on: terminal)) }
                     }
                     return [.boolean(answered)]
                 },
-                Method("Cancel") { _ in
+                Method("Cancel") { call in
+                    guard await puffd.ownsControlName(call.context.sender) else {
+                        throw DBusError(.accessDenied, "only puffd asks this agent")
+                    }
                     terminal.cancel()
                     return []
                 },
@@ -53,7 +63,10 @@ struct AgentService: ObjectTree {
         if !text.error.isEmpty { terminal.show(text.error + "\n") }
         let passcode: SecureBytes
         do {
-            passcode = try text.choices.isEmpty ? read(text, on: terminal) : choose(text, on: terminal)
+            passcode =
+                try text.choices.isEmpty
+                ? read(text, on: terminal, answer: answer.rawValue)
+                : choose(text, on: terminal, answer: answer.rawValue)
         } catch .cancelled {
             terminal.show("(the prompt ended)\n")
             return false
@@ -75,10 +88,12 @@ struct AgentService: ObjectTree {
 
     /// Reads a choice about a read: one of ``AgentQuestion/choices`` by its first letter; an empty
     /// line or anything else declines (this read is refused, nothing is remembered).
-    private static func choose(_ text: AgentQuestion, on terminal: AgentTerminal) throws(AgentTerminal.Outcome)
-        -> SecureBytes
+    private static func choose(_ text: AgentQuestion, on terminal: AgentTerminal, answer: Int32)
+        throws(AgentTerminal.Outcome) -> SecureBytes
     {
-        guard let word = text.choice(typed: try terminal.readAnswer(prompt: text.prompt)) else { throw .declined }
+        guard let word = text.choice(typed: try terminal.readAnswer(prompt: text.prompt, answer: answer)) else {
+            throw .declined
+        }
         return SecureBytes(unwipedCopyOf: Array(word.utf8))
     }
 
@@ -86,13 +101,13 @@ struct AgentService: ObjectTree {
     static let repeatAttempts = 3
 
     /// Reads the passcode; a new one twice, until both match (compared in constant time).
-    private static func read(_ text: AgentQuestion, on terminal: AgentTerminal) throws(AgentTerminal.Outcome)
-        -> SecureBytes
+    private static func read(_ text: AgentQuestion, on terminal: AgentTerminal, answer: Int32)
+        throws(AgentTerminal.Outcome) -> SecureBytes
     {
-        guard text.repeats else { return try terminal.readPasscode(prompt: text.prompt) }
+        guard text.repeats else { return try terminal.readPasscode(prompt: text.prompt, answer: answer) }
         for _ in 1...repeatAttempts {
-            let first = try terminal.readPasscode(prompt: text.prompt)
-            let second = try terminal.readPasscode(prompt: "Repeat it:")
+            let first = try terminal.readPasscode(prompt: text.prompt, answer: answer)
+            let second = try terminal.readPasscode(prompt: "Repeat it:", answer: answer)
             if first.constantTimeEquals(second) { return first }
             terminal.show("The passcodes differ, try again.\n")
         }
@@ -157,6 +172,11 @@ struct AgentQuestion {
             description = "\(application) wants to read the item “\(name)” for the first time."
             prompt = "Allow [o]nce, [a]lways, or [d]eny from now on? (Enter: refuse this time only):"
             choices = ["once", "always", "deny"]
+        case "confirm-change":
+            let change = question["change"]?.string ?? "change the protection of “\(name)”"
+            description = "\(application) wants to \(change)."
+            prompt = "Allow this change? [o]nce / [d]eny (Enter: deny):"
+            choices = ["once", "deny"]
         case "new-passcode":
             description = "Choose the new passcode of the collection “\(name)”."
             prompt = "New passcode for “\(name)”\(hint):"

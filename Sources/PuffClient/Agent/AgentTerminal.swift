@@ -4,7 +4,8 @@ import PuffCrypto
 import Synchronization
 
 /// The terminal `puffctl agent` asks in: shows a question and reads a passcode with echo off,
-/// byte by byte into locked memory, polling so that puffd's `Cancel` ends the read.
+/// byte by byte into locked memory, polling so that the question ends when puffd closes the
+/// answer pipe's read end (the prompt ended) or sends `Cancel`.
 final class AgentTerminal: Sendable {
     /// Why a question got no passcode.
     enum Outcome: Error {
@@ -41,14 +42,15 @@ final class AgentTerminal: Sendable {
         text.withUTF8 { bytes in _ = write(fd, bytes.baseAddress, bytes.count) }
     }
 
-    /// Shows `prompt` and reads one line with echo off.
-    func readPasscode(prompt: String) throws(Outcome) -> SecureBytes {
+    /// Shows `prompt` and reads one line with echo off, until puffd closes the other end of
+    /// `answer` (-1: no pipe to watch).
+    func readPasscode(prompt: String, answer: Int32 = -1) throws(Outcome) -> SecureBytes {
         cancelled.store(false, ordering: .relaxed)
         let result = Result { () throws(ClientError) -> Result<SecureBytes, Outcome> in
             try TerminalEcho.withEchoOff(fd) { () throws(ClientError) -> Result<SecureBytes, Outcome> in
                 show(prompt + " ")
                 defer { show("\n") }
-                return Result { () throws(Outcome) in try readLine() }
+                return Result { () throws(Outcome) in try readLine(answer: answer) }
             }
         }
         switch result {
@@ -59,25 +61,29 @@ final class AgentTerminal: Sendable {
     }
 
     /// Shows `prompt` and reads one short answer with echo on, lower-cased and trimmed; an empty
-    /// line is ``Outcome/declined``.
-    func readAnswer(prompt: String) throws(Outcome) -> String {
+    /// line is ``Outcome/declined``; puffd closing the other end of `answer` ends it.
+    func readAnswer(prompt: String, answer: Int32 = -1) throws(Outcome) -> String {
         cancelled.store(false, ordering: .relaxed)
         show(prompt + " ")
-        let line = try readLine()
+        let line = try readLine(answer: answer)
         return String(decoding: line.unprotectedArray(), as: UTF8.self).filter { !$0.isWhitespace }.lowercased()
     }
 
-    private func readLine() throws(Outcome) -> SecureBytes {
+    private func readLine(answer: Int32) throws(Outcome) -> SecureBytes {
         var length = 0
         let line = try SecureBytes(count: PasscodeReader.maximumLength + 1) {
             (buffer: UnsafeMutableRawBufferPointer) throws(Outcome) in
             while length <= PasscodeReader.maximumLength {
                 guard !cancelled.load(ordering: .relaxed) else { throw .cancelled }
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, 200)
+                // A pipe's write end reports POLLERR once no reader is left: the prompt ended.
+                var pollers = [
+                    pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: answer, events: 0, revents: 0),
+                ]
+                let ready = poll(&pollers, 2, 200)
                 if ready < 0, errno == EINTR { continue }
                 guard ready >= 0 else { throw .declined }
-                if ready == 0 { continue }
+                if pollers[1].revents & Int16(POLLERR | POLLHUP) != 0 { throw .cancelled }
+                if ready == 0 || pollers[0].revents == 0 { continue }
                 let count = read(fd, buffer.baseAddress! + length, 1)
                 if count < 0, errno == EINTR || errno == EAGAIN { continue }
                 guard count == 1 else { throw .declined }

@@ -24,8 +24,11 @@ public struct Agent: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let terminal = try AgentTerminal()
         let client = try await connection.connect()
-        try await client.serveAgent(AgentService(terminal: terminal)) {
-            terminal.show("Answering puffd's prompts here; stop with Ctrl-C.\n")
+        try await client.serveAgent(AgentService(terminal: terminal, puffd: client)) { again in
+            terminal.show(
+                again
+                    ? "puffd started again; answering its prompts here.\n"
+                    : "Answering puffd's prompts here; stop with Ctrl-C.\n")
         }
     }
 }

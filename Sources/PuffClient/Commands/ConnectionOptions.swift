@@ -7,10 +7,10 @@ public struct ConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Connect to the bus at ADDRESS instead of the session bus.", valueName: "ADDRESS"))
     public var address: String?
 
-    @Option(help: ArgumentHelp("Talk to puffd under NAME.", valueName: "NAME"))
+    @Option(help: ArgumentHelp("Talk to puffd's control interface under NAME.", valueName: "NAME"))
     public var busName = ControlNames.busName
 
-    /// Creates the options with their defaults: the session bus and `org.freedesktop.secrets`.
+    /// Creates the options with their defaults: the session bus and `io.puff.Control`.
     public init() {}
 
     public func validate() throws {

@@ -20,12 +20,15 @@ public struct AuditSummary: Sendable, Equatable, Encodable {
     /// The caller's unique bus name.
     public var client: String
     public var pid: UInt32?
+    /// The entry's number in its collection's log.
+    public var sequence: UInt64
 
     /// Creates a summary from its parts.
     public init(
         collection: String, time: UInt64, action: String, result: String, item: String, label: String,
-        executable: String? = nil, client: String, pid: UInt32? = nil
+        executable: String? = nil, client: String, pid: UInt32? = nil, sequence: UInt64 = 0
     ) {
+        self.sequence = sequence
         self.collection = collection
         self.time = time
         self.action = action
@@ -46,14 +49,28 @@ public struct AuditLogReply: Sendable, Equatable {
     public var entries: [AuditSummary]
     /// Collection id → `"locked"`, or what was wrong with its log.
     public var unreadable: [String: String]
+    /// Collection id → how many of its oldest entries rotation dropped.
+    public var rotated: [String: UInt64]
+    /// Whether entries follow this page.
+    public var more: Bool
 
-    /// Decodes the `aa{sv}a{ss}` reply body of `Audit`.
+    /// Decodes the `aa{sv}a{ss}a{st}b` reply body of `Audit`.
     ///
     /// - Throws: ``ClientError/unexpectedReply(member:)`` when the body has another shape.
     public init(reply arguments: [DBusValue]) throws(ClientError) {
-        guard arguments.count == 2, case .array(_, let values) = arguments[0],
-            let unreadable = arguments[1].stringDictionary
+        guard arguments.count == 4, case .array(_, let values) = arguments[0],
+            let unreadable = arguments[1].stringDictionary, case .dictionary(_, _, let rotatedEntries) = arguments[2],
+            let more = arguments[3].bool
         else { throw .unexpectedReply(member: "Audit") }
+        var rotated: [String: UInt64] = [:]
+        for entry in rotatedEntries {
+            guard let key = entry.key.string, case .uint64(let count) = entry.value else {
+                throw .unexpectedReply(member: "Audit")
+            }
+            rotated[key] = count
+        }
+        self.rotated = rotated
+        self.more = more
         var entries: [AuditSummary] = []
         entries.reserveCapacity(values.count)
         for value in values {
@@ -67,7 +84,8 @@ public struct AuditLogReply: Sendable, Equatable {
             entries.append(
                 AuditSummary(
                     collection: collection, time: time, action: action, result: result, item: item, label: label,
-                    executable: try fields.string("executable"), client: client, pid: try fields.uint32("pid")))
+                    executable: try fields.string("executable"), client: client, pid: try fields.uint32("pid"),
+                    sequence: try fields.uint64("sequence") ?? 0))
         }
         self.entries = entries
         self.unreadable = unreadable
@@ -76,11 +94,29 @@ public struct AuditLogReply: Sendable, Equatable {
 
 extension ControlClient {
     /// `Audit`: the entries made at or after `since` (seconds since the epoch) in `collection`,
-    /// or with `""` in every unlocked collection.
-    public func audit(since: UInt64, collection: String) async throws(ClientError) -> AuditLogReply {
-        try AuditLogReply(
-            reply: await call(
-                "Audit", [.uint64(since), .string(collection)], expecting: "aa{sv}a{ss}",
-                collection: collection.isEmpty ? nil : collection))
+    /// or with `""` in every unlocked collection, fetched page by page (each page goes on after
+    /// the last entry of each collection the pages before brought).
+    public func audit(since: UInt64, collection: String, pageSize: UInt32 = 0) async throws(ClientError)
+        -> AuditLogReply
+    {
+        var after: [String: UInt64] = [:]
+        var entries: [AuditSummary] = []
+        while true {
+            let cursor = DBusValue.dictionary(
+                key: "s", value: "t",
+                after.sorted { $0.key < $1.key }.map { DBusValue.DictEntry(.string($0.key), .uint64($0.value)) })
+            var page = try AuditLogReply(
+                reply: await call(
+                    "Audit", [.uint64(since), .string(collection), cursor, .uint32(pageSize)],
+                    expecting: "aa{sv}a{ss}a{st}b", collection: collection.isEmpty ? nil : collection))
+            for entry in page.entries { after[entry.collection] = max(after[entry.collection] ?? 0, entry.sequence) }
+            entries += page.entries
+            // A page that brought nothing cannot move the cursor: stop rather than ask again.
+            if !page.more || page.entries.isEmpty {
+                page.entries = entries
+                page.more = false
+                return page
+            }
+        }
     }
 }

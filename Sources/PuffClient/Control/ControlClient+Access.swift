@@ -1,3 +1,4 @@
+public import PuffCrypto
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
 
@@ -50,20 +51,43 @@ public struct AccessEntry: Sendable, Equatable, Encodable {
 
 extension ControlClient {
     /// `SetProtected`: every read of the item's secret asks for a confirmation, or no longer.
-    public func setProtected(_ isProtected: Bool, item path: String) async throws(ClientError) {
-        _ = try await call("SetProtected", [.objectPath(try Self.path(path)), .boolean(isProtected)], expecting: "")
+    /// Lifting protection needs the collection's `passcode`, or (nil) the person's yes through
+    /// puffd's prompter.
+    public func setProtected(_ isProtected: Bool, item path: String, passcode: SecureBytes? = nil)
+        async throws(ClientError)
+    {
+        _ = try await call(
+            "SetProtected", [.objectPath(try Self.path(path)), .boolean(isProtected), try Self.consent(passcode)],
+            expecting: "", timeout: Self.passcodeCallTimeout)
     }
 
-    /// `SetAccess`: persists an allow or deny rule for `executable` on the item.
-    public func setAccess(_ allows: Bool, for executable: String, item path: String) async throws(ClientError) {
+    /// `SetAccess`: persists an allow or deny rule for `executable` on the item; an allow needs
+    /// the person, as ``setProtected(_:item:passcode:)`` says.
+    public func setAccess(_ allows: Bool, for executable: String, item path: String, passcode: SecureBytes? = nil)
+        async throws(ClientError)
+    {
         _ = try await call(
-            "SetAccess", [.objectPath(try Self.path(path)), .string(executable), .boolean(allows)], expecting: "")
+            "SetAccess",
+            [.objectPath(try Self.path(path)), .string(executable), .boolean(allows), try Self.consent(passcode)],
+            expecting: "", timeout: Self.passcodeCallTimeout)
     }
 
-    /// `RevokeAccess`: forgets `executable`'s rule on the item, or every rule when nil.
-    public func revokeAccess(item path: String, executable: String?) async throws(ClientError) {
+    /// `RevokeAccess`: forgets `executable`'s rule on the item, or every rule when nil; forgetting
+    /// a deny rule needs the person, as ``setProtected(_:item:passcode:)`` says.
+    public func revokeAccess(item path: String, executable: String?, passcode: SecureBytes? = nil)
+        async throws(ClientError)
+    {
         _ = try await call(
-            "RevokeAccess", [.objectPath(try Self.path(path)), .string(executable ?? "")], expecting: "")
+            "RevokeAccess", [.objectPath(try Self.path(path)), .string(executable ?? ""), try Self.consent(passcode)],
+            expecting: "", timeout: Self.passcodeCallTimeout)
+    }
+
+    /// The `consent` argument (`a{sv}`): the passcode's pipe under `passcode`, or nothing so that
+    /// puffd asks the person through its prompter.
+    static func consent(_ passcode: SecureBytes?) throws(ClientError) -> DBusValue {
+        guard let passcode else { return .dictionary(key: "s", value: "v", []) }
+        let pipe = try PasscodePipe.readEnd(carrying: passcode)
+        return .dictionary(key: "s", value: "v", [.init(.string("passcode"), .variant(.unixFD(pipe)))])
     }
 
     /// `ListAccess`: the settings of `paths`, or of every item that has any when empty.

@@ -12,16 +12,42 @@ extension ControlClient {
         _ = try await call("UnregisterAgent", [.objectPath(path)], expecting: "")
     }
 
+    /// Whether `sender` is the connection that owns ``busName`` now.
+    func ownsControlName(_ sender: String) async -> Bool {
+        guard let name = BusName(busName), let owner = try? await connection.nameOwner(of: name) else { return false }
+        return owner == sender
+    }
+
     /// Serves `agent` on this connection, registers it with puffd, calls `registered`, and serves
-    /// until the connection ends.
+    /// until the connection ends. When puffd comes back after a restart (a new owner of
+    /// ``busName``), the agent registers again and `registered` runs again.
     ///
     /// - Throws: ``ClientError`` when puffd refuses the agent (for example, no `agent` prompter).
-    func serveAgent(_ agent: AgentService, registered: () -> Void) async throws(ClientError) {
+    func serveAgent(_ agent: AgentService, registered: @escaping @Sendable (Bool) -> Void) async throws(ClientError) {
         let connection = self.connection
+        let name = busName
         let router = Router(tree: agent) { error in DBusError(.failed, "\(error)") }
+        do {
+            try await connection.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+                    + "member='NameOwnerChanged',arg0='\(name)'")
+        } catch {
+            throw .failed(name: "", message: "\(error)")
+        }
         let serving = Task {
-            await ObjectServer(connection: connection, router: router, callers: CallerDirectory(connection: connection))
-                .run()
+            await ObjectServer(
+                connection: connection, router: router, callers: CallerDirectory(connection: connection),
+                onSignal: { [self] signal in
+                    guard signal.sender == "org.freedesktop.DBus", signal.member == "NameOwnerChanged",
+                        signal.arguments.count == 3, signal.arguments[0].string == name,
+                        let owner = signal.arguments[2].string, !owner.isEmpty
+                    else { return }
+                    // Not awaited here: the reply comes through the loop this handler runs in.
+                    Task {
+                        if (try? await self.registerAgent(at: AgentService.path)) != nil { registered(true) }
+                    }
+                }
+            ).run()
         }
         do {
             try await registerAgent(at: AgentService.path)
@@ -29,7 +55,7 @@ extension ControlClient {
             serving.cancel()
             throw error
         }
-        registered()
+        registered(false)
         await serving.value
     }
 }

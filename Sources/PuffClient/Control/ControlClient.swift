@@ -178,19 +178,29 @@ public final class ControlClient: Sendable {
             collection: collection, timeout: timeout)
     }
 
-    /// Sends one call to any object of puffd (the Secret Service ones too) and checks the reply's
-    /// signature; every error reply becomes a ``ClientError`` here.
+    /// Sends one call to any object of puffd and checks the reply's signature; every error reply
+    /// becomes a ``ClientError`` here. The control object is reached under ``busName``, the Secret
+    /// Service's objects under ``ControlNames/secretsBusName``: puffd serves them on two connections.
     func call(
         _ member: MemberName, on path: ObjectPath, interface: InterfaceName, _ body: [DBusValue] = [],
         expecting signature: String, collection: String? = nil, timeout: Duration = ControlClient.callTimeout
     ) async throws(ClientError) -> [DBusValue] {
+        let destination = path == ControlNames.path ? busName : ControlNames.secretsBusName
         let message = OutgoingMessage.methodCall(
-            destination: busName, path: path, interface: interface, member: member, body)
+            destination: destination, path: path, interface: interface, member: member, body)
         let reply: IncomingMessage
         do {
             reply = try await connection.call(message, timeout: timeout)
         } catch let error as DBusError {
-            throw ClientError(error, collection: collection, busName: busName)
+            let mapped = ClientError(error, collection: collection, busName: destination)
+            // No puffd to start, but the Secret Service name is taken: another provider runs.
+            if case .daemonNotRunning = mapped, destination == busName,
+                let secrets = BusName(ControlNames.secretsBusName),
+                (try? await connection.nameOwner(of: secrets)) ?? nil != nil
+            {
+                throw .otherProvider(busName: ControlNames.secretsBusName)
+            }
+            throw mapped
         } catch {
             throw .failed(name: "", message: "\(error)")
         }

@@ -3,8 +3,11 @@ public import PuffDBus
 
 /// Every D-Bus name puffctl uses, as `dbus/io.puff.Control1.xml` spells it.
 public enum ControlNames {
-    /// The well-known name puffd owns, shared with every other Secret Service provider.
-    public static let busName = "org.freedesktop.secrets"
+    /// The well-known name puffd's control connection owns; nothing else serves ``interface``, so a
+    /// proxy rule for ``secretsBusName`` does not reach it.
+    public static let busName = "io.puff.Control"
+    /// The well-known name of the Secret Service, which puffd shares with every other provider.
+    public static let secretsBusName = "org.freedesktop.secrets"
     /// The object that serves ``interface``.
     public static let path = ObjectPath(unchecked: "/io/puff/Control")
     /// puffd's private control interface.
@@ -24,6 +27,8 @@ extension ErrorName {
     public static let puffPasscodePolicy: ErrorName = "io.puff.Error.PasscodePolicy"
     /// `io.puff.Error.Damaged`: the collection's files failed to open.
     public static let puffDamaged: ErrorName = "io.puff.Error.Damaged"
+    /// `io.puff.Error.NotConfirmed`: a change that weakens protection got no consent.
+    public static let puffNotConfirmed: ErrorName = "io.puff.Error.NotConfirmed"
     /// `io.puff.Error.IsLocked`: the call needs the collection unlocked.
     public static let puffIsLocked: ErrorName = "io.puff.Error.IsLocked"
     /// `org.freedesktop.Secret.Error.NoSuchObject`, from the Secret Service specification.

@@ -69,12 +69,12 @@ public enum ActivationCheck {
 
     /// The user's own activation file, which takes precedence over every system folder's.
     public static func userFile(environment: [String: String]) -> String {
-        userDataHome(environment: environment) + "/dbus-1/services/\(ControlNames.busName).service"
+        userDataHome(environment: environment) + "/dbus-1/services/\(ControlNames.secretsBusName).service"
     }
 
     /// The activation file that makes the bus start puffd at `puffd`.
     public static func puffFileText(puffd: String) -> String {
-        "[D-BUS Service]\nName=\(ControlNames.busName)\nExec=\(puffd)\n"
+        "[D-BUS Service]\nName=\(ControlNames.secretsBusName)\nExec=\(puffd)\n"
     }
 
     /// The findings for `files`, the activation files naming the name in order of precedence (the
@@ -88,7 +88,8 @@ public enum ActivationCheck {
         guard let first = files.first else {
             return [
                 DoctorFinding(
-                    .warn, "no activation file names \(ControlNames.busName): nothing starts a provider on first use",
+                    .warn,
+                    "no activation file names \(ControlNames.secretsBusName): nothing starts a provider on first use",
                     next: makePuff)
             ]
         }

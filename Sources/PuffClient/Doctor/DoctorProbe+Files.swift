@@ -10,7 +10,7 @@ extension DoctorProbe {
     /// watches it). `$XDG_RUNTIME_DIR/dbus-1/services` counts only the file named after the bus
     /// name (dbus-daemon enforces the naming there).
     func activationFiles() -> [ActivationFile] {
-        let exactName = "\(ControlNames.busName).service"
+        let exactName = "\(ControlNames.secretsBusName).service"
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/dbus-1/services" }
         var files: [ActivationFile] = []
         for folder in ActivationCheck.serviceDirectories(environment: environment) {
@@ -18,7 +18,7 @@ extension DoctorProbe {
             for name in folder == runtime ? names.filter({ $0 == exactName }) : names {
                 let path = "\(folder)/\(name)"
                 guard let text = Self.read(path), let parsed = ActivationFile.parse(text),
-                    parsed.name == ControlNames.busName
+                    parsed.name == ControlNames.secretsBusName
                 else { continue }
                 files.append(ActivationFile(path: path, exec: parsed.exec))
             }

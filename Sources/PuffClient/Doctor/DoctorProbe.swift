@@ -40,7 +40,8 @@ struct DoctorProbe {
                 DoctorSection("Provider", OwnerCheck.findings(owner: owner, activated: files.first?.provider)))
         } else {
             sections.append(
-                DoctorSection("Provider", [DoctorFinding(.warn, "no bus: no telling who owns \(connection.busName)")]))
+                DoctorSection(
+                    "Provider", [DoctorFinding(.warn, "no bus: no telling who owns \(ControlNames.secretsBusName)")]))
         }
         sections.append(
             DoctorSection("Activation", ActivationCheck.findings(files: files, environment: environment, puffd: puffd)))
@@ -58,10 +59,11 @@ struct DoctorProbe {
         return host
     }
 
-    /// Asks the bus who owns the name, `/proc` what it runs, and the owner whether it is puffd.
-    /// The `Status` call goes to the unique name, so it never starts a provider.
+    /// Asks the bus who owns the Secret Service name, `/proc` what it runs, and whether it is
+    /// puffd: the process that owns the control name (`--bus-name`) too. The `Status` call goes to
+    /// the control connection's unique name, so it never starts a provider.
     func ownerFacts(_ bus: BusConnection) async -> OwnerFacts {
-        let name = connection.busName
+        let name = ControlNames.secretsBusName
         let unique: String?
         do {
             unique = try await bus.nameOwner(of: BusName(name)!)  // checked in ConnectionOptions.validate()
@@ -72,8 +74,14 @@ struct DoctorProbe {
         let pid = try? await bus.processID(of: unique)
         var facts = OwnerFacts(
             busName: name, uniqueName: unique, processID: pid, executable: pid.flatMap { Self.link("/proc/\($0)/exe") })
+        guard let control = try? await bus.nameOwner(of: BusName(connection.busName)!),
+            let controlPID = try? await bus.processID(of: control), controlPID == pid
+        else {
+            facts.answer = .notPuffd
+            return facts
+        }
         do {
-            let client = try await ControlClient.connect(address: connection.address, busName: unique)
+            let client = try await ControlClient.connect(address: connection.address, busName: control)
             facts.answer = .puffd(try await client.status())
         } catch .otherProvider {
             facts.answer = .notPuffd

@@ -4,12 +4,15 @@ import Foundation
 /// How `audit` prints: a table for people, JSON for scripts. Entries never hold a secret.
 ///
 /// JSON is `{"entries": [{"collection", "time", "action", "result", "item", "label",
-/// "executable", "client", "pid"}], "unreadable": {collection: reason}}`; times are seconds
-/// since the Unix epoch; `executable` and `pid` are left out when puffd could not tell them.
+/// "executable", "client", "pid", "sequence"}], "unreadable": {collection: reason},
+/// "rotated": {collection: count}}`; times are seconds since the Unix epoch; `executable` and
+/// `pid` are left out when puffd could not tell them; `rotated` counts the entries each log lost
+/// to rotation.
 enum AuditOutput {
     private struct Document: Encodable {
         var entries: [AuditSummary]
         var unreadable: [String: String]
+        var rotated: [String: UInt64]
     }
 
     /// `audit` for people: one row per entry, oldest first, local time.
@@ -31,10 +34,14 @@ enum AuditOutput {
                 ? "puffctl: '\(collection)' is locked, so its audit log cannot be read: run `puffctl unlock \(collection)`"
                 : "puffctl: the audit log of '\(collection)' is not whole: \(reason)"
         }
+            + reply.rotated.sorted { $0.key < $1.key }.map { collection, count in
+                "puffctl: the audit log of '\(collection)' no longer holds its \(count) oldest entries "
+                    + "(rotated out past [audit] max_bytes in puffd.toml, or removed: see any log-removed entry)"
+            }
     }
 
     /// `audit --json`.
     static func json(_ reply: AuditLogReply) -> String {
-        JSONOutput.encode(Document(entries: reply.entries, unreadable: reply.unreadable))
+        JSONOutput.encode(Document(entries: reply.entries, unreadable: reply.unreadable, rotated: reply.rotated))
     }
 }

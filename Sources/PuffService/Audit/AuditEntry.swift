@@ -13,6 +13,22 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case changeLabel = 6
     case changeType = 7
     case delete = 8
+    /// `puffctl protect`: reads of the item ask for a confirmation from now on.
+    case protect = 9
+    /// `puffctl unprotect`: the item's protection lifted (needs the person).
+    case unprotect = 10
+    /// `puffctl access allow`: a rule letting an executable read the item (needs the person).
+    case allowAccess = 11
+    /// `puffctl access deny`: a rule refusing an executable the item.
+    case denyAccess = 12
+    /// `puffctl access revoke`: rules forgotten (forgetting a denial needs the person).
+    case revokeAccess = 13
+    /// An agent registered to answer puffd's questions (`puffctl agent`); item 0. Recorded in
+    /// every unlocked collection's log.
+    case registerAgent = 14
+    /// The log's file was found removed while puffd ran; puffd started a new one, which begins
+    /// with this entry (item 0).
+    case logRemoved = 15
     /// The whole collection was deleted (set aside, restorable); the entry's item is 0 and its
     /// label the collection's.
     case deleteCollection = 20
@@ -28,6 +44,13 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .changeLabel: "change-label"
         case .changeType: "change-type"
         case .delete: "delete"
+        case .protect: "protect"
+        case .unprotect: "unprotect"
+        case .allowAccess: "access-allow"
+        case .denyAccess: "access-deny"
+        case .revokeAccess: "access-revoke"
+        case .registerAgent: "agent-register"
+        case .logRemoved: "log-removed"
         case .deleteCollection: "delete-collection"
         }
     }
@@ -72,11 +95,15 @@ public struct AuditEntry: Sendable, Equatable {
     /// The caller's unique bus name (`puffd` for the daemon's own work).
     public var client: String
     public var pid: UInt32?
+    /// The entry's number in its collection's log (1, 2, …): sealed with it, so a page of
+    /// `puffctl audit` goes on after the last entry it got.
+    public var sequence: UInt64
 
     public init(
         collection: CollectionID, time: UInt64, action: AuditAction, result: AuditResult, item: UInt64,
-        label: String, executable: String?, client: String, pid: UInt32?
+        label: String, executable: String?, client: String, pid: UInt32?, sequence: UInt64 = 0
     ) {
+        self.sequence = sequence
         self.collection = collection
         self.time = time
         self.action = action
@@ -106,4 +133,7 @@ public struct AuditReport: Sendable {
     /// Collections whose logs are sealed because they are locked.
     public var locked: [CollectionID]
     public var problems: [Problem]
+    /// How many entries each log lost to rotation: the number its oldest kept entry carries,
+    /// less one (sealed with that entry, so not to be made smaller). Only logs that lost some.
+    public var rotatedAway: [CollectionID: UInt64] = [:]
 }

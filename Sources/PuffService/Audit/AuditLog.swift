@@ -41,12 +41,33 @@ final class AuditLog {
     /// is logged and otherwise ignored: the audit trail is defence in depth, and a full disk must
     /// not stop clients from reading secrets.
     func append(_ fields: AuditFields, to space: SpaceID, sealer: SecretSealer, deferred: Bool = false) {
+        noteRemoval(of: space, sealer: sealer, time: fields.time)
+        seal(fields, to: space, sealer: sealer)
+        if !deferred { flush() }
+    }
+
+    /// When `space`'s file was removed behind puffd's back (``AuditStore/wasRemoved(_:)``),
+    /// starts the new file with a `log-removed` entry; its number goes on from the last one, so
+    /// the entries that went show as missing too. Checked before every append and every read.
+    func noteRemoval(of space: SpaceID, sealer: SecretSealer, time: UInt64) {
+        guard store.wasRemoved(space) else { return }
+        logger.warning(
+            "An audit log was removed while puffd ran; starting a new one", metadata: ["space": "\(space.hex)"])
+        let notice = AuditFields(
+            action: AuditAction.logRemoved.rawValue, result: AuditResult.failed.rawValue, time: time, item: 0,
+            label: "the log's file was removed while puffd ran: the entries before this one are gone",
+            executable: "", client: "puffd", pid: 0)
+        seal(notice, to: space, sealer: sealer)
+        flush()
+    }
+
+    /// Numbers and seals one entry and queues it for ``flush()``.
+    private func seal(_ fields: AuditFields, to space: SpaceID, sealer: SecretSealer) {
         let sequence = nextSequence[space] ?? Self.sequence(after: store, space)
         nextSequence[space] = sequence + 1
         let record = AuditRecord(sequence: sequence, fields: fields, space: space, sealer: sealer)
         if pending[space] == nil { pendingOrder.append(space) }
         pending[space, default: []].append(record.encoded())
-        if !deferred { flush() }
     }
 
     /// Writes the deferred entries, one `write` per log.

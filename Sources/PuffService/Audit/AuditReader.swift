@@ -9,13 +9,14 @@ enum AuditReader {
     /// The entries of `space`'s log made at or after `since`, and what was wrong with the log.
     static func read(
         _ store: any AuditStore, space: SpaceID, sealer: SecretSealer, collection: CollectionID, since: UInt64
-    ) -> (entries: [AuditEntry], problem: String?) {
+    ) -> (entries: [AuditEntry], problem: String?, rotatedAway: UInt64) {
         let replay: AuditReplay
         do {
             replay = try store.entries(of: space)
         } catch {
-            return ([], "\(error)")
+            return ([], "\(error)", 0)
         }
+        var first: UInt64?
         var entries: [AuditEntry] = []
         var unopened = 0
         var outOfOrder = 0
@@ -38,17 +39,19 @@ enum AuditReader {
                 missing += record.sequence - last - 1
             }
             last = record.sequence
+            if first == nil { first = record.sequence }
             guard fields.time >= since else { continue }
             entries.append(
                 AuditEntry(
                     collection: collection, time: fields.time, action: action, result: result, item: fields.item,
                     label: fields.label, executable: fields.executable.isEmpty ? nil : fields.executable,
-                    client: fields.client, pid: fields.pid == 0 ? nil : fields.pid))
+                    client: fields.client, pid: fields.pid == 0 ? nil : fields.pid, sequence: record.sequence))
         }
         var problems: [String] = replay.damage.map { [$0] } ?? []
         if unopened > 0 { problems.append("\(unopened) entries do not open under this collection's key") }
         if outOfOrder > 0 { problems.append("\(outOfOrder) entries are out of order") }
         if missing > 0 { problems.append("\(missing) entries are missing") }
-        return (entries, problems.isEmpty ? nil : problems.joined(separator: "; "))
+        // Rotation drops the oldest file whole; the first kept entry's number says how much went.
+        return (entries, problems.isEmpty ? nil : problems.joined(separator: "; "), (first ?? 1) - 1)
     }
 }

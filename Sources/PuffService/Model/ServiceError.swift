@@ -38,6 +38,9 @@ public enum ServiceError: Error, Equatable, Sendable {
     /// The access gate kept a secret back: for this reason, or (nil) because nobody answered
     /// the question (no prompter reached a person, or it timed out).
     case readRefused(AccessRefusal?)
+    /// A change that weakens protection got no consent: no passcode was given and nobody could
+    /// be asked, or the person said no; the message says which and what to do.
+    case notConfirmed(String)
     /// Anything else, for example a failed write; details are logged.
     case failed(String)
 }
@@ -77,6 +80,7 @@ extension ServiceError: CustomStringConvertible {
         case .passcodePolicy(let policy): "the passcode must be \(policy.requirement) (policy \(policy.name))"
         case .damaged(let why): "damaged: \(why)"
         case .readRefused(let reason): "access denied: " + Self.refusal(reason)
+        case .notConfirmed(let why): "not confirmed: \(why)"
         case .failed(let why): "failed: \(why)"
         }
     }

@@ -26,6 +26,8 @@ public struct DismissingPrompter: Prompter {
                 "To change its passcode, run: puffctl passwd \(collection.rawValue)"
             case .confirmRead:
                 "The item is protected: run puffctl agent, or puffctl unprotect it, so its secret can be read"
+            case .confirmChange:
+                "Nobody can confirm a change that weakens protection: give the collection's passcode (puffctl asks for it) or run puffctl agent"
             case .allowRead:
                 "To allow the read without a question, run: puffctl access allow ITEM EXECUTABLE"
             case .deleteCollection(let collection, _, _):

@@ -43,6 +43,11 @@ public struct PromptRequest: Sendable, Equatable {
         /// An executable with no rule for the item asks to read it (`[access] mode = "ask"`):
         /// answered with an ``AccessChoice``; a dismissal refuses this read and persists nothing.
         case allowRead(item: ItemID, label: String)
+        /// A change that weakens the protection of `collection` (lifting an item's protection,
+        /// allowing an executable, forgetting a denial, replacing the agent): may it be done?
+        /// `change` says what, for the person ("lift the protection of the item “mail”").
+        /// Answered like ``confirmRead(item:label:)``: only an explicit yes agrees.
+        case confirmChange(collection: CollectionID, label: String, change: String)
         /// A client asks to delete a collection holding `items` items (`label` is `""` while it is
         /// locked): answered with ``PromptReply/confirmed``; anything else keeps it.
         case deleteCollection(collection: CollectionID, label: String, items: Int)
@@ -52,7 +57,8 @@ public struct PromptRequest: Sendable, Equatable {
         public var asksNewPasscode: Bool {
             switch self {
             case .create, .newPasscode: true
-            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead, .deleteCollection:
+            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead, .confirmChange,
+                .deleteCollection:
                 false
             }
         }
@@ -61,15 +67,17 @@ public struct PromptRequest: Sendable, Equatable {
         public var isAboutReading: Bool {
             switch self {
             case .confirmRead, .allowRead: true
-            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword, .deleteCollection: false
+            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword, .confirmChange,
+                .deleteCollection:
+                false
             }
         }
 
-        /// Whether the question is answered by a yes or no, not a passcode: a read, or deleting
-        /// a collection.
+        /// Whether the question is answered by a yes or no, not a passcode: a read, a change that
+        /// weakens protection, or deleting a collection.
         public var isConfirmation: Bool {
             switch self {
-            case .confirmRead, .allowRead, .deleteCollection: true
+            case .confirmRead, .allowRead, .confirmChange, .deleteCollection: true
             case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword: false
             }
         }
@@ -83,7 +91,7 @@ public struct PromptRequest: Sendable, Equatable {
                 label.isEmpty ? "\(item.collection.rawValue)/\(item.number)" : label
             case .unlock(let collection, let label), .currentPasscode(let collection, let label),
                 .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label),
-                .deleteCollection(let collection, let label, _):
+                .confirmChange(let collection, let label, _), .deleteCollection(let collection, let label, _):
                 label.isEmpty ? collection.rawValue : label
             }
         }

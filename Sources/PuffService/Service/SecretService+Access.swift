@@ -78,12 +78,15 @@ extension SecretService {
         return await BlockingWork.run { digests.digest(ofProcess: pid) }.map { .digest($0) } ?? .unreadable
     }
 
-    /// Asks `purpose` of the prompter chain, dismissed when `deadline` passes first or the
-    /// prompter fails. The call gives its slot back while the person decides (``CallSlot``).
-    private func ask(_ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration) async -> PromptReply {
+    /// Asks `purpose` of the prompter chain (or of `other`), dismissed when `deadline` passes
+    /// first or the prompter fails. The call gives its slot back while the person decides
+    /// (``CallSlot``).
+    func ask(
+        _ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration, through other: (any Prompter)? = nil
+    ) async -> PromptReply {
         let request = PromptRequest(
             purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
-        let prompter = self.prompter
+        let prompter = other ?? self.prompter
         let timeline = self.timeline
         return await CallSlot.released {
             await Self.firstAnswer(to: request, from: prompter, until: deadline, timeline)

@@ -46,6 +46,22 @@ extension SecretService {
         auditLog.append(fields, to: space, sealer: sealer, deferred: deferred)
     }
 
+    /// Appends one entry about no item (item 0) to the log of every unlocked, persisted
+    /// collection: for changes of puffd as a whole, such as an agent's registration.
+    public func auditEverywhere(_ action: AuditAction, label: String, caller: Caller, result: AuditResult) {
+        guard let auditLog else { return }
+        for id in collectionOrder {
+            guard let vault = collectionStates[id], let space = vault.space, let sealer = vault.auditSealer else {
+                continue
+            }
+            let fields = AuditFields(
+                action: action.rawValue, result: result.rawValue, time: now(), item: 0, label: label,
+                executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
+            auditLog.append(fields, to: space, sealer: sealer, deferred: true)
+        }
+        auditLog.flush()
+    }
+
     /// Runs `save` (the journal write of a change) and records `action` as allowed, or as failed
     /// when `save` throws.
     func audited(
@@ -77,8 +93,14 @@ extension SecretService {
         var locked: [CollectionID] = []
         for id in collection.map({ [$0] }) ?? collectionOrder {
             guard let vault = collectionStates[id], let space = vault.space else { continue }
-            if let sealer = vault.auditSealer { readable.append((id, space, sealer)) } else { locked.append(id) }
+            if let sealer = vault.auditSealer {
+                auditLog?.noteRemoval(of: space, sealer: sealer, time: now())
+                readable.append((id, space, sealer))
+            } else {
+                locked.append(id)
+            }
         }
+        auditLog?.flush()
         let logs = readable
         let read = await BlockingWork.run {
             logs.map { id, space, sealer in
@@ -87,7 +109,11 @@ extension SecretService {
         }
         return AuditReport(
             isEnabled: true, entries: read.flatMap(\.1.entries), locked: locked,
-            problems: read.compactMap { id, log in log.problem.map { .init(collection: id, reason: $0) } })
+            problems: read.compactMap { id, log in log.problem.map { .init(collection: id, reason: $0) } },
+            rotatedAway: Dictionary(
+                uniqueKeysWithValues: read.compactMap { id, log in
+                    log.rotatedAway > 0 ? (id, log.rotatedAway) : nil
+                }))
     }
 
     /// Makes every audit entry so far durable; puffd calls it as it stops.

@@ -29,10 +29,12 @@ enum AgentNames {
             case .previousLoginPassword(let collection, _): ("previous-login-password", collection.rawValue)
             case .confirmRead(let item, _): ("confirm-read", item.collection.rawValue)
             case .allowRead(let item, _): ("allow-read", item.collection.rawValue)
+            case .confirmChange(let collection, _, _): ("confirm-change", collection.rawValue)
             case .deleteCollection(let collection, _, _): ("delete-collection", collection.rawValue)
             }
         switch request.purpose {
         case .confirmRead(let item, _), .allowRead(let item, _): question["item"] = .uint64(item.number)
+        case .confirmChange(_, _, let change): question["change"] = .string(change)
         case .deleteCollection(_, _, let items): question["items"] = .uint64(UInt64(items))
         default: break
         }

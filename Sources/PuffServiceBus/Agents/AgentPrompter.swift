@@ -5,7 +5,8 @@ public import PuffDBus
 public import PuffService
 import Synchronization
 
-/// Asks the `puffctl agent` that registered last, over the bus (dbus/io.puff.Agent1.xml).
+/// Asks the `puffctl agent` registered last, over the bus (dbus/io.puff.Agent1.xml); a later
+/// agent gets its place only with the person's yes (``SecretInterfaces/agentMethods(_:)``).
 ///
 /// An agent answers in its terminal and writes the passcode into a pipe whose write end travels
 /// with the question, so the passcode never crosses the bus. When an agent leaves the bus, or
@@ -37,6 +38,11 @@ public final class AgentPrompter: Prompter, Sendable {
             list.removeAll { $0 == Agent(owner: owner, path: path) }
             list.append(Agent(owner: owner, path: path))
         }
+    }
+
+    /// Whether an agent of another connection than `owner` is registered.
+    func hasAgent(otherThan owner: String) -> Bool {
+        agents.withLock { list in list.contains { $0.owner != owner } }
     }
 
     /// Removes one agent; false when it was not registered by `owner`.
@@ -80,39 +86,44 @@ public final class AgentPrompter: Prompter, Sendable {
 
     private func ask(_ agent: Agent, _ request: PromptRequest) async throws -> PromptReply {
         let connection = self.connection
-        let reader: UnixFD
+        // Held until the answer is read, or let go when the prompt ends first: the agent then sees
+        // the pipe's read end closed and withdraws the question (an agent's lane runs `Cancel` only
+        // after `Ask` returns, so the pipe is what tells it).
+        let reader = Mutex<UnixFD?>(nil)
         let answered: Bool
         do {
             // The write end goes to the agent inside the message; ours closes with this block, so
             // the read below sees end of file once the agent has closed its copy.
-            let ends: (read: UnixFD, write: UnixFD)
+            let writer: UnixFD
             do {
-                ends = try UnixFD.pipe()
+                let ends = try UnixFD.pipe()
+                reader.withLock { $0 = ends.read }
+                writer = ends.write
             } catch {
                 throw DBusError(.failed, "no pipe for the agent's answer")
             }
-            reader = ends.read
             answered = try await withTaskCancellationHandler {
                 let message = OutgoingMessage.methodCall(
                     destination: agent.owner, path: agent.path, interface: AgentNames.interface, member: "Ask",
-                    [.variantDictionary(AgentNames.question(request)), .unixFD(ends.write)])
+                    [.variantDictionary(AgentNames.question(request)), .unixFD(writer)])
                 let reply = try await connection.call(message, timeout: Self.answerTimeout)
                 guard let answered = reply.arguments.first?.bool else {
                     throw DBusError(.failed, "the agent's answer is not a boolean")
                 }
                 return answered
             } onCancel: {
+                reader.withLock { $0 = nil }
                 connection.send(
                     .methodCall(
                         destination: agent.owner, path: agent.path, interface: AgentNames.interface, member: "Cancel"))
             }
         }
-        guard answered else { return .dismissed }
+        guard answered, let answer = reader.withLock({ $0.take() }) else { return .dismissed }
         let passcode = try await CallSlot.released { () async throws(ServiceError) in
-            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(reader) }
+            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(answer) }
         }
         guard request.purpose.isConfirmation else { return .passcode(passcode) }
-        // A question about a read, or a deletion, is answered with one word, not a passcode.
+        // A question about a read, a change or a deletion is answered with one word, not a passcode.
         let word = String(decoding: passcode.unprotectedArray(), as: UTF8.self)
         if case .deleteCollection = request.purpose { return word == "delete" ? .confirmed : .dismissed }
         return AgentNames.choice(word).map { .access($0) } ?? .dismissed

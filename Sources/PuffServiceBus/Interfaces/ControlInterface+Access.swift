@@ -4,27 +4,37 @@ import PuffService
 import PuffStore
 
 /// The item access methods of `io.puff.Control1` (dbus/io.puff.Control1.xml): protection and
-/// per-executable rules, for `puffctl protect`, `unprotect` and `access`. Never a secret.
+/// per-executable rules, for `puffctl protect`, `unprotect` and `access`. Never a secret. A change
+/// that weakens protection needs the person: the `consent` argument's `passcode` (a pipe), or a
+/// yes through the prompter chain.
 extension SecretInterfaces {
     static func accessMethods(_ context: BusContext) -> [Method] {
         let service = context.service
+        let consent = Argument("consent", "a{sv}")
         return [
-            itemMethod("SetProtected", in: [.init("item", "o"), .init("protected", "b")]) { call in
-                try await service.setProtected(
-                    try call.argument(1, \.bool), of: try await context.controlItem(try call.argument(0, \.objectPath)))
+            itemMethod("SetProtected", in: [.init("item", "o"), .init("protected", "b"), consent]) { call in
+                let item = try await context.controlItem(try call.argument(0, \.objectPath))
+                try await service.changeItemSettings(
+                    .protect(try call.argument(1, \.bool)), of: item, caller: call.caller,
+                    consent: try await call.consent(2))
                 return []
             },
             itemMethod(
-                "SetAccess", in: [.init("item", "o"), .init("executable", "s"), .init("allow", "b")]
+                "SetAccess", in: [.init("item", "o"), .init("executable", "s"), .init("allow", "b"), consent]
             ) { call in
                 let item = try await context.controlItem(try call.argument(0, \.objectPath))
-                try await service.setAccess(try call.argument(2, \.bool), for: try call.argument(1, \.string), of: item)
+                let change = ItemSettingsChange.access(
+                    executable: try call.argument(1, \.string), allows: try call.argument(2, \.bool))
+                try await service.changeItemSettings(
+                    change, of: item, caller: call.caller, consent: try await call.consent(3))
                 return []
             },
-            itemMethod("RevokeAccess", in: [.init("item", "o"), .init("executable", "s")]) { call in
+            itemMethod("RevokeAccess", in: [.init("item", "o"), .init("executable", "s"), consent]) { call in
                 let item = try await context.controlItem(try call.argument(0, \.objectPath))
                 let executable = try call.argument(1, \.string)
-                try await service.revokeAccess(of: item, executable: executable.isEmpty ? nil : executable)
+                try await service.changeItemSettings(
+                    .revoke(executable: executable.isEmpty ? nil : executable), of: item, caller: call.caller,
+                    consent: try await call.consent(2))
                 return []
             },
             itemMethod("ListAccess", in: [.init("items", "ao")], out: [.init("entries", "aa{sv}")]) { call in

@@ -3,18 +3,28 @@ import PuffDBus
 import PuffService
 
 /// `Audit` of `io.puff.Control1`: the audit log entries of unlocked collections for
-/// `puffctl audit`, never a secret (dbus/io.puff.Control1.xml).
+/// `puffctl audit`, never a secret (dbus/io.puff.Control1.xml), a page at a time.
 extension SecretInterfaces {
+    /// The most entries one page holds, whatever the caller asks.
+    static let auditPageEntries = 4096
+    /// The most bytes of text one page carries, far below the bus's 4 MiB per message: a page
+    /// ends early rather than fail for long labels.
+    static let auditPageBytes = 1 << 20
+
     static func auditMethods(_ context: BusContext) -> [Method] {
         [
             controlMethod(
-                "Audit", in: [.init("since", "t"), .init("collection", "s")],
-                out: [.init("entries", "aa{sv}"), .init("unreadable", "a{ss}")]
+                "Audit",
+                in: [.init("since", "t"), .init("collection", "s"), .init("after", "a{st}"), .init("limit", "u")],
+                out: [
+                    .init("entries", "aa{sv}"), .init("unreadable", "a{ss}"), .init("rotated", "a{st}"),
+                    .init("more", "b"),
+                ]
             ) { call in
-                guard case .uint64(let since)? = call.arguments.first else {
-                    throw ServiceError.invalidArgument("since must be t")
-                }
+                guard case .uint64(let since)? = call.arguments.first, case .uint32(let limit)? = call.arguments.last
+                else { throw ServiceError.invalidArgument("since must be t, limit u") }
                 let name = try call.argument(1, \.string)
+                let after = try Self.cursor(call.arguments[2])
                 let report = try await context.service.auditEntries(
                     since: since, collection: name.isEmpty ? nil : CollectionID(name))
                 guard report.isEnabled else {
@@ -23,9 +33,50 @@ extension SecretInterfaces {
                 var unreadable: [String: String] = [:]
                 for id in report.locked { unreadable[id.rawValue] = "locked" }
                 for problem in report.problems { unreadable[problem.collection.rawValue] = problem.reason }
-                return [.array(element: "a{sv}", report.entries.map(value)), .stringDictionary(unreadable)]
+                let (page, more) = Self.page(
+                    report.entries, after: after, limit: limit == 0 ? auditPageEntries : Int(limit))
+                let rotated = DBusValue.dictionary(
+                    key: "s", value: "t",
+                    report.rotatedAway.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                        DBusValue.DictEntry(.string($0.key.rawValue), .uint64($0.value))
+                    })
+                return [
+                    .array(element: "a{sv}", page.map(value)), .stringDictionary(unreadable), rotated, .boolean(more),
+                ]
             }
         ]
+    }
+
+    /// The `after` argument: collection id → the sequence number of the last entry already got.
+    private static func cursor(_ value: DBusValue) throws -> [String: UInt64] {
+        guard case .dictionary(_, _, let entries) = value else {
+            throw ServiceError.invalidArgument("after must be a{st}")
+        }
+        var cursor: [String: UInt64] = [:]
+        for entry in entries {
+            guard let key = entry.key.string, case .uint64(let sequence) = entry.value else {
+                throw ServiceError.invalidArgument("after must be a{st}")
+            }
+            cursor[key] = sequence
+        }
+        return cursor
+    }
+
+    /// The entries after the cursor, at most `limit` and about ``auditPageBytes``, and whether
+    /// more follow.
+    static func page(_ entries: [AuditEntry], after: [String: UInt64], limit: Int) -> ([AuditEntry], Bool) {
+        let wanted = entries.filter { $0.sequence > after[$0.collection.rawValue, default: 0] }
+        var page: [AuditEntry] = []
+        var bytes = 0
+        for entry in wanted {
+            let size = 256 + entry.label.utf8.count + (entry.executable?.utf8.count ?? 0) + entry.client.utf8.count
+            guard page.count < min(limit, auditPageEntries), page.isEmpty || bytes + size <= auditPageBytes else {
+                return (page, true)
+            }
+            page.append(entry)
+            bytes += size
+        }
+        return (page, false)
     }
 
     /// One entry as `a{sv}`; `executable` and `pid` only when known.
@@ -34,7 +85,7 @@ extension SecretInterfaces {
             "collection": .string(entry.collection.rawValue), "time": .uint64(entry.time),
             "action": .string(entry.action.description), "result": .string(entry.result.description),
             "item": .objectPath(ObjectPaths.path(of: ItemID(collection: entry.collection, number: entry.item))),
-            "label": .string(entry.label), "client": .string(entry.client),
+            "label": .string(entry.label), "client": .string(entry.client), "sequence": .uint64(entry.sequence),
         ]
         if let executable = entry.executable { fields["executable"] = .string(executable) }
         if let pid = entry.pid { fields["pid"] = .uint32(pid) }

@@ -161,6 +161,17 @@ extension MethodCall {
         guard context.uid == getuid() else { throw ControlDenied() }
     }
 
+    /// The person's consent in the `a{sv}` argument `index`: its `passcode` (h, a pipe) when
+    /// given, else a confirmation through the prompter chain.
+    func consent(_ index: Int) async throws(ServiceError) -> Consent {
+        guard index < arguments.count, let options = arguments[index].variantDictionary else {
+            throw .invalidArgument("argument \(index) must be a{sv}")
+        }
+        guard let entry = options["passcode"] else { return .confirmation }
+        guard let descriptor = entry.unixFD else { throw .invalidArgument("passcode must be a pipe's descriptor (h)") }
+        return .passcode(try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) })
+    }
+
     /// The passcode behind the pipe in argument `index`.
     func passcode(_ index: Int) async throws(ServiceError) -> SecureBytes {
         guard index < arguments.count, let descriptor = arguments[index].unixFD else {

@@ -31,6 +31,12 @@ public protocol AuditStore: Sendable {
     /// - Throws: ``StoreError/writeFailed(_:)``.
     func sync() throws(StoreError)
 
+    /// Whether the space's current file was removed or replaced behind the store's back since it
+    /// opened or read it (a process of the user deleting the log to hide what it did). The store
+    /// then lets go of the old file, so the next append starts a new one; the caller records the
+    /// removal there.
+    func wasRemoved(_ space: SpaceID) -> Bool
+
     /// Removes the space's log and its predecessor (the collection was deleted).
     ///
     /// - Throws: ``StoreError/writeFailed(_:)``.

@@ -23,6 +23,9 @@ public final class FileAuditStore: AuditStore {
         var dirty: Set<SpaceID> = []
         /// A rotation renamed a file since the last sync.
         var folderChanged = false
+        /// Spaces whose current file held entries when it was last read, so its absence now
+        /// means someone removed it.
+        var seen: Set<SpaceID> = []
     }
 
     private let state = Mutex(State())
@@ -128,13 +131,36 @@ public final class FileAuditStore: AuditStore {
         return Writer(fd: fd, size: AuditFraming.preamble.count)
     }
 
+    public func wasRemoved(_ space: SpaceID) -> Bool {
+        state.withLock { state in
+            var named = stat()
+            let present = lstat(current(space), &named) == 0
+            guard let writer = state.writers[space] else {
+                // Not opened since start: gone when it was read with entries and is absent now.
+                guard state.seen.contains(space), !present else { return false }
+                state.seen.remove(space)
+                return true
+            }
+            var open = stat()
+            guard fstat(writer.fd, &open) == 0 else { return false }
+            guard open.st_nlink == 0 || !present || named.st_ino != open.st_ino || named.st_dev != open.st_dev else {
+                return false
+            }
+            close(writer.fd)
+            state.writers[space] = nil
+            state.dirty.remove(space)
+            return true
+        }
+    }
+
     public func entries(of space: SpaceID) throws(StoreError) -> AuditReplay {
-        try state.withLock { (_) throws(StoreError) in
+        try state.withLock { (state) throws(StoreError) in
             var replay = AuditReplay(records: [])
             for path in [predecessor(space), current(space)] {
                 do throws(StoreError) {
                     // A file that is not a regular file is damage too: named, never read or waited on.
                     guard let bytes = try DurableFiles.readWhole(path) else { continue }
+                    if path == current(space), bytes.count > AuditFraming.preamble.count { state.seen.insert(space) }
                     let parsed = try JournalFraming.parse(bytes, file: path, preamble: AuditFraming.preamble)
                     replay.records += parsed.records.map(\.bytes)
                 } catch {

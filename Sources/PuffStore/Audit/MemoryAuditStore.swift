@@ -53,6 +53,9 @@ public final class MemoryAuditStore: AuditStore {
         }
     }
 
+    /// Never: nothing but the store can remove a log in memory.
+    public func wasRemoved(_ space: SpaceID) -> Bool { false }
+
     public func sync() {
         state.withLock { state in
             state.syncs += 1

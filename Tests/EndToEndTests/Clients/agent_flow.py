@@ -13,6 +13,14 @@ collection is made. It protects the item (`puffctl protect`) and answers the two
 lookup then asks: once (the secret comes back), deny (nothing). Then it stops the agent with Ctrl-C and checks that a lookup is dismissed
 (no agent left, the next prompter is `none`) quickly.
 
+    /usr/bin/python3 agent_flow.py restart PUFFCTL PUFFD VAULT
+
+starts puffd itself (on the bus of DBUS_SESSION_BUS_ADDRESS, vault folder VAULT), makes a vault
+with one item, runs `puffctl agent` on a pty and restarts puffd under it twice: each time the
+agent must say it registered again (it watches io.puff.Control) and answer the next question;
+after the second restart the prompt timeout is 3 s and nobody types: the agent must withdraw
+the question ("(the prompt ended)") and ask the next one.
+
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`. Never prints a secret.
 """
 
@@ -137,5 +145,89 @@ def main():
     return 0 if all(results) else 1
 
 
+def start_puffd(puffd, vault, timeout):
+    """puffd on the bus of DBUS_SESSION_BUS_ADDRESS, asking agents; returns once it owns
+    io.puff.Control (puffctl status answers)."""
+    log = open(os.path.join(os.path.dirname(vault), f"puffd-{time.monotonic_ns()}.log"), "w")
+    process = subprocess.Popen(
+        [puffd, "--address", os.environ["DBUS_SESSION_BUS_ADDRESS"], "--data-dir", vault, "--kdf", "interactive",
+         "--prompter", "agent,none", "--prompt-timeout", str(timeout), "--login-socket", "none",
+         "--system-bus-address", "unix:path=/nonexistent"], stdout=log, stderr=log)
+    return process
+
+
+def wait_served(puffctl, limit=60.0):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if subprocess.run([puffctl, "status"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def restart_main():
+    """`agent_flow.py restart PUFFCTL PUFFD VAULT`: puffd restarts under a running agent, which
+    registers again and answers the next question; a question whose prompt timed out disappears."""
+    puffctl, puffd, vault = sys.argv[2], sys.argv[3], sys.argv[4]
+    daemon = start_puffd(puffd, vault, 600)
+    case("puffd serves", None if wait_served(puffctl) else "no answer to puffctl status")
+    init = subprocess.run([puffctl, "init", "--stdin"], input=b"right pass\n", stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    store = subprocess.run(["/usr/bin/secret-tool", "store", "--label=agent e2e", "service", "agent-e2e"],
+                           input=b"agent-secret", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    case("a vault with one item", None if init.returncode == 0 and store.returncode == 0 else "init or store failed")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(puffctl, [puffctl, "agent"])
+    case("the agent registers", None if read_until(fd, "stop with Ctrl-C") is not None else "no greeting")
+
+    for timeout in (600, 3):
+        daemon.terminate()
+        daemon.wait(timeout=60)
+        daemon = start_puffd(puffd, vault, timeout)
+        served = wait_served(puffctl)
+        again = read_until(fd, "puffd started again", timeout=60)
+        case(f"the agent registers again with the puffd restarted (prompt timeout {timeout} s)",
+             None if served and again is not None else f"served={served}, registered again={again is not None}")
+        lookup = subprocess.Popen(["/usr/bin/secret-tool", "lookup", "service", "agent-e2e"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        shown = read_until(fd, "Passcode for ", timeout=60)
+        if timeout == 600:
+            case("the restarted puffd's question reaches the agent", None if shown is not None else "no question")
+            os.write(fd, b"right pass\n")
+            try:
+                out, _ = lookup.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                lookup.kill()
+                out = b""
+            case("the agent's answer unlocks for secret-tool",
+                 None if out == b"agent-secret" else f"got {len(out)} bytes")
+            subprocess.run([puffctl, "lock"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        else:
+            # Nobody types: the prompt times out after 3 s and the agent withdraws the question.
+            ended = read_until(fd, "(the prompt ended)", timeout=60)
+            case("a question whose prompt timed out is withdrawn",
+                 None if shown is not None and ended is not None else f"asked={shown is not None}, withdrawn=False")
+            try:
+                lookup.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                lookup.kill()
+            # The agent is free again: the next question is asked.
+            lookup = subprocess.Popen(["/usr/bin/secret-tool", "lookup", "service", "agent-e2e"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            case("the next question is asked after the withdrawn one",
+                 None if read_until(fd, "Passcode for ", timeout=60) is not None else "no question")
+            lookup.kill()
+            lookup.wait()
+
+    os.kill(pid, signal.SIGINT)
+    os.waitpid(pid, 0)
+    daemon.terminate()
+    daemon.wait(timeout=60)
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed", flush=True)
+    return 0 if all(results) else 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(restart_main() if sys.argv[1:2] == ["restart"] else main())

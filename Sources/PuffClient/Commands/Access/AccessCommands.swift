@@ -16,9 +16,19 @@ struct AccessCommands: AsyncParsableCommand {
 
             ITEM is an object path, COLLECTION/NUMBER, or attr=value pairs matching exactly one \
             item; EXECUTABLE is an absolute path, such as /usr/bin/secret-tool.
+
+            \(consent)
             """,
         subcommands: [ListAccess.self, AllowAccess.self, DenyAccess.self, RevokeAccess.self]
     )
+
+    /// What the commands that weaken protection say about the person's consent.
+    static let consent = """
+        A change that lets more reads through (allow, revoking a deny, unprotect) needs you: \
+        puffd asks through its prompter (puffctl agent or pinentry), or give the collection's \
+        passcode with --stdin, --passcode-fd or --ask-passcode. With nobody to ask and no \
+        passcode it is refused. Every change is recorded in the audit log.
+        """
 }
 
 /// `puffctl access list [ITEM] [--json]`.
@@ -49,14 +59,16 @@ struct ListAccess: AsyncParsableCommand {
 struct AllowAccess: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "allow",
-        abstract: "Let an executable read an item without being asked (what \"always\" answers)."
+        abstract: "Let an executable read an item without being asked (what \"always\" answers).",
+        discussion: AccessCommands.consent
     )
 
     @OptionGroup var arguments: AccessArguments
+    @OptionGroup var consent: ConsentOptions
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        try await AccessRuleChange.apply(allows: true, arguments, connection)
+        try await AccessRuleChange.apply(allows: true, arguments, connection, consent: consent)
     }
 }
 
@@ -79,30 +91,36 @@ struct DenyAccess: AsyncParsableCommand {
 struct RevokeAccess: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
-        abstract: "Forget an executable's rule for an item (every rule with no EXECUTABLE): it is asked again."
+        abstract: "Forget an executable's rule for an item (every rule with no EXECUTABLE): it is asked again.",
+        discussion: AccessCommands.consent
     )
 
     @OptionGroup var arguments: AccessArguments
+    @OptionGroup var consent: ConsentOptions
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
         let (resolved, client) = try await arguments.resolve(connection)
         let executable = arguments.split.executable
-        try await client.revokeAccess(item: resolved.item.path, executable: executable)
+        try await client.revokeAccess(
+            item: resolved.item.path, executable: executable, passcode: try consent.passcode(of: resolved.collection.id)
+        )
         Console.out("revoked \(executable ?? "every rule") for \(resolved.name)")
     }
 }
 
 /// `allow` and `deny`: one rule for one executable.
 enum AccessRuleChange {
-    static func apply(allows: Bool, _ arguments: AccessArguments, _ connection: ConnectionOptions)
-        async throws(ClientError)
-    {
+    static func apply(
+        allows: Bool, _ arguments: AccessArguments, _ connection: ConnectionOptions, consent: ConsentOptions? = nil
+    ) async throws(ClientError) {
         guard let executable = arguments.split.executable else {
             throw .usage("name the executable by its absolute path after ITEM, such as /usr/bin/secret-tool")
         }
         let (resolved, client) = try await arguments.resolve(connection)
-        try await client.setAccess(allows, for: executable, item: resolved.item.path)
+        try await client.setAccess(
+            allows, for: executable, item: resolved.item.path,
+            passcode: try consent?.passcode(of: resolved.collection.id))
         Console.out("\(allows ? "allowed" : "denied") \(executable) for \(resolved.name)")
     }
 }

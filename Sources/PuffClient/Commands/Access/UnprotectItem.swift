@@ -6,15 +6,17 @@ struct UnprotectItem: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unprotect",
         abstract: "Stop asking for a confirmation before each read of an item's secret.",
-        discussion: ItemArguments.forms
+        discussion: ItemArguments.forms + "\n\n" + AccessCommands.consent
     )
 
     @OptionGroup var item: ItemArguments
+    @OptionGroup var consent: ConsentOptions
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
         let (resolved, client) = try await item.resolve(connection)
-        try await client.setProtected(false, item: resolved.item.path)
+        try await client.setProtected(
+            false, item: resolved.item.path, passcode: try consent.passcode(of: resolved.collection.id))
         Console.out("unprotected \(resolved.name)")
     }
 }

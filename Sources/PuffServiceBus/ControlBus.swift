@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+public import Logging
+public import PuffDBus
+public import PuffService
+
+/// Serves `io.puff.Control1` on a bus connection of its own, which owns `io.puff.Control` and
+/// nothing else (dbus/io.puff.Control1.xml).
+///
+/// Objects belong to connections: a client that may talk only to `org.freedesktop.secrets`
+/// (xdg-dbus-proxy's `--talk`) reaches the Secret Service connection, which serves no
+/// `/io/puff/Control`, so it cannot reach the control interface at all.
+public struct ControlBus: Sendable {
+    /// The well-known name the control connection owns.
+    public static let busName = BusName("io.puff.Control")!
+
+    private let connection: BusConnection
+    private let router: Router
+    private let callers: CallerDirectory
+    private let limits: ObjectServer.Limits
+    private let agents: AgentPrompter?
+    private let logger: Logger
+
+    /// Wires the control interface of `service` to `connection`; nothing is served until ``run()``.
+    public init(
+        connection: BusConnection, service: SecretService, limits: ObjectServer.Limits = ObjectServer.Limits(),
+        agents: AgentPrompter? = nil, logger: Logger
+    ) {
+        self.connection = connection
+        self.limits = limits
+        self.agents = agents
+        self.logger = logger
+        let context = BusContext(service: service, agents: agents)
+        let control = SecretInterfaces.control(context)
+        let mapping = DBusErrorMapping(logger: logger)
+        router = Router(tree: ControlTree(control: control), mapError: { mapping.map($0) })
+        callers = CallerDirectory(connection: connection)
+        connection.setDecodePolicy(
+            DecodePolicy(secretFields: [:], methodSignatures: router.methodSignatures(serving: [control])))
+    }
+
+    /// Subscribes to `NameOwnerChanged`; call before requesting the name so that no agent can
+    /// leave unnoticed.
+    public func subscribe() async throws {
+        try await connection.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
+        )
+    }
+
+    /// Serves until the connection closes; `onNameLost` runs if another puffd replaces us.
+    public func run(onNameLost: @escaping @Sendable (String) -> Void = { _ in }) async {
+        let agents = self.agents
+        let logger = self.logger
+        let server = ObjectServer(
+            connection: connection, router: router, callers: callers, limits: limits, logger: logger,
+            onClientLeft: { name in agents?.clientLeft(name) },
+            onSignal: { signal in
+                guard signal.interface == "org.freedesktop.DBus", signal.sender == "org.freedesktop.DBus",
+                    signal.member == "NameLost", let name = signal.arguments.first?.string
+                else { return }
+                logger.warning("lost bus name", metadata: ["bus.name": "\(name)"])
+                onNameLost(name)
+            })
+        await server.run()
+    }
+}
+
+/// The control connection's only object, `/io/puff/Control`, and the nodes above it.
+struct ControlTree: ObjectTree {
+    let control: Interface
+
+    func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject? {
+        guard path == ControlNames.path else { return nil }
+        return ResolvedObject(interfaces: [control], object: SecretObject.control)
+    }
+
+    func children(of path: ObjectPath, context: CallContext) async -> [String] {
+        switch path.rawValue {
+        case "/": ["io"]
+        case "/io": ["puff"]
+        case "/io/puff": ["Control"]
+        default: []
+        }
+    }
+}
