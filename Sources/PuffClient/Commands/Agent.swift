@@ -10,8 +10,10 @@ public struct Agent: AsyncParsableCommand {
         abstract: "Answer puffd's unlock prompts in this terminal until stopped.",
         discussion: """
             While it runs, an application that needs a locked collection makes puffd ask here: \
-            the passcode is typed with echo off and reaches puffd through a pipe. The agent \
-            started last answers; when it stops, the one before it does. Stop it with Ctrl-C.
+            the passcode is typed with echo off and reaches puffd through a pipe. The first \
+            agent keeps its place: another one started later answers only if you say yes to it \
+            here, and when it stops, the one before it answers again. The agent registers again \
+            when puffd restarts, and drops a question whose prompt ended. Stop it with Ctrl-C.
             """)
 
     @OptionGroup var connection: ConnectionOptions

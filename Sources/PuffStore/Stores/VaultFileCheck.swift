@@ -27,6 +27,14 @@ public enum VaultFileCheck {
         public var offset: UInt64
         /// What is wrong, for people.
         public var what: String
+
+        /// Creates a finding.
+        public init(kind: Kind, file: String, offset: UInt64, what: String) {
+            self.kind = kind
+            self.file = file
+            self.offset = offset
+            self.what = what
+        }
     }
 
     /// The findings for the vault in `folder`, sorted by file; empty when all is well.
