@@ -17,6 +17,7 @@ struct VaultFileCheckTests {
         do {
             let store = try FileRecordStore(folder: folder)
             try await store.replaceCatalog([1])
+            try await store.replacePasscodeAttempts([6])
             for space in [damaged, torn] {
                 try await store.replaceHeader([2], of: space)
                 try await store.append([3, 3, 3], to: space)

@@ -70,6 +70,8 @@ public enum VaultFileCheck {
         do throws(StoreError) {
             if name == "catalog" {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.catalogMagic, name: path)
+            } else if name == "attempts" {
+                _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.attemptsMagic, name: path)
             } else if name.hasSuffix(".header") {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.headerMagic, name: path)
             } else if name != "lock", !name.hasSuffix(".head") {
