@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(
             name: "PuffClientTests",
             dependencies: [
-                "PuffClient", "PuffDBus", "PuffCrypto", "PuffTesting",
+                "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Help texts compared by HelpSnapshotTests (`make snapshots` rewrites them).

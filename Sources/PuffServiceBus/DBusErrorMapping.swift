@@ -33,6 +33,15 @@ public final class DBusErrorMapping: Sendable {
         }
     }
 
+    /// `NoSuchObject` for a path below the service where nothing lives; on a vault with no
+    /// passcode yet the reason and the command that fixes it (issue 24 item 22), as libsecret
+    /// prints the message (`secret-tool store` on a new vault).
+    public static func missingObject(vaultInitialized: Bool) -> DBusError {
+        vaultInitialized
+            ? DBusError(.noSuchObject, "no such object")
+            : DBusError(.noSuchObject, "no such object: the vault has no passcode yet; run `puffctl init` to set it")
+    }
+
     /// The D-Bus form of each service error; the switch is exhaustive so a new case breaks the build here.
     public static func map(_ error: ServiceError) -> DBusError {
         switch error {

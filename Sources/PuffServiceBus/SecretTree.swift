@@ -32,12 +32,13 @@ struct SecretTree: ObjectTree {
     }
 
     /// `NoSuchObject` below `/org/freedesktop/secrets`: Debian 12's secretstorage (3.3.3) treats
-    /// only that and `UnknownMethod` as "does not exist", not libdbus's `UnknownObject`.
-    func missingObjectError(at path: ObjectPath) -> DBusError {
+    /// only that and `UnknownMethod` as "does not exist", not libdbus's `UnknownObject`. On a vault
+    /// with no passcode yet its message says how to set one (libsecret prints it).
+    func missingObjectError(at path: ObjectPath) async -> DBusError {
         guard path == SecretServiceNames.servicePath || path.isDescendant(of: SecretServiceNames.servicePath) else {
             return DBusError(.unknownObject, "no object at \(path)")
         }
-        return DBusError(.noSuchObject, "no such object")
+        return DBusErrorMapping.missingObject(vaultInitialized: await context.service.isInitialized)
     }
 
     func children(of path: ObjectPath, context call: CallContext) async -> [String] {

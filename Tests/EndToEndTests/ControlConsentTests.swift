@@ -63,7 +63,11 @@ struct ControlConsentTests {
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-dbus-proxy")
         proxy.arguments = [puffd.bus.address, socket, "--filter", "--talk=org.freedesktop.secrets"]
         try proxy.run()
-        defer { proxy.terminate() }
+        // SIGKILL: the proxy inherits the test runner's blocked signals and outlives a SIGTERM.
+        defer {
+            kill(proxy.processIdentifier, SIGKILL)
+            proxy.waitUntilExit()
+        }
         // A named limit, not a budget: the proxy makes its socket before it serves.
         let listening = await poll(limit: .seconds(60), every: .milliseconds(50)) {
             FileManager.default.fileExists(atPath: socket)

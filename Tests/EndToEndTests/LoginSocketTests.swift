@@ -95,4 +95,22 @@ struct LoginSocketTests {
             "/usr/bin/secret-tool", ["lookup", "service", "unlock-fd"], environment: second.clientEnvironment)
         #expect(lookup.output == "fd-secret", "no prompt was needed")
     }
+
+    /// Issue 24 item 22: `--unlock-fd` kept a trailing newline, so `echo pass | puffd --unlock-fd 0`
+    /// tried "pass\n" on a collection whose passcode `puffctl init --stdin` had set to "pass".
+    /// One rule now: exactly one trailing newline is dropped, as `--stdin` and credentials do.
+    @Test func aPasscodeOnUnlockFDLosesOneTrailingNewlineAsOnStdin() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let first = try await TestDaemon(arguments: ["--data-dir", vault, "--kdf", "interactive"])
+        let initialize = try await ChildProcess.run(
+            VaultFlowTests.puffctl, ["init", "--stdin"], environment: first.clientEnvironment,
+            input: Data("line pass\n".utf8))
+        #expect(initialize.status == 0, "\(initialize.output)")
+        _ = await first.terminate()
+        let second = try await TestDaemon(
+            arguments: ["--data-dir", vault, "--kdf", "interactive", "--unlock-fd", "0"],
+            input: Data("line pass\n".utf8))
+        #expect(second.log.contains("login unlocked with the passcode from --unlock-fd"), "\(second.log.suffix(1500))")
+    }
 }

@@ -134,4 +134,22 @@ struct PromptLifetimeTests {
         let unlocked = try await promptClient(["unlock", Self.login, "--deadline", "120"], on: puffd)
         #expect(unlocked["dismissed"] as? Bool == false, "\(unlocked)\n\(puffd.log.suffix(1500))")
     }
+
+    /// Issue 24 item 22: on a vault with no passcode, `secret-tool store` said only "no such
+    /// object" and puffd's log suggested `puffctl collection create`; both name `puffctl init` now.
+    @Test func storingOnAVaultWithNoPasscodeTellsTheClientAndTheLogToRunInit() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let puffd = try await TestDaemon(
+            arguments: [
+                "--data-dir", folder.appendingPathComponent("vault").path, "--kdf", "interactive", "--prompter", "none",
+            ])
+        let store = try await ChildProcess.run(
+            "/usr/bin/secret-tool", ["store", "--label=new vault", "service", "new-vault"],
+            environment: puffd.clientEnvironment, input: Data("s".utf8))
+        #expect(store.status != 0)
+        #expect(store.output.contains("run `puffctl init`"), "\(store.output)")
+        #expect(puffd.log.contains("To set it (and create login), run: puffctl init"), "\(puffd.log.suffix(1500))")
+        #expect(!puffd.log.contains("puffctl collection create"), "\(puffd.log.suffix(1500))")
+    }
 }

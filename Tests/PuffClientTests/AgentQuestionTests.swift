@@ -72,4 +72,18 @@ import Testing
         #expect(text.error == "bad\\nline")
         #expect(!(text.description + text.error + text.prompt).unicodeScalars.contains { TerminalText.isControl($0) })
     }
+
+    /// Issue 24 item 2: a change that weakens protection is asked once or deny, in words that
+    /// carry the item's label (set by a client), escaped.
+    @Test func aChangeToConfirmIsAskedOnceOrDenyWithTheLabelEscaped() {
+        let text = AgentQuestion([
+            "purpose": .string("confirm-change"), "collection": .string("login"),
+            "change": .string("lift the protection of the item “evil\u{1B}[2J”"),
+            "application": .string("/usr/bin/puffctl"),
+        ])
+        #expect(text.description == "/usr/bin/puffctl wants to lift the protection of the item “evil\\u001b[2J”.")
+        #expect(text.choices == ["once", "deny"])
+        #expect(text.choice(typed: "o") == "once")
+        #expect(text.choice(typed: "") == nil)
+    }
 }

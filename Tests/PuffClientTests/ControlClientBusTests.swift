@@ -39,6 +39,8 @@ struct ControlClientBusTests {
         try await client.renameCollection("work", to: "Day job")
         try await client.setDefault("work")
         #expect(try await client.compact("") == 4096)
+        let repaired = try await client.repair("login")
+        #expect(repaired.kept == 3 && repaired.lost.count == 1 && repaired.keptAt == "j.damaged-1")
         #expect(try await client.listItems(in: "login").map(\.path) == ["/i/1"])
         try await client.registerAgent(at: ObjectPath("/io/puff/Agent")!)
         try await client.unregisterAgent(at: ObjectPath("/io/puff/Agent")!)

@@ -75,6 +75,9 @@ final class FakeControl: Sendable {
         "Unlock": [.string("login")],
         "CreateCollection": [.string("new")],
         "Compact": [.uint64(4096)],
+        "Repair": [
+            .uint64(3), .strings(["j is damaged at offset 40: record checksum does not match"]), .string("j.damaged-1"),
+        ],
         "DeleteCollection": [
             Replies.dictionary([("id", .string("work")), ("items", .uint32(2)), ("kept_days", .uint32(7))])
         ],

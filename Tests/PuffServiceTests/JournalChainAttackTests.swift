@@ -177,4 +177,58 @@ import Testing
         let status = await service.vaultStatus.collections.first { $0.id == "login" }
         #expect(status?.damage.contains("lost acknowledged records") == true, "\(status?.damage ?? "not listed")")
     }
+
+    // MARK: - Damage isolation and repair (issue 24 item 20)
+
+    @Test func aFlippedByteInTheMiddleHidesOnlyItsRecordAndRepairKeepsEveryOther() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let items: [ItemID]
+        do {
+            let service = try await service()
+            try await service.initialize(passcode: Fixture.passcode("one pass"))
+            var made: [ItemID] = []
+            for key in ["a", "b", "c"] { made.append(try await store(key, "secret \(key)", in: service)) }
+            items = made
+        }
+        var (preamble, frames) = try frames()
+        let offset = preamble.count + frames[0].count + frames[1].count
+        frames[2][40] ^= 0x01
+        try write(preamble, frames)
+
+        do {
+            let service = try await expectDamage("is damaged at offset \(offset): record checksum does not match")
+            #expect(await service.itemIDs(in: .login) == [items[0], items[2]], "the records before and after it read")
+            #expect(try await read(items[2], in: service) == "secret c")
+            let report = try await service.repair(.login)
+            #expect(report.keptRecords == 3)
+            #expect(report.lost.contains { $0.contains("is damaged at offset \(offset)") }, "\(report.lost)")
+            let aside = try FileManager.default.contentsOfDirectory(atPath: trial.path).filter {
+                $0.contains(".damaged-")
+            }
+            #expect(aside.count == 1 && report.keptAt.hasSuffix(aside.first ?? "-"), "the old journal is kept beside")
+            #expect(
+                try await service.collectionInfo(.login).isLocked,
+                "repair locks, so the next unlock reads what was kept")
+        }
+
+        let restarted = try await self.service(at: trial)
+        #expect(await restarted.vaultStatus.collections.allSatisfy { $0.damage.isEmpty })
+        _ = try await restarted.unlock(.login, passcode: Fixture.passcode("one pass"))
+        #expect(await restarted.itemIDs(in: .login) == [items[0], items[2]])
+        #expect(try await read(items[0], in: restarted) == "secret a")
+        try await store("d", "secret d", in: restarted)
+    }
+
+    @Test func aCutLastRecordThatHadBeenAcknowledgedIsReportedLost() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try await vaultWithASecretChanged()
+        var (preamble, frames) = try frames()
+        frames[2][frames[2].count - 1] ^= 0x01
+        try write(preamble, frames)
+
+        // The torn-looking last frame is cut and kept aside; the head says it had been acknowledged.
+        _ = try await expectDamage("lost acknowledged records: the head names record 3, the journal ends at record 2")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: trial.path).filter { $0.contains(".cut-") }
+        #expect(kept.count == 1)
+    }
 }

@@ -58,23 +58,31 @@ struct FileRecordStoreTests {
         #expect(try await store.replay(space).records.map(\.bytes) == [[1, 1, 1], [2]])
     }
 
-    @Test func aFlippedByteBeforeTheTailIsDamageNamingFileAndOffset() async throws {
+    @Test(arguments: [1, 0])
+    func aFlippedByteBeforeTheTailIsDamageNamingFileAndOffsetAndTheRecordsAfterItRead(inPayloadOrLength: Int)
+        async throws
+    {
         let space = SpaceID.random()
         let store = try FileRecordStore(folder: folder)
         try await store.replaceHeader([1], of: space)
         try await store.append([1, 2, 3, 4], to: space)
         try await store.append([5, 6], to: space)
+        try await store.append([7], to: space)
         var bytes = try #require(FileManager.default.contents(atPath: journal(space)))
-        let secondRecordPayload = JournalFraming.preamble.count + JournalFraming.frameOverhead + 1
-        bytes[secondRecordPayload] ^= 0x40
+        // The first record's payload (its length then points at the next frame), or its length
+        // (then the next good frame is searched for).
+        let flipped = JournalFraming.preamble.count + (inPayloadOrLength == 1 ? JournalFraming.frameOverhead + 1 : 1)
+        bytes[flipped] ^= 0x40
         try bytes.write(to: URL(fileURLWithPath: journal(space)))
-        await #expect(
-            throws: StoreError.damaged(
-                file: journal(space), offset: UInt64(JournalFraming.preamble.count),
-                reason: "record checksum does not match")
-        ) {
-            try await store.replay(space)
-        }
+        let replay = try await store.replay(space)
+        #expect(replay.records.map(\.bytes) == [[5, 6], [7]])
+        #expect(replay.damaged.map(\.offset) == [UInt64(JournalFraming.preamble.count)])
+        #expect(
+            replay.damaged.first?.reason
+                == (inPayloadOrLength == 1
+                    ? "record checksum does not match"
+                    : "record length 16388 runs past the end, but a record follows at 62"))
+        #expect(replay.cut == nil, "nothing of a damaged journal is cut")
     }
 
     @Test func aFlippedHeaderByteFailsItsChecksum() async throws {

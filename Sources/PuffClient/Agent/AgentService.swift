@@ -173,7 +173,7 @@ struct AgentQuestion {
             prompt = "Allow [o]nce, [a]lways, or [d]eny from now on? (Enter: refuse this time only):"
             choices = ["once", "always", "deny"]
         case "confirm-change":
-            let change = question["change"]?.string ?? "change the protection of “\(name)”"
+            let change = question["change"] == nil ? "change the protection of “\(name)”" : text("change")
             description = "\(application) wants to \(change)."
             prompt = "Allow this change? [o]nce / [d]eny (Enter: deny):"
             choices = ["once", "deny"]

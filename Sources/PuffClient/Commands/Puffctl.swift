@@ -23,7 +23,7 @@ public struct Puffctl: AsyncParsableCommand {
             """,
         subcommands: [
             Initialize.self, Unlock.self, Lock.self, ChangePasscode.self, Status.self, ListItems.self,
-            CollectionCommands.self, Compact.self, Agent.self, Doctor.self,
+            CollectionCommands.self, Compact.self, Repair.self, Agent.self, Doctor.self,
             ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self, ProtectItem.self,
             UnprotectItem.self,
             AccessCommands.self,

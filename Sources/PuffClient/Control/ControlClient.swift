@@ -162,6 +162,17 @@ public final class ControlClient: Sendable {
         return reclaimed
     }
 
+    /// `Repair`: keeps what authenticates of a damaged collection's journal.
+    ///
+    /// - Returns: The records kept, what was lost, and where the old journal is kept.
+    public func repair(_ collection: String) async throws(ClientError) -> (kept: UInt64, lost: [String], keptAt: String)
+    {
+        let reply = try await call("Repair", [.string(collection)], expecting: "tass", collection: collection)
+        guard case .uint64(let kept) = reply[0], case .array(_, let lost) = reply[1], case .string(let at) = reply[2]
+        else { throw .unexpectedReply(member: "Repair") }
+        return (kept, lost.compactMap(\.string), at)
+    }
+
     /// `ListItems`: the items of a visible collection, never their secrets.
     public func listItems(in collection: String) async throws(ClientError) -> [ItemSummary] {
         let reply = try await call("ListItems", [.string(collection)], expecting: "aa{sv}", collection: collection)

@@ -163,12 +163,12 @@ public protocol ObjectTree: Sendable {
     func children(of path: ObjectPath, context: CallContext) async -> [String]
     /// The error for a call to a path where no object lives; `UnknownObject` unless the tree's
     /// clients expect another name.
-    func missingObjectError(at path: ObjectPath) -> DBusError
+    func missingObjectError(at path: ObjectPath) async -> DBusError
 }
 
 extension ObjectTree {
     /// `org.freedesktop.DBus.Error.UnknownObject`, libdbus's own answer.
-    public func missingObjectError(at path: ObjectPath) -> DBusError {
+    public func missingObjectError(at path: ObjectPath) async -> DBusError {
         DBusError(.unknownObject, "no object at \(path)")
     }
 }

@@ -94,7 +94,7 @@ public struct Router: Sendable {
         let method: Method
         if let interfaceName = message.interface {
             guard let interface = all.first(where: { $0.name.rawValue == interfaceName }) else {
-                if found == nil { throw tree.missingObjectError(at: path) }
+                if found == nil { throw await tree.missingObjectError(at: path) }
                 throw DBusError(.unknownInterface, "\(path) has no interface \(interfaceName)")
             }
             guard let match = interface.method(named: member) else {
@@ -104,7 +104,7 @@ public struct Router: Sendable {
         } else {
             // The interface field is optional; the D-Bus spec then matches on the member alone.
             guard let match = all.lazy.compactMap({ $0.method(named: member) }).first else {
-                if found == nil { throw tree.missingObjectError(at: path) }
+                if found == nil { throw await tree.missingObjectError(at: path) }
                 throw DBusError(.unknownMethod, "no method \(member) at \(path)")
             }
             method = match
@@ -143,7 +143,7 @@ extension Router {
                 Method("Introspect", out: [Argument("xml_data", "s")]) { call in
                     let interfaces = call.object == nil ? nil : call.interfaces
                     let children = await tree.children(of: call.path, context: call.context)
-                    if interfaces == nil && children.isEmpty { throw tree.missingObjectError(at: call.path) }
+                    if interfaces == nil && children.isEmpty { throw await tree.missingObjectError(at: call.path) }
                     let standard = interfaces == nil ? [] : Router.standardDescriptions
                     return [
                         .string(Introspection.document(interfaces: (interfaces ?? []) + standard, children: children))

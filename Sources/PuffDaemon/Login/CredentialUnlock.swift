@@ -58,8 +58,7 @@ enum CredentialUnlock {
     static func passcode(at path: String) throws(LoginRequest.Failure) -> SecureBytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw .closed }
-        let bytes = try StartupUnlock.readPasscode(from: fd)
-        let length = bytes.withUnsafeBytes { $0.last == UInt8(ascii: "\n") ? $0.count - 1 : $0.count }
-        return bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        // StartupUnlock's rule: exactly one trailing newline goes.
+        return try StartupUnlock.readPasscode(from: fd)
     }
 }

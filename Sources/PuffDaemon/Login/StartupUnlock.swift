@@ -12,7 +12,8 @@ enum StartupUnlock {
     static let readMilliseconds: Int32 = 5000
 
     /// Reads up to end of file, at most ``LoginRequest/maxField`` bytes, into locked memory, and
-    /// closes `fd`.
+    /// closes `fd`. Exactly one trailing newline is dropped (issue 24 item 22): `--unlock-fd`, a
+    /// credential and `puffctl --stdin` follow one rule, so `echo pass | ...` means `pass`.
     static func readPasscode(from fd: Int32) throws(LoginRequest.Failure) -> SecureBytes {
         defer { close(fd) }
         let reader = DeadlineReader(fd: fd, deadline: DeadlineReader.now() + Int64(readMilliseconds))
@@ -22,7 +23,10 @@ enum StartupUnlock {
             length = try reader.fillToEnd(out)
         }
         guard length <= LoginRequest.maxField else { throw .tooLong(length) }
-        return buffer.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        return buffer.withUnsafeBytes { bytes in
+            let end = length > 0 && bytes[length - 1] == UInt8(ascii: "\n") ? length - 1 : length
+            return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
+        }
     }
 
     /// Opens `login` with the passcode from `fd`; every failure is a log line, not an exit.

@@ -18,6 +18,8 @@ public struct DismissingPrompter: Prompter {
         let hint =
             switch request.purpose {
             case .unlock(let collection, _): "To unlock, run: puffctl unlock \(collection.rawValue)"
+            case .create where request.setsFirstPasscode:
+                "The vault has no passcode yet. To set it (and create login), run: puffctl init"
             case .create: "To create a collection, run: puffctl collection create"
             case .currentPasscode(let collection, _), .newPasscode(let collection, _),
                 .previousLoginPassword(let collection, _):

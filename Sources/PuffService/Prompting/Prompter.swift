@@ -110,6 +110,9 @@ public struct PromptRequest: Sendable, Equatable {
     /// What the passcode asked for looks like, so a prompter can say "6 digits"
     /// (``PasscodePolicy/requirement``); nil when no passcode is asked for.
     public var policy: PasscodePolicy?
+    /// Whether answering sets the vault's first passcode (a collection created on a vault with
+    /// none: it becomes `login`), so that a prompter that cannot ask names `puffctl init`.
+    public var setsFirstPasscode = false
 
     /// Creates a request.
     public init(

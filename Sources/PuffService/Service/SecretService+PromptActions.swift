@@ -65,7 +65,8 @@ extension SecretService {
     /// gets the aliases `default` and `login`, whatever label the client asked for.
     private func runCreate(label: String, alias: String?, _ asker: PromptAsker) async -> PromptOutcome {
         let policy = PasscodePolicy.standard
-        let request = asker.request(.create(label: isInitialized ? label : "Login"), policy: policy)
+        var request = asker.request(.create(label: isInitialized ? label : "Login"), policy: policy)
+        request.setsFirstPasscode = !isInitialized
         var created: CollectionID?
         if let failure = await askPasscode(
             request, asker,

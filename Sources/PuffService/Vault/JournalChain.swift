@@ -41,6 +41,14 @@ struct JournalChain {
         skipped += 1
     }
 
+    /// Skips the stretches of `damaged` (frames that did not read) that start before `offset`.
+    mutating func skipDamage(_ damaged: inout ArraySlice<JournalReplay.Damage>, before offset: UInt64) {
+        while let first = damaged.first, first.offset < offset {
+            skip(at: first.offset, first.reason)
+            damaged.removeFirst()
+        }
+    }
+
     /// Notes `why` about the record at `offset`, which counted in the chain but says nothing usable.
     mutating func note(at offset: UInt64, _ why: String) {
         damage.append("\(file) is damaged at offset \(offset): \(why)")

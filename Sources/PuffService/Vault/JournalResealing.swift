@@ -45,13 +45,59 @@ enum JournalResealing {
                 throw VaultDamage(message: "\(file) changed on disk while puffd had it open")
             }
         }
-        let kept = try JournalCompaction.kept(journal.records, format: journal.version, file: file)
+        return try resealKept(
+            journal.records, format: journal.version, space: space, sealer: sealer, start: start, file: file)
+    }
+
+    /// Keeps of `journal` only the records that authenticate in their place in the chain, for
+    /// `puffctl repair`: compacted and sealed again from `start` on (after the highest sequence
+    /// number seen, so the old head reads as older). Returns what was left out, as `status`
+    /// named it.
+    static func salvage(
+        _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String
+    ) throws(VaultDamage) -> (result: Result, lost: [String]) {
+        let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
+            $0.authenticates(space: space, sealer: sealer)
+        }
+        var chain = JournalChain(file: file, head: JournalChain.newest(heads))
+        var damaged = journal.damaged[...]
+        var good: [JournalReplay.Record] = []
+        var highest = heads.map(\.sequence).max() ?? 0
+        for stored in journal.records {
+            chain.skipDamage(&damaged, before: stored.offset)
+            guard let record = try? VaultRecord(decoding: stored.bytes, format: journal.version),
+                (try? record.open(space: space, sealer: sealer)) != nil
+            else {
+                chain.skip(at: stored.offset, "record does not authenticate")
+                continue
+            }
+            if let link = record.link {
+                highest = max(highest, link.sequence)
+                guard chain.admit(link, mac: record.mac, offset: stored.offset) else { continue }
+            }
+            good.append(stored)
+        }
+        chain.skipDamage(&damaged, before: .max)
+        if journal.version >= 2 {
+            chain.finish(hasRecords: !journal.records.isEmpty, headFound: !journal.heads.isEmpty)
+        }
+        let result = try resealKept(
+            good, format: journal.version, space: space, sealer: sealer, start: highest + 1, file: file)
+        return (result, chain.damage)
+    }
+
+    /// Seals the records ``JournalCompaction`` keeps of `records` again, chained from `start`.
+    private static func resealKept(
+        _ records: [JournalReplay.Record], format: UInt8, space: SpaceID, sealer: SecretSealer, start: UInt64,
+        file: String
+    ) throws(VaultDamage) -> Result {
+        let kept = try JournalCompaction.kept(records, format: format, file: file)
         var result = Result(records: [], tip: nil, head: nil, deadRecords: kept.deadRecords)
         result.records.reserveCapacity(kept.records.count)
         var link = VaultRecord.Link.first(start)
         var last: VaultRecord?
         for bytes in kept.records {
-            guard let old = try? VaultRecord(decoding: bytes, format: journal.version),
+            guard let old = try? VaultRecord(decoding: bytes, format: format),
                 let plaintext = try? old.open(space: space, sealer: sealer)
             else { throw VaultDamage(message: "\(file): a kept record no longer authenticates") }
             let record = VaultRecord(

@@ -63,7 +63,9 @@ package enum VaultOpening {
         let heads = replay.heads.compactMap { try? JournalHead(decoding: $0) }
         var chain = JournalChain(file: file, head: JournalChain.newest(heads))
         var seen = 0
+        var damaged = replay.damaged[...]
         for stored in replay.records {
+            chain.skipDamage(&damaged, before: stored.offset)
             let record: VaultRecord
             do {
                 record = try VaultRecord(decoding: stored.bytes, format: replay.version)
@@ -96,6 +98,7 @@ package enum VaultOpening {
                 record.tags.withUnsafeBytes { scanned.index.insert(record.number, tags: $0) }
             }
         }
+        chain.skipDamage(&damaged, before: .max)
         if replay.version >= 2 {
             chain.finish(hasRecords: !replay.records.isEmpty, headFound: !replay.heads.isEmpty)
             scanned.tip = chain.tip
@@ -139,7 +142,9 @@ package enum VaultOpening {
             $0.authenticates(space: header.space, sealer: sealer)
         }
         var chain = JournalChain(file: file, head: JournalChain.newest(heads))
+        var damaged = journal.damaged[...]
         for stored in journal.records {
+            chain.skipDamage(&damaged, before: stored.offset)
             let record: VaultRecord
             let plaintext: SecureBytes
             do {

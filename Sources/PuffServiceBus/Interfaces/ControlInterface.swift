@@ -113,6 +113,16 @@ extension SecretInterfaces {
                     let name = try call.argument(0, \.string)
                     return [.uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name)))]
                 },
+                controlMethod(
+                    "Repair", in: [.init("collection", "s")],
+                    out: [.init("kept", "t"), .init("lost", "as"), .init("kept_at", "s")]
+                ) { call in
+                    let report = try await service.repair(CollectionID(try call.argument(0, \.string)))
+                    return [
+                        .uint64(UInt64(report.keptRecords)), .strings(report.lost),
+                        .string(report.keptAt),
+                    ]
+                },
                 controlMethod("ListItems", in: [.init("collection", "s")], out: [.init("items", "aa{sv}")]) { call in
                     let id = CollectionID(try call.argument(0, \.string))
                     guard await service.collections.contains(id) else { throw ServiceError.noSuchObject }

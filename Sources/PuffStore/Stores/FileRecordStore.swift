@@ -89,14 +89,15 @@ public actor FileRecordStore: RecordStore {
         let path = journalPath(space)
         guard let bytes = try DurableFiles.readWhole(path) else { throw .noSuchSpace(space) }
         let version = JournalFraming.version(of: bytes) ?? VaultRecord.currentFormat
-        let parsed = try JournalFraming.parse(bytes, file: path, preamble: JournalFraming.preamble(version: version))
+        let parsed = try JournalFraming.salvage(bytes, file: path, preamble: JournalFraming.preamble(version: version))
         var cut: JournalReplay.Cut?
         if parsed.goodEnd < bytes.count {
             cut = try cutTail(of: path, bytes: bytes, at: parsed.goodEnd, space: space)
         }
         let size = UInt64(max(parsed.goodEnd, JournalFraming.preamble.count))
         return JournalReplay(
-            records: parsed.records, cut: cut, size: size, version: version, heads: try headSlots(space))
+            records: parsed.records, cut: cut, size: size, version: version, heads: try headSlots(space),
+            damaged: parsed.damaged)
     }
 
     /// The whole head slots of `space` (none when it has no head file).

@@ -105,6 +105,91 @@ public enum JournalFraming {
         return (records, offset)
     }
 
+    /// What ``salvage(_:file:preamble:)`` found: the records that read, where the good part ends,
+    /// and each stretch of damage it stepped over (its offset and why).
+    public struct Salvaged: Sendable {
+        public var records: [JournalReplay.Record]
+        public var goodEnd: Int
+        public var damaged: [JournalReplay.Damage]
+    }
+
+    /// ``parse(_:file:preamble:)`` that steps over damage in the middle instead of stopping at it
+    /// (issue 24 item 20): a bad frame is noted and reading goes on at the next good frame, so
+    /// every record before and after it still reads. The next good frame is the one the bad
+    /// frame's own length points at, or else the nearest one found within ``scanBudget`` times
+    /// the rest's size of hashing (linear, as for a torn tail); a rest without one is damage to
+    /// the end, and nothing of it is cut off. A torn tail is found as by `parse`.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` only when the file does not start as
+    ///   a Puff journal.
+    public static func salvage(_ bytes: [UInt8], file: String, preamble: [UInt8]) throws(StoreError) -> Salvaged {
+        var result = Salvaged(records: [], goodEnd: 0, damaged: [])
+        // Each segment between two damaged frames is parsed as a journal of its own (the preamble
+        // put before it), its offsets shifted back; segments are disjoint, so this stays linear.
+        var start = preamble.count
+        var cost = FramingCost()
+        while true {
+            let segment = start == preamble.count ? bytes : preamble + bytes[start...]
+            let shift = start - preamble.count
+            let shifted = { (records: [JournalReplay.Record]) in
+                records.map { JournalReplay.Record(offset: $0.offset + UInt64(shift), bytes: $0.bytes) }
+            }
+            do {
+                let parsed = try parse(segment, file: file, preamble: preamble, cost: &cost)
+                result.records += shifted(parsed.records)
+                result.goodEnd = parsed.goodEnd + shift
+                return result
+            } catch {
+                guard case .damaged(_, let at, let reason) = error, at >= UInt64(preamble.count) else { throw error }
+                let before = try parse(Array(segment[..<Int(at)]), file: file, preamble: preamble, cost: &cost)
+                result.records += shifted(before.records)
+                let bad = Int(at) + shift
+                guard let next = nextGoodFrame(after: bad, in: bytes) else {
+                    result.damaged.append(
+                        JournalReplay.Damage(offset: UInt64(bad), reason: "\(reason); no readable record follows"))
+                    result.goodEnd = bytes.count
+                    return result
+                }
+                result.damaged.append(JournalReplay.Damage(offset: UInt64(bad), reason: reason))
+                start = next
+            }
+        }
+    }
+
+    /// The start of the next whole, good frame after a bad one at `offset`: where its length
+    /// field points if a good frame starts there, else the nearest one within the budget.
+    static func nextGoodFrame(after offset: Int, in bytes: [UInt8]) -> Int? {
+        var cost = FramingCost()
+        let pointed = offset + frameOverhead + lengthField(at: offset, in: bytes)
+        if offset + frameOverhead <= bytes.count, pointed <= bytes.count, pointed > offset,
+            isGoodFrame(at: pointed, in: bytes, cost: &cost)
+        {
+            return pointed
+        }
+        var budget = scanBudget * (bytes.count - offset)
+        var candidate = offset + 1
+        while candidate + frameOverhead < bytes.count {
+            defer { candidate += 1 }
+            let length = lengthField(at: candidate, in: bytes)
+            guard length > 0, length <= maxPayload, candidate + frameOverhead + length <= bytes.count else { continue }
+            guard budget >= length else { return nil }
+            budget -= length
+            if isGoodFrame(at: candidate, in: bytes, cost: &cost) { return candidate }
+        }
+        return nil
+    }
+
+    /// Whether a whole frame with a matching checksum starts at `start`.
+    private static func isGoodFrame(at start: Int, in bytes: [UInt8], cost: inout FramingCost) -> Bool {
+        guard start + frameOverhead < bytes.count else { return false }
+        let length = lengthField(at: start, in: bytes)
+        guard length > 0, length <= maxPayload, start + frameOverhead + length <= bytes.count else { return false }
+        let sum = checksum(
+            length: Array(bytes[start..<start + 4]),
+            payload: bytes[start + frameOverhead..<start + frameOverhead + length], cost: &cost)
+        return sum[...] == bytes[start + 4..<start + frameOverhead]
+    }
+
     /// Where a whole, good frame starts after `offset`, if anywhere.
     ///
     /// One append writes one frame, so a torn tail is shorter than the largest frame and holds no

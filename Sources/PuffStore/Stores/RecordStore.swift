@@ -213,6 +213,18 @@ public struct JournalReplay: Sendable {
         }
     }
 
+    /// A stretch of a journal that does not read as frames (a flipped byte in the middle): its
+    /// offset and why. Reading went on at the next good frame.
+    public struct Damage: Sendable, Equatable {
+        public let offset: UInt64
+        public let reason: String
+
+        public init(offset: UInt64, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
+    }
+
     /// A torn tail that was cut off.
     public struct Cut: Sendable, Equatable {
         /// Where the cut tail started.
@@ -234,10 +246,14 @@ public struct JournalReplay: Sendable {
     /// The head slots that are whole (checksums match), in no particular order; which one is
     /// newest is for the reader to find (only it can authenticate them).
     public var heads: [[UInt8]]
+    /// Frames in the middle that did not read, in journal order; the records around them did.
+    public var damaged: [Damage]
 
     public init(
-        records: [Record], cut: Cut?, size: UInt64, version: UInt8 = VaultRecord.currentFormat, heads: [[UInt8]] = []
+        records: [Record], cut: Cut?, size: UInt64, version: UInt8 = VaultRecord.currentFormat, heads: [[UInt8]] = [],
+        damaged: [Damage] = []
     ) {
+        self.damaged = damaged
         self.records = records
         self.cut = cut
         self.size = size

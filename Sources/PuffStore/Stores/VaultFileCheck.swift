@@ -27,6 +27,14 @@ public enum VaultFileCheck {
         public var offset: UInt64
         /// What is wrong, for people.
         public var what: String
+
+        /// Creates a finding.
+        public init(kind: Kind, file: String, offset: UInt64, what: String) {
+            self.kind = kind
+            self.file = file
+            self.offset = offset
+            self.what = what
+        }
     }
 
     /// The findings for the vault in `folder`, sorted by file; empty when all is well.
@@ -62,6 +70,8 @@ public enum VaultFileCheck {
         do throws(StoreError) {
             if name == "catalog" {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.catalogMagic, name: path)
+            } else if name == "attempts" {
+                _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.attemptsMagic, name: path)
             } else if name.hasSuffix(".header") {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.headerMagic, name: path)
             } else if name != "lock", !name.hasSuffix(".head") {
