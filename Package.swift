@@ -91,7 +91,7 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
-        .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto"]),
+        .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(
             name: "PuffServiceTests",

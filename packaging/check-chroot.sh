@@ -204,9 +204,10 @@ done
 [ "$(stat -c %u "/proc/$pid")" = "$uid" ] || fail "puffd does not run as $user"
 tr '\0' '\n' <"/proc/$pid/environ" | grep -qx "DBUS_STARTER_ADDRESS=unix:path=$socket,guid=.*" ||
     fail "puffd (pid $pid) has no DBUS_STARTER_ADDRESS of the bus: the bus did not start it"
-grep -q "Activating service name='org.freedesktop.secrets' requested by .*comm=\"puffctl" "$RUN/bus.log" ||
-    fail "the bus log names no activation of org.freedesktop.secrets by puffctl: $(cat "$RUN/bus.log")"
-say "  puffctl init --stdin: the bus started the package's puffd (pid $pid) from io.puff.Secrets.service"
+# puffctl talks to the control interface's own name, so the bus starts puffd for io.puff.Control.
+grep -q "Activating service name='io.puff.Control' requested by .*comm=\"puffctl" "$RUN/bus.log" ||
+    fail "the bus log names no activation of io.puff.Control by puffctl: $(cat "$RUN/bus.log")"
+say "  puffctl init --stdin: the bus started the package's puffd (pid $pid) from io.puff.Control.service"
 
 printf '%s' "$secret" | as_user secret-tool store --label=x service chroot-e2e ||
     fail "secret-tool store failed"

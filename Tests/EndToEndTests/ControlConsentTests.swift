@@ -62,6 +62,10 @@ struct ControlConsentTests {
         let proxy = Process()
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-dbus-proxy")
         proxy.arguments = [puffd.bus.address, socket, "--filter", "--talk=org.freedesktop.secrets"]
+        // Not the runner's output: a proxy left behind by a crashed run would hold that pipe open
+        // and `swift test` would wait for its end forever.
+        proxy.standardOutput = FileHandle.nullDevice
+        proxy.standardError = FileHandle.nullDevice
         try proxy.run()
         // SIGKILL: the proxy inherits the test runner's blocked signals and outlives a SIGTERM.
         defer {

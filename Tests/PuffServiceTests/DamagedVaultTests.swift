@@ -15,7 +15,7 @@ import Testing
 
     func service(over path: String, logs: InMemoryLogHandler.Store) async throws -> SecretService {
         try await SecretService(
-            store: try FileRecordStore(folder: path), mode: .persistent(kdf: .interactive),
+            store: try await FileRecordStore.reopening(folder: path), mode: .persistent(kdf: .interactive),
             prompter: ScriptedPrompter([]), promptTimeout: .seconds(30), clock: ManualClock(),
             now: { 1_700_000_000 }, logger: InMemoryLogHandler.logger(store: logs), events: { _ in })
     }

@@ -150,7 +150,7 @@ enum GoldenVault {
         folder: String, time: SettableTime, logs: InMemoryLogHandler.Store
     ) async throws -> SecretService {
         try await SecretService(
-            store: try FileRecordStore(folder: folder), mode: .persistent(kdf: .interactive),
+            store: try await FileRecordStore.reopening(folder: folder), mode: .persistent(kdf: .interactive),
             prompter: ScriptedPrompter(), promptTimeout: .seconds(30), now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: { _ in })
     }

@@ -145,7 +145,7 @@ struct ItemSettingsRecordTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         func service() async throws -> SecretService {
             try await SecretService(
-                store: try FileRecordStore(folder: folder.path), mode: .persistent(kdf: .interactive),
+                store: try await FileRecordStore.reopening(folder: folder.path), mode: .persistent(kdf: .interactive),
                 prompter: ScriptedPrompter(), promptTimeout: .seconds(30), clock: ManualClock(), now: { 1_700_000_000 },
                 logger: InMemoryLogHandler.logger(store: .init()), events: { _ in })
         }

@@ -22,7 +22,8 @@ import Testing
     /// A service over `path` (the pristine vault by default), as puffd starts it.
     func service(at path: URL? = nil) async throws -> SecretService {
         try await SecretService(
-            store: try FileRecordStore(folder: (path ?? pristine).path), mode: .persistent(kdf: .interactive),
+            store: try await FileRecordStore.reopening(folder: (path ?? pristine).path),
+            mode: .persistent(kdf: .interactive),
             prompter: ScriptedPrompter([]), promptTimeout: .seconds(30), clock: ManualClock(),
             now: { 1_700_000_000 }, logger: InMemoryLogHandler.logger(store: .init()), events: { _ in })
     }

@@ -15,7 +15,7 @@ import Testing
 
     func service(logs: InMemoryLogHandler.Store = .init()) async throws -> SecretService {
         try await SecretService(
-            store: try FileRecordStore(folder: folder), mode: .persistent(kdf: .interactive),
+            store: try await FileRecordStore.reopening(folder: folder), mode: .persistent(kdf: .interactive),
             prompter: ScriptedPrompter([]), promptTimeout: .seconds(30), clock: ManualClock(),
             now: { 1_700_000_000 }, logger: InMemoryLogHandler.logger(store: logs), events: { _ in })
     }

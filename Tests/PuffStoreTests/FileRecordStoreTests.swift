@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import PuffStore
+import PuffTesting
 import Testing
 
 /// The file store against real files in a fresh folder.
@@ -28,7 +29,7 @@ struct FileRecordStoreTests {
             try await store.append([10], to: space)
             try await store.append([20, 21], to: space)
         }
-        let store = try FileRecordStore(folder: folder)
+        let store = try await FileRecordStore.reopening(folder: folder)
         #expect(try await store.spaces() == [space])
         #expect(try await store.header(of: space) == [1, 2, 3])
         let replay = try await store.replay(space)

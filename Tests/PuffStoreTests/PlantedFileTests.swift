@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import PuffStore
+import PuffTesting
 import Testing
 
 /// Files planted in the vault folder (issue 24 item 14): a FIFO or a link where the store expects
@@ -54,7 +55,7 @@ struct PlantedFileTests {
         let catalog = "\(folder)/catalog"
         for path in [journal, header, catalog] { try self.plant(plant, at: path) }
 
-        let reopened = try FileRecordStore(folder: folder)
+        let reopened = try await FileRecordStore.reopening(folder: folder)
         await #expect(throws: StoreError.damaged(file: journal, offset: 0, reason: reason(plant))) {
             try await reopened.replay(space)
         }
