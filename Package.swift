@@ -120,7 +120,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffService", "PuffCrypto"]),
+        .testTarget(
+            name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffService", "PuffCrypto", "PuffTesting"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore"],

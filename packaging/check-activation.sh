@@ -34,6 +34,12 @@
 # namespace and is killed with it (and the buses with SIGKILL before).
 set -euo pipefail
 
+# Hang guards, not speed targets (Sources/PuffTesting/HangGuard.swift): a wait for something that
+# must happen gives up after HANG_GUARD seconds, polled in HANG_GUARD_POLLS steps of 0.05 s; a
+# busy machine must never reach it.
+HANG_GUARD=120
+HANG_GUARD_POLLS=$((HANG_GUARD * 20))
+
 name=org.freedesktop.secrets
 say() { echo "check-activation: $*"; }
 fail() {
@@ -141,7 +147,7 @@ finish() {
     local pid
     for pid in "${buses[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
     pkill -9 -x puffd 2>/dev/null || true # this pid namespace's puffd only
-    for _ in $(seq 100); do pgrep -x puffd >/dev/null || break; sleep 0.05; done # it may still be writing
+    for _ in $(seq "$HANG_GUARD_POLLS"); do pgrep -x puffd >/dev/null || break; sleep 0.05; done # it may still be writing
     umount "$work/tmpfs" 2>/dev/null || true
     rm -rf "$work"
 }
@@ -165,7 +171,7 @@ start_bus() {
     dbus-daemon --config-file="$config" --nofork --nopidfile --nosyslog 2>"$log" &
     bus_pid=$!
     buses+=("$bus_pid")
-    for i in $(seq 200); do
+    for i in $(seq "$HANG_GUARD_POLLS"); do
         [ -S "$socket" ] && break
         sleep 0.05
     done
@@ -178,7 +184,7 @@ stop_bus() {
     jobs -p | xargs -r kill -9 2>/dev/null || true # clients left waiting on a decoy
     wait 2>/dev/null || true
     pkill -9 -x puffd 2>/dev/null || true
-    for _ in $(seq 100); do pgrep -x puffd >/dev/null || return 0; sleep 0.05; done
+    for _ in $(seq "$HANG_GUARD_POLLS"); do pgrep -x puffd >/dev/null || return 0; sleep 0.05; done
     fail "puffd outlived SIGKILL"
 }
 bus_config() { # SERVICE-DIRECTORY-XML
@@ -202,7 +208,7 @@ EOF
 # Waits until file $1 exists (a decoy was started): the bus waits for the decoy to take the name
 # until its activation timeout, so the client's call is left running; stop_bus ends it.
 started_by() {
-    for _ in $(seq 200); do
+    for _ in $(seq "$HANG_GUARD_POLLS"); do
         [ -s "$1" ] && return 0
         sleep 0.05
     done
@@ -211,7 +217,7 @@ started_by() {
 # The one puffd of this namespace, once it is up (waits for the bus to hand over the name).
 puffd_pid() {
     local pid
-    for _ in $(seq 100); do
+    for _ in $(seq "$HANG_GUARD_POLLS"); do
         pid="$(pgrep -x puffd || true)"
         if [ -n "$pid" ] && [ "$(wc -l <<<"$pid")" = 1 ]; then
             echo "$pid"
@@ -242,26 +248,26 @@ say "activation: a bus whose only service folder is the tree's /usr/share/dbus-1
 bus_config "<servicedir>$ROOT/usr/share/dbus-1/services</servicedir>" >"$work/tree.conf"
 start_bus "$work/tree.conf" "$work/tree.log"
 pgrep -x puffd >/dev/null && fail "a puffd runs before any client called"
-if printf 'first-secret' | timeout 30 secret-tool store --label='Puff activation' test puff-activation 2>"$work/err"; then
+if printf 'first-secret' | timeout "$HANG_GUARD" secret-tool store --label='Puff activation' test puff-activation 2>"$work/err"; then
     fail "secret-tool store succeeded on a vault with no passcode"
 fi
 check_started_by_bus "secret-tool store" "$work/tree.log"
 grep -q "No passcode set yet" "$work/tree.log" || fail "puffd did not say the new vault needs a passcode"
 say "  on the new vault the store is refused ($(tr -d '\n' <"$work/err")): puffd says to run puffctl init"
-printf 'activation-passcode' | timeout 30 /usr/bin/puffctl init --stdin >/dev/null
-printf 'the-secret' | timeout 30 secret-tool store --label='Puff activation' test puff-activation
-[ "$(timeout 30 secret-tool lookup test puff-activation)" = the-secret ] || fail "secret-tool lookup did not return the stored secret"
-status="$(timeout 30 /usr/bin/puffctl status)"
+printf 'activation-passcode' | timeout "$HANG_GUARD" /usr/bin/puffctl init --stdin >/dev/null
+printf 'the-secret' | timeout "$HANG_GUARD" secret-tool store --label='Puff activation' test puff-activation
+[ "$(timeout "$HANG_GUARD" secret-tool lookup test puff-activation)" = the-secret ] || fail "secret-tool lookup did not return the stored secret"
+status="$(timeout "$HANG_GUARD" /usr/bin/puffctl status)"
 grep -q "file store in $XDG_DATA_HOME/puff" <<<"$status" || fail "puffctl status names another vault: $status"
 [ -s "$XDG_DATA_HOME/puff/catalog" ] || fail "no vault under the scratch XDG_DATA_HOME"
 say "  after puffctl init: store and lookup work; puffctl status: $(head -n 1 <<<"$status")"
 
 pkill -9 -x puffd
-for _ in $(seq 100); do pgrep -x puffd >/dev/null || break; sleep 0.05; done
-timeout 30 secret-tool lookup test puff-activation >/dev/null 2>&1 || true # locked: no prompter, no secret
+for _ in $(seq "$HANG_GUARD_POLLS"); do pgrep -x puffd >/dev/null || break; sleep 0.05; done
+timeout "$HANG_GUARD" secret-tool lookup test puff-activation >/dev/null 2>&1 || true # locked: no prompter, no secret
 check_started_by_bus "secret-tool lookup" "$work/tree.log"
-printf 'activation-passcode' | timeout 30 /usr/bin/puffctl unlock --stdin >/dev/null
-[ "$(timeout 30 secret-tool lookup test puff-activation)" = the-secret ] ||
+printf 'activation-passcode' | timeout "$HANG_GUARD" /usr/bin/puffctl unlock --stdin >/dev/null
+[ "$(timeout "$HANG_GUARD" secret-tool lookup test puff-activation)" = the-secret ] ||
     fail "after a restart by activation and an unlock, the secret is gone"
 say "  killed, then restarted by secret-tool lookup on the same vault (unlocked: the secret is there)"
 stop_bus
@@ -289,7 +295,7 @@ rm -f "$work/decoy-started"
 start_bus "$work/standard.conf" "$work/standard.log"
 doctor="$(/usr/bin/puffctl doctor 2>&1 || true)"
 grep -q "the bus starts puffd on first use ($user_file)" <<<"$doctor" || fail "puffctl doctor does not say the user file wins: $doctor"
-timeout 30 secret-tool lookup test puff-activation >/dev/null 2>&1 || true
+timeout "$HANG_GUARD" secret-tool lookup test puff-activation >/dev/null 2>&1 || true
 check_started_by_bus "secret-tool lookup" "$work/standard.log"
 [ ! -e "$work/decoy-started" ] || fail "the bus started the decoy although the user-level file exists"
 say "  the decoy until ~/.local/share/dbus-1/services/$name.service exists, then puffd; doctor agrees"

@@ -24,6 +24,12 @@
 # activation test). Once the base system exists, any failure of the install or the checks fails.
 set -euo pipefail
 
+# Hang guards, not speed targets (Sources/PuffTesting/HangGuard.swift): a wait for something that
+# must happen gives up after HANG_GUARD seconds, polled in HANG_GUARD_POLLS steps of 0.05 s; a
+# busy machine must never reach it.
+HANG_GUARD=120
+HANG_GUARD_POLLS=$((HANG_GUARD * 20))
+
 say() { echo "check-chroot: $*"; }
 fail() {
     echo "check-chroot: FAIL: $*" >&2
@@ -123,7 +129,7 @@ finish() {
         wait "$bus_pid" 2>/dev/null || true
     fi
     pkill -9 -x puffd 2>/dev/null || true # this pid namespace's puffd only
-    for _ in $(seq 100); do pgrep -x puffd >/dev/null || break; sleep 0.05; done
+    for _ in $(seq "$HANG_GUARD_POLLS"); do pgrep -x puffd >/dev/null || break; sleep 0.05; done
 }
 trap finish EXIT
 
@@ -177,12 +183,12 @@ chroot "$root" chown "$user:$user" "$runtime"
 socket="$runtime/bus"
 user_env=(env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME="/home/$user" USER="$user" LOGNAME="$user"
     XDG_RUNTIME_DIR="$runtime" DBUS_SESSION_BUS_ADDRESS="unix:path=$socket")
-as_user() { timeout 60 chroot --userspec="$user:$user" "$root" "${user_env[@]}" "$@"; }
+as_user() { timeout "$HANG_GUARD" chroot --userspec="$user:$user" "$root" "${user_env[@]}" "$@"; }
 [ -f "$root/usr/share/dbus-1/services/io.puff.Secrets.service" ] ||
     fail "the package installed no /usr/share/dbus-1/services/io.puff.Secrets.service"
 chroot --userspec="$user:$user" "$root" "${user_env[@]}" dbus-daemon --session --address="unix:path=$socket" --nofork --nopidfile --nosyslog 2>"$RUN/bus.log" &
 bus_pid=$!
-for _ in $(seq 200); do
+for _ in $(seq "$HANG_GUARD_POLLS"); do
     [ -S "$root$socket" ] && break
     sleep 0.05
 done
@@ -193,7 +199,7 @@ say "as $user (uid $uid): dbus-daemon --session (the stock session.conf) at unix
 printf '%s' "$passcode" | as_user puffctl init --stdin >"$RUN/init.log" 2>&1 ||
     fail "puffctl init --stdin failed: $(cat "$RUN/init.log")"
 pid=""
-for _ in $(seq 100); do
+for _ in $(seq "$HANG_GUARD_POLLS"); do
     pid="$(pgrep -x puffd || true)"
     [ -n "$pid" ] && break
     sleep 0.05

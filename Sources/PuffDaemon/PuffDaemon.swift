@@ -72,6 +72,12 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds a client may take to close a passcode pipe, --unlock-fd's included (default: 5); for tests on a busy machine.",
+            visibility: .hidden))
+    var passcodePipeTimeout: Int32?
+
+    @Option(
+        help: ArgumentHelp(
             "Lock a collection after SECONDS with no secret read or written in it; 0: never (default: 900, never with --ephemeral).",
             valueName: "seconds"))
     var lockAfterIdle: Int?
@@ -139,6 +145,9 @@ public struct PuffDaemon: AsyncParsableCommand {
             throw ValidationError("--pinentry-tty takes a terminal's path, such as /dev/pts/3")
         }
         if let promptTimeout, promptTimeout <= 0 { throw ValidationError("--prompt-timeout must be positive") }
+        if let passcodePipeTimeout, !(1...3600).contains(passcodePipeTimeout) {
+            throw ValidationError("--passcode-pipe-timeout takes 1 to 3600 seconds")
+        }
         guard (lockAfterIdle ?? 0) >= 0, (lockAfter ?? 0) >= 0, (kernelKeyring ?? 0) >= 0 else {
             throw ValidationError("--lock-after-idle and --lock-after take seconds, 0 or more")
         }
@@ -210,6 +219,7 @@ public struct PuffDaemon: AsyncParsableCommand {
             )
             throw ExitCode(2)
         }
+        if let passcodePipeTimeout { SecretServiceBus.setPasscodePipeTimeout(seconds: passcodePipeTimeout) }
         let publisher = SignalPublisher(connection: connection)
         let agents = AgentPrompter(connection: controlConnection)
         let service: SecretService
@@ -255,7 +265,10 @@ public struct PuffDaemon: AsyncParsableCommand {
             if let directory = environment["CREDENTIALS_DIRECTORY"] {
                 await CredentialUnlock.run(directory: directory, service: service, logger: logger)
             }
-            if let unlockFD { await StartupUnlock.run(fd: unlockFD, service: service, logger: logger) }
+            if let unlockFD {
+                let within = passcodePipeTimeout.map { $0 * 1000 } ?? StartupUnlock.readMilliseconds
+                await StartupUnlock.run(fd: unlockFD, within: within, service: service, logger: logger)
+            }
         }
         let login = loginListener(
             settings, activation: activation, environment: environment, service: service, logger: logger)

@@ -23,7 +23,7 @@ public enum ChildProcess {
         _ arguments: [String] = [],
         environment: [String: String],
         input: Data = Data(),
-        timeout: Duration = .seconds(120)
+        timeout: Duration = HangGuard.step
     ) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory
         let outputURL = directory.appendingPathComponent("puff-child-\(UUID().uuidString).out")

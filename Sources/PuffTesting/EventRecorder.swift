@@ -32,7 +32,7 @@ public final class EventRecorder: Sendable {
     ///
     /// - Returns: The first such event, or nil when none arrived within `limit`.
     public func waitFor(
-        limit: Duration = .seconds(60), _ predicate: @escaping @Sendable (ServiceEvent) -> Bool
+        limit: Duration = HangGuard.step, _ predicate: @escaping @Sendable (ServiceEvent) -> Bool
     ) async -> ServiceEvent? {
         _ = await poll(limit: limit) { self.events.contains(where: predicate) }
         return events.first(where: predicate)

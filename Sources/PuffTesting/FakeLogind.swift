@@ -116,7 +116,7 @@ public final class FakeLogind: Sendable {
 
     /// Waits (in real time, polling) until `ListSessions` was called `count` times: the watcher
     /// calls it after adding its match rules, so from then on it hears every signal.
-    public func waitForListCalls(_ count: Int, limit: Duration = .seconds(10)) async -> Bool {
+    public func waitForListCalls(_ count: Int, limit: Duration = HangGuard.step) async -> Bool {
         await poll(limit: limit) { self.listCalls >= count }
     }
 

@@ -82,7 +82,7 @@ public final class ManualClock: Clock, Sendable {
     ///
     /// - Returns: false when that did not happen within `limit`.
     @discardableResult
-    public func waitForSleepers(_ count: Int, limit: Duration = .seconds(5)) async -> Bool {
+    public func waitForSleepers(_ count: Int, limit: Duration = HangGuard.step) async -> Bool {
         await poll(limit: limit) { self.sleeperCount >= count }
     }
 }

@@ -78,13 +78,13 @@ public actor ScriptedPrompter: Prompter {
 
     /// Waits (in real time, polling) until `count` requests are held.
     @discardableResult
-    public func waitUntilHolding(_ count: Int, limit: Duration = .seconds(5)) async -> Bool {
+    public func waitUntilHolding(_ count: Int, limit: Duration = HangGuard.step) async -> Bool {
         await poll(limit: limit) { await self.heldCount >= count }
     }
 
     /// Waits (in real time, polling) until `count` held requests were cancelled.
     @discardableResult
-    public func waitForCancellations(_ count: Int, limit: Duration = .seconds(5)) async -> Bool {
+    public func waitForCancellations(_ count: Int, limit: Duration = HangGuard.step) async -> Bool {
         await poll(limit: limit) { await self.cancellations >= count }
     }
 

@@ -88,29 +88,29 @@ public final class TestDaemon: @unchecked Sendable {
         ["DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": home.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
     }
 
-    /// Polls `NameHasOwner` until the daemon owns `name`, for at most ten seconds. Polling the
-    /// bus, not sleeping a guessed time, is what makes start-up waits reliable.
+    /// Polls `NameHasOwner` until the daemon owns `name`, for at most ``HangGuard/step``. Polling
+    /// the bus, not sleeping a guessed time, is what makes start-up waits reliable.
     private func waitForOwner(_ name: String) async throws {
         let probe = try await BusConnection.connect(address: bus.address)
         defer { probe.close() }
-        for _ in 0..<200 {
+        let process = self.process
+        let owned = try await poll(limit: HangGuard.step, every: .milliseconds(50)) {
             let reply = try await probe.call(
                 .methodCall(
                     destination: "org.freedesktop.DBus", path: ObjectPath("/org/freedesktop/DBus")!,
                     interface: "org.freedesktop.DBus", member: "NameHasOwner", [.string(name)]))
-            if reply.arguments.first?.bool == true { return }
-            guard process.isRunning else { throw TestDaemonError.exited(log) }
-            try await Task.sleep(for: .milliseconds(50))
+            return reply.arguments.first?.bool == true || !process.isRunning
         }
-        throw TestDaemonError.neverOwnedName(log)
+        guard process.isRunning else { throw TestDaemonError.exited(log) }
+        guard owned else { throw TestDaemonError.neverOwnedName(log) }
     }
 
-    /// Sends SIGTERM and waits for the daemon to exit; returns its exit status.
+    /// Sends SIGTERM and waits (at most ``HangGuard/step``) for the daemon to exit; returns its
+    /// exit status, or -1 when it is still running.
     public func terminate() async -> Int32 {
         process.terminate()
-        for _ in 0..<200 where process.isRunning {
-            try? await Task.sleep(for: .milliseconds(25))
-        }
+        let process = self.process
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(25)) { !process.isRunning }
         return process.isRunning ? -1 : process.terminationStatus
     }
 }
@@ -123,7 +123,7 @@ public enum TestDaemonError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .exited(let log): "puffd exited during start-up:\n\(log)"
-        case .neverOwnedName(let log): "puffd did not own its name within 10 s:\n\(log)"
+        case .neverOwnedName(let log): "puffd did not own its name within \(HangGuard.step):\n\(log)"
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// Per-item confirmation and per-application access with the built puffd and real clients
 /// (`secret-tool`, python `secretstorage`), the test pinentry answering `CONFIRM` from a script
 /// (issue 16 items 3 and 4). Secrets are compared as Bools, never printed.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct AccessFlowTests {
     static let secret = "access-e2e-secret"
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-access-\(UUID().uuidString)")
@@ -175,7 +175,7 @@ struct AccessFlowTests {
         let held = shown.path + ".held"
         let reading = Task { try await lookup(puffd) }
         // The hold point: the test pinentry wrote its pid and waits for nobody.
-        #expect(await poll(limit: .seconds(30)) { FileManager.default.fileExists(atPath: held) })
+        #expect(await poll(limit: HangGuard.step) { FileManager.default.fileExists(atPath: held) })
         let status = try await puffctl(puffd, ["status"])
         #expect(status.status == 0 && status.output.contains("login"), "\(status.output)")
         // The release point: the pinentry goes away without an answer; the read is refused.
@@ -196,7 +196,7 @@ struct AccessFlowTests {
         try answer(["HOLD"])
         let held = shown.path + ".held"
         let reading = Task { try await lookup(puffd) }
-        #expect(await poll(limit: .seconds(30)) { FileManager.default.fileExists(atPath: held) })
+        #expect(await poll(limit: HangGuard.step) { FileManager.default.fileExists(atPath: held) })
         let pid = try #require(Int32(try String(contentsOfFile: held, encoding: .utf8)))
         let status = try await puffctl(puffd, ["status"])
         #expect(status.status == 0 && status.output.contains("login"), "\(status.output)")

@@ -10,8 +10,12 @@ struct AgentPromptTests {
     @Test func anAgentInATerminalUnlocksForAClientAndAWrongPasscodeIsAskedAgain() async throws {
         let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("puff-agent-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dataDir) }
+        // A prompt timeout above the driver's HANG_GUARD: a lookup answered within it was dismissed.
         let puffd = try await TestDaemon(
-            arguments: ["--data-dir", dataDir.path, "--kdf", "interactive", "--prompter", "agent,none"])
+            arguments: [
+                "--data-dir", dataDir.path, "--kdf", "interactive", "--prompter", "agent,none",
+                "--prompt-timeout", String(HangGuard.driver.components.seconds),
+            ])
         let env = puffd.clientEnvironment
         let initialize = try await ChildProcess.run(
             VaultFlowTests.puffctl, ["init", "--stdin"], environment: env, input: Data("right pass\n".utf8))
@@ -42,7 +46,7 @@ struct AgentPromptTests {
                 "restart", VaultFlowTests.puffctl, TestDaemon.executablePath,
                 dataDir.appendingPathComponent("vault").path,
             ],
-            environment: environment, timeout: .seconds(600))
+            environment: environment, timeout: HangGuard.driver)
         #expect(passed == 9)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// The audit log with the built `puffd`, `puffctl` and `secret-tool` on a private bus and a file
 /// vault: a store and a lookup show up with secret-tool's executable, never with the secret.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct AuditFlowTests {
     let commands = VaultFlowTests()
     static let secret = "audit-e2e-s3cret-Qx7"

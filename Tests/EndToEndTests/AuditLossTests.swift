@@ -6,7 +6,7 @@ import Testing
 /// The audit log cannot be emptied unseen (issue 24 item 8): a log file deleted while puffd runs,
 /// reads flooding older entries out through rotation, and a log larger than one D-Bus message,
 /// with the built puffd and puffctl and python secretstorage as the client.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(5)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct AuditLossTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-auditloss-\(UUID().uuidString)")
     var vault: String { folder.appendingPathComponent("vault").path }
@@ -35,7 +35,7 @@ struct AuditLossTests {
         let script = ClientDriver.directory.appendingPathComponent("audit_flood.py").path
         let result = try await ChildProcess.run(
             ClientDriver.python, [script, "service", "audit-loss", "\(count)"], environment: puffd.clientEnvironment,
-            timeout: .seconds(300))
+            timeout: HangGuard.driver)
         #expect(result.output == "read \(count)\n", "\(result.output)")
     }
 

@@ -7,7 +7,7 @@ import Testing
 /// Auto-lock in the built `puffd` (issue 14, "Done when"): `SIGUSR1`, the timer options, and
 /// logind's signals from a fake `org.freedesktop.login1` on a second private bus standing in
 /// for the system bus. Locks are checked with `puffctl collection list --json` and `secret-tool`.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct AutoLockFlowTests {
     static let puffctl = URL(fileURLWithPath: TestDaemon.executablePath).deletingLastPathComponent()
         .appendingPathComponent("puffctl").path
@@ -47,7 +47,7 @@ struct AutoLockFlowTests {
     /// Waits until the daemon has logged `text` `count` times (its log lines are the hold points of
     /// the checks that something did not happen).
     func logged(_ daemon: TestDaemon, _ text: String, times count: Int = 1) async -> Bool {
-        await poll(limit: .seconds(10)) { daemon.log.components(separatedBy: text).count - 1 >= count }
+        await poll(limit: HangGuard.step) { daemon.log.components(separatedBy: text).count - 1 >= count }
     }
 
     @Test func sigusr1LocksEveryCollectionAndTheDaemonGoesOn() async throws {
@@ -88,8 +88,7 @@ struct AutoLockFlowTests {
         #expect(try await loginLocked(puffd))
 
         let refused = try await ChildProcess.run(
-            TestDaemon.executablePath, ["--lock-after=-1"], environment: ["PATH": "/usr/bin:/bin"],
-            timeout: .seconds(20))
+            TestDaemon.executablePath, ["--lock-after=-1"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(refused.status != 0)
         #expect(refused.output.contains("--lock-after-idle and --lock-after take seconds, 0 or more"))
     }

@@ -4,7 +4,7 @@ import PuffTesting
 import Testing
 
 /// Signals, prompts and session ownership as a raw D-Bus client sees them from the built daemon.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct BusBehaviourTests {
     private static let service = "org.freedesktop.secrets"
     private static let root = ObjectPath("/org/freedesktop/secrets")!
@@ -107,14 +107,16 @@ struct BusBehaviourTests {
         leaving.close()
 
         // NameOwnerChanged reaches the daemon asynchronously; poll until the session is gone.
-        var gone = false
-        for _ in 0..<100 where !gone {
+        let gone = await poll(limit: HangGuard.step, every: .milliseconds(20)) {
             do {
                 _ = try await call(observer, session, "org.freedesktop.DBus.Introspectable", "Introspect")
-                try await Task.sleep(for: .milliseconds(20))
+                return false
             } catch let error as DBusError {
                 #expect(error.name.rawValue == "org.freedesktop.Secret.Error.NoSuchObject")
-                gone = true
+                return true
+            } catch {
+                Issue.record("Introspect failed with \(error)")
+                return true
             }
         }
         #expect(gone)

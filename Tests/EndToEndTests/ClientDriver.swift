@@ -37,7 +37,7 @@ enum ClientDriver {
         _ driver: String,
         _ arguments: [String] = [],
         environment: [String: String],
-        timeout: Duration = .seconds(120),
+        timeout: Duration = HangGuard.driver,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Int {
         let path = directory.appendingPathComponent(driver).path

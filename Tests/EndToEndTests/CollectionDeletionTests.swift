@@ -6,7 +6,7 @@ import Testing
 /// Deleting a collection needs the person, and what is deleted can be restored (issue 24 items 18
 /// and 24): the built puffd on a file vault, python secretstorage's `Collection.Delete` and its
 /// prompt, the test pinentry answering `CONFIRM`, `puffctl` with no terminal, and `secret-tool`.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(4)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct CollectionDeletionTests {
     static let login = "/org/freedesktop/secrets/collection/login"
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-delete-\(UUID().uuidString)")

@@ -85,8 +85,11 @@ struct ConfigurationFileTests {
         let puffd = try await lockedDaemon()
         let (output, seconds) = try await lookup(puffd)
         #expect(!output.contains("the-secret"))
-        // The default timeout is 60 s: well under that shows the file's 2 s was used.
-        #expect(seconds >= 2 && seconds < 20, "took \(seconds) s")
+        #expect(puffd.log.contains("reason=timedOut"), "\(puffd.log.suffix(1500))")
+        // Never before the file's 2 s; and before the default 60 s, which a 2 s timeout reaches
+        // 58 s earlier however busy the machine: that margin is a hang guard, not a speed target.
+        let defaultTimeout = 60.0  // DaemonConfiguration.promptTimeout
+        #expect(seconds >= 2 && seconds < defaultTimeout, "took \(seconds) s")
         #expect(puffd.isRunning)
     }
 
@@ -95,7 +98,7 @@ struct ConfigurationFileTests {
         try writeConfig("[prompts]\norder = [\"none\"]\ntimeout = 7\n")
         let result = try await ChildProcess.run(
             TestDaemon.executablePath, ["--config", configFile.path, "--print-config", "--log-level", "debug"],
-            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.path], timeout: .seconds(20))
+            environment: ["PATH": "/usr/bin:/bin", "HOME": folder.path])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.hasPrefix("# puffd configuration in effect; file: \(configFile.path)\n"))
         for line in ["order = [ \"none\" ]", "timeout = 7", "kdf = \"interactive\"", "level = \"debug\"", "idle = 900"]

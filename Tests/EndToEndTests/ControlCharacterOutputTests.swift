@@ -7,7 +7,7 @@ import Testing
 /// commands (ESC `[2J` clears the screen, U+009B is the one-character CSI) reached `puffctl list`,
 /// `show`, `audit` and `access list` raw. Each shows them escaped; `--json` stays valid JSON that
 /// decodes to the stored text.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct ControlCharacterOutputTests {
     let commands = VaultFlowTests()
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-ctl-\(UUID().uuidString)")

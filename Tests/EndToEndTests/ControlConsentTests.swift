@@ -6,7 +6,7 @@ import Testing
 /// A hostile client of the same user against io.puff.Control1 (issue 24 item 2), with the built
 /// puffd and puffctl, xdg-dbus-proxy as Flatpak runs it, and a dbus-python client
 /// (Clients/control_attack.py).
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(5)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct ControlConsentTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-consent-\(UUID().uuidString)")
     static let item = "/org/freedesktop/secrets/collection/login/1"
@@ -73,7 +73,7 @@ struct ControlConsentTests {
             proxy.waitUntilExit()
         }
         // A named limit, not a budget: the proxy makes its socket before it serves.
-        let listening = await poll(limit: .seconds(60), every: .milliseconds(50)) {
+        let listening = await poll(limit: HangGuard.step, every: .milliseconds(50)) {
             FileManager.default.fileExists(atPath: socket)
         }
         try #require(listening, "xdg-dbus-proxy made no socket")

@@ -5,7 +5,8 @@ import Testing
 
 /// `puffctl copy` with a real `xclip` on a headless X server: the secret reaches the clipboard,
 /// and the background clearer empties it, unless the clipboard changed meanwhile.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable && XServer.isAvailable), .timeLimit(.minutes(3)))
+@Suite(
+    .serialized, .enabled(if: TestBus.isAvailable && XServer.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct CopyCommandTests {
     let items = ItemCommandsTests()
     let secret = Array("clip-s3cret-ü".utf8)
@@ -24,11 +25,11 @@ struct CopyCommandTests {
         #expect(copied.output.contains("Copied 'Clip' to the clipboard; it will be cleared in 2 s."))
         let held = try await x.clipboard() == Data(secret)
         #expect(held, "the clipboard does not hold the secret right after copy")
-        let cleared = try await poll(limit: .seconds(30), every: .milliseconds(100)) {
+        let cleared = try await poll(limit: HangGuard.step, every: .milliseconds(100)) {
             try await x.clipboard() == Data()
         }
-        #expect(cleared, "the clipboard was not emptied within 30 s of a 2 s delay")
-        #expect(await poll(limit: .seconds(10), every: .milliseconds(100)) { x.clearers().isEmpty })
+        #expect(cleared, "the clipboard was not emptied after the 2 s delay")
+        #expect(await poll(limit: HangGuard.step, every: .milliseconds(100)) { x.clearers().isEmpty })
     }
 
     @Test func aClipboardThatChangedMeanwhileIsLeftAlone() async throws {
@@ -40,7 +41,7 @@ struct CopyCommandTests {
         #expect(try await x.setClipboard("someone else's text"))
         // The clearer's exit, not a guessed sleep, says it has made its decision.
         #expect(
-            await poll(limit: .seconds(30), every: .milliseconds(100)) { x.clearers().isEmpty },
+            await poll(limit: HangGuard.step, every: .milliseconds(100)) { x.clearers().isEmpty },
             "the clearer did not finish")
         #expect(try await x.clipboard() == Data("someone else's text".utf8))
     }

@@ -36,7 +36,7 @@ struct CrashTests {
     @Test func fiftyKillsDuringWritesFromThreeClientsLoseNoAcknowledgedWrite() async throws {
         let passed = try await ClientDriver.expectPasses(
             "crash_rounds.py", arguments + ["--rounds", "50", "--writers", "3"], environment: environment,
-            timeout: .seconds(600))
+            timeout: HangGuard.driver)
         #expect(passed == 51, "every round and the final check: \(logs())")
         try? FileManager.default.removeItem(at: folder)
     }

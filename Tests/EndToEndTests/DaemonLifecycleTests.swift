@@ -4,7 +4,7 @@ import PuffDBus
 import PuffTesting
 import Testing
 
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct DaemonLifecycleTests {
     private let testName = "org.puff.LifecycleTest"
 
@@ -12,7 +12,7 @@ struct DaemonLifecycleTests {
         let first = try await TestDaemon(busName: testName)
         let second = try await ChildProcess.run(
             TestDaemon.executablePath, ["--address", first.bus.address, "--bus-name", testName],
-            environment: first.clientEnvironment, timeout: .seconds(20))
+            environment: first.clientEnvironment)
         #expect(second.status == 1)
         #expect(second.output.contains("already owns \(testName)"))
         #expect(first.isRunning)
@@ -21,9 +21,7 @@ struct DaemonLifecycleTests {
     @Test func replaceTakesTheNameOverAndTheOldDaemonStops() async throws {
         let first = try await TestDaemon(busName: testName)
         let second = try await TestDaemon(arguments: ["--replace"], busName: testName, on: first.bus)
-        for _ in 0..<100 where first.isRunning {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(50)) { !first.isRunning }
         #expect(!first.isRunning)
         #expect(second.isRunning)
     }
@@ -36,8 +34,7 @@ struct DaemonLifecycleTests {
 
     @Test func badOptionsGetAClearMessage() async throws {
         let result = try await ChildProcess.run(
-            TestDaemon.executablePath, ["--vault", "nope"], environment: ["PATH": "/usr/bin:/bin"],
-            timeout: .seconds(20))
+            TestDaemon.executablePath, ["--vault", "nope"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(result.status != 0)
         #expect(result.output.contains("unknown vault 'nope'"))
     }
@@ -82,22 +79,26 @@ struct VaultHolderTests {
         let firstLog = folder.appendingPathComponent("first.log").path
         let secondLog = folder.appendingPathComponent("second.log").path
         let passcode = Pipe()
-        let first = try start(["--unlock-fd", "0"], on: bus, log: firstLog, stdin: passcode)
+        // The holder waits for its passcode as long as the test's own hang guards: the default 5 s
+        // is a budget a busy machine can overrun while the second puffd starts.
+        let first = try start(
+            ["--unlock-fd", "0", "--passcode-pipe-timeout", String(HangGuard.driver.components.seconds)], on: bus,
+            log: firstLog, stdin: passcode)
         defer { first.terminate() }
         // Hold point: the first holds the vault and waits for its passcode, the name not taken.
         try #require(
-            await poll(limit: .seconds(60), every: .milliseconds(20)) {
+            await poll(limit: HangGuard.step, every: .milliseconds(20)) {
                 text(firstLog).contains("Reading the passcode on --unlock-fd")
             }, "\(text(firstLog))")
         let second = try start([], on: bus, log: secondLog)
         defer { if second.isRunning { second.terminate() } }
         // The second finds the vault held (before the fix it exits 2 here: vault busy).
-        _ = await poll(limit: .seconds(60), every: .milliseconds(20)) {
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(20)) {
             text(secondLog).contains("The vault is held by another puffd") || !second.isRunning
         }
         try passcode.fileHandleForWriting.write(contentsOf: Data("holder pass".utf8))
         try passcode.fileHandleForWriting.close()
-        let exited = await poll(limit: .seconds(90), every: .milliseconds(20)) { !second.isRunning }
+        let exited = await poll(limit: HangGuard.step, every: .milliseconds(20)) { !second.isRunning }
         try #require(exited, "\(text(secondLog))")
         #expect(second.terminationStatus == 0, "\(text(secondLog))")
         #expect(text(secondLog).contains("Another puffd serves \(name) on this vault; exiting"))
@@ -133,7 +134,7 @@ struct VaultHolderTests {
         defer { if second.isRunning { second.terminate() } }
         try passcode.fileHandleForWriting.write(contentsOf: Data("holder pass".utf8))
         try passcode.fileHandleForWriting.close()
-        try #require(await poll(limit: .seconds(90), every: .milliseconds(20)) { !second.isRunning }, "\(text(log))")
+        try #require(await poll(limit: HangGuard.step, every: .milliseconds(20)) { !second.isRunning }, "\(text(log))")
         #expect(second.terminationStatus == 0, "\(text(log))")
         #expect(text(log).contains("Handed the passcode from --unlock-fd to the puffd that serves the vault"))
         let status = try await ChildProcess.run(VaultFlowTests.puffctl, ["status", "--json"], environment: env)

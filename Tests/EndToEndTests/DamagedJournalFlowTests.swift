@@ -6,7 +6,7 @@ import Testing
 /// A flipped byte in the middle of a journal (issue 24 item 20), through the built `puffd`,
 /// `puffctl` and `secret-tool`: the records around it stay readable, `status` names the file and
 /// offset, writes wait, and `puffctl repair` keeps what authenticates and the old journal aside.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct DamagedJournalFlowTests {
     let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("puff-flip-\(UUID().uuidString)").path
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `puffctl doctor` against a damaged vault, with the built `puffd` and `puffctl` (issue 24 item
 /// 20): the unfixed doctor said OK with a collection damaged, a journal cut or a FIFO planted.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct DoctorDamageTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("puff-doctor-damage-\(UUID().uuidString)")
         .path
@@ -21,7 +21,7 @@ struct DoctorDamageTests {
         -> ChildProcess.Result
     {
         try await ChildProcess.run(
-            program, arguments, environment: daemon.clientEnvironment, input: Data(input.utf8), timeout: .seconds(90))
+            program, arguments, environment: daemon.clientEnvironment, input: Data(input.utf8), timeout: HangGuard.step)
     }
 
     /// Doctor on `bus`, with only a user-level activation file naming puffd, so a whole vault
@@ -36,7 +36,7 @@ struct DoctorDamageTests {
             "LANG": "C.UTF-8", "XDG_DATA_HOME": "\(root)/data", "XDG_DATA_DIRS": "\(root)/system",
         ]
         return try await ChildProcess.run(
-            VaultFlowTests.puffctl, ["doctor"], environment: environment, timeout: .seconds(90))
+            VaultFlowTests.puffctl, ["doctor"], environment: environment, timeout: HangGuard.step)
     }
 
     /// `login` with one item; returns its journal's path.

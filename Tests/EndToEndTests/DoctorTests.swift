@@ -7,7 +7,7 @@ import Testing
 /// `puffctl doctor` on a private bus: with a competing provider (a python3 process) owning
 /// org.freedesktop.secrets, then with puffd owning it; activation files come from a temporary
 /// XDG_DATA_HOME and XDG_DATA_DIRS holding a gnome-keyring-like file.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct DoctorTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("puff-doctor-e2e-\(UUID().uuidString)")
         .path
@@ -29,7 +29,7 @@ struct DoctorTests {
     }
 
     func doctor(_ environment: [String: String]) async throws -> ChildProcess.Result {
-        try await ChildProcess.run(VaultFlowTests.puffctl, ["doctor"], environment: environment, timeout: .seconds(60))
+        try await ChildProcess.run(VaultFlowTests.puffctl, ["doctor"], environment: environment)
     }
 
     /// Writes the user-level activation file doctor asks for.
@@ -119,11 +119,11 @@ final class CompetingProvider: @unchecked Sendable {
         try process.run()
         let probe = try await BusConnection.connect(address: bus.address)
         defer { probe.close() }
-        for _ in 0..<200 {
-            if try await probe.nameOwner(of: BusName("org.freedesktop.secrets")!) != nil { return }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
+        let process = self.process
+        let owned = try await poll(limit: HangGuard.step, every: .milliseconds(50)) {
+            try await probe.nameOwner(of: BusName("org.freedesktop.secrets")!) != nil || !process.isRunning
         }
+        if owned, process.isRunning { return }
         throw TestDaemonError.neverOwnedName("competing_provider.py did not own org.freedesktop.secrets")
     }
 

@@ -18,7 +18,7 @@ struct HeldPasscodeTests {
     }
 
     /// The pipe inodes `pid` holds open, from `/proc/<pid>/fd`.
-    func pipeInodes(of pid: Int32) -> Set<String> {
+    static func pipeInodes(of pid: Int32) -> Set<String> {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
         return Set(
             fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
@@ -28,7 +28,12 @@ struct HeldPasscodeTests {
     @Test func fourUnlocksWaitingOnTheirPipesLeaveOtherClientsServed() async throws {
         let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("puff-held-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dataDir) }
-        let puffd = try await TestDaemon(arguments: ["--data-dir", dataDir.path, "--kdf", "interactive"])
+        // The pipes may stay open as long as the test's own hang guards: the default 5 s is a
+        // budget a busy machine can overrun between the first call and the writes.
+        let puffd = try await TestDaemon(arguments: [
+            "--data-dir", dataDir.path, "--kdf", "interactive",
+            "--passcode-pipe-timeout", String(HangGuard.driver.components.seconds),
+        ])
         let initialize = try await ChildProcess.run(
             VaultFlowTests.puffctl, ["init", "--stdin"], environment: puffd.clientEnvironment,
             input: Data("held pass\n".utf8))
@@ -46,23 +51,26 @@ struct HeldPasscodeTests {
             writers.append(ends[1])
             let connection = try await BusConnection.connect(address: puffd.bus.address)
             let message = unlock(UnixFD(taking: ends[0]))
-            calls.append(Task { try await connection.call(message, timeout: .seconds(30)) })
+            calls.append(Task { try await connection.call(message, timeout: HangGuard.driver) })
         }
         // Hold point: puffd has received every read end (the calls are in their handlers).
-        for _ in 0..<400 where !inodes.isSubset(of: pipeInodes(of: puffd.processIdentifier)) {
-            try await Task.sleep(for: .milliseconds(10))
+        let pid = puffd.processIdentifier
+        let pipes = inodes
+        let received = await poll(limit: HangGuard.step, every: .milliseconds(10)) {
+            pipes.isSubset(of: Self.pipeInodes(of: pid))
         }
-        #expect(inodes.isSubset(of: pipeInodes(of: puffd.processIdentifier)), "puffd never got the pipes")
+        #expect(received, "puffd never got the pipes")
 
-        // Another client is served while all four still wait (well inside the pipes' 5 s).
+        // Another client is served while all four still wait.
         let other = try await BusConnection.connect(address: puffd.bus.address)
         let served = try await other.call(
             .methodCall(
                 destination: "org.freedesktop.secrets", path: ObjectPath("/org/freedesktop/secrets")!,
                 interface: "org.freedesktop.DBus.Properties", member: "Get",
                 [.string("org.freedesktop.Secret.Service"), .string("Collections")]),
-            timeout: .seconds(2))
+            timeout: HangGuard.step)
         #expect(served.arguments.count == 1)
+        #expect(inodes.isSubset(of: Self.pipeInodes(of: pid)), "served while puffd still held every pipe")
 
         // Release: each writer sends the passcode and closes; every unlock then succeeds.
         for fd in writers {

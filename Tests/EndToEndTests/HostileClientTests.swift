@@ -6,7 +6,7 @@ import Testing
 /// The built `puffd` on a private `dbus-daemon` against clients that push it: a hostile one that
 /// sends huge messages and opens thousands of sessions and prompts, and a long-lived one that keeps
 /// a collection's `Items` while another client writes a thousand items.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct HostileClientTests {
     @Test func aHostileClientIsRefusedWithNamedLimitsAndOthersKeepBeingServed() async throws {
         let daemon = try await TestDaemon()

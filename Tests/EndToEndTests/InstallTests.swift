@@ -6,7 +6,7 @@ import Testing
 /// What `make install` puts down, through `scripts/install.sh` (the part after the build) with the
 /// debug binaries of this test run, into a temporary DESTDIR: `make install` itself builds for
 /// release, which costs minutes, and `make test` runs it once more with CONFIGURATION=debug.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct InstallTests {
     let destination = FileManager.default.temporaryDirectory.appendingPathComponent("puff-install-\(UUID().uuidString)")
         .path

@@ -8,7 +8,7 @@ import Testing
 /// `dbus/org.freedesktop.Secrets.xml` is the source of truth for the interfaces Puff serves (kept by
 /// hand from secret-service.md §3); the running daemon is checked against it, parsed as XML, so a
 /// change to an interface table that the file does not share fails here.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct IntrospectionTests {
     static let referenceFile = TestBus.repositoryRoot.appendingPathComponent("dbus/org.freedesktop.Secrets.xml")
 

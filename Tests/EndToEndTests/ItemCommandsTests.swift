@@ -5,7 +5,7 @@ import Testing
 
 /// `puffctl show`, `get` and `copy` against the built puffd, on items `secret-tool` stored.
 /// Secrets are compared as Booleans, never printed.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct ItemCommandsTests {
     let commands = VaultFlowTests()
 

@@ -5,7 +5,7 @@ import Testing
 
 /// A locked collection shows clients the same after `Lock` as after a restart (issue 24 item 23):
 /// the built puffd on a file vault, read by python secretstorage and `secret-tool search`.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct LockedViewFlowTests {
     static let login = "/org/freedesktop/secrets/collection/login"
     let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("puff-view-\(UUID().uuidString)").path

@@ -7,7 +7,7 @@ import Testing
 /// `puffd` locks on logind's signals: a fake `org.freedesktop.login1` owns its name on a second
 /// private bus, passed to `puffd` as `--system-bus-address`, and emits `PrepareForSleep`,
 /// `Session.Lock` and `SessionRemoved` as logind would, and lets sessions turn `closing` silently.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(2)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct LogindLockTests {
     static let me = getuid()
     static let ours = FakeLogind.Session(id: "2", userID: me)

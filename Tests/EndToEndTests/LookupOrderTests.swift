@@ -38,8 +38,15 @@ struct LookupOrderTests {
         // The oldest lives in Work, which comes after login in the collection list. Created counts
         // seconds, so the stores are a second apart: items of the same second keep collection order.
         let stores = [("Work", "oldest", "1"), ("login", "middle", "2"), ("Work", "newest", "3")]
+        var storedBy = Date.distantPast
         for (collection, secret, user) in stores {
-            try await Task.sleep(for: .seconds(1.1))
+            // Ordering, not a guessed sleep: the clock has moved to a later second than the one
+            // in which the previous store ended.
+            let previous = storedBy.timeIntervalSince1970.rounded(.down)
+            #expect(
+                await poll(limit: HangGuard.step, every: .milliseconds(20)) {
+                    Date().timeIntervalSince1970 >= previous + 1
+                })
             let store = try await run(
                 "/usr/bin/secret-tool",
                 [
@@ -47,6 +54,7 @@ struct LookupOrderTests {
                     "service", "order-e2e", "user", user,
                 ], input: secret, on: first)
             #expect(store.status == 0, "\(store.output)")
+            storedBy = Date()
         }
         // A replace of the middle one keeps its Created: it stays the middle one.
         #expect(

@@ -6,7 +6,7 @@ import Testing
 
 /// What `make run` does after building: `scripts/run.sh` with no session bus starts a private one,
 /// prints the hint, and a `secret-tool` from another shell can use the daemon.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct MakeRunTests {
     @Test func theRunScriptStartsABusAndPuffdThatSecretToolCanUse() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("puff-run-\(UUID().uuidString)")
@@ -27,18 +27,16 @@ struct MakeRunTests {
         defer { kill(process.processIdentifier, SIGKILL) }
 
         // The hint names the private bus; the daemon is ready once its "serving" line is logged.
-        var address: String?
-        for _ in 0..<200 {
+        @Sendable func hintedAddress() -> String? {
             let text = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
-            if text.contains(" serving"),
+            guard text.contains(" serving"),
                 let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  DBUS_SESSION_BUS_ADDRESS=") })
-            {
-                address = String(line.dropFirst("  DBUS_SESSION_BUS_ADDRESS=".count))
-                break
-            }
-            try await Task.sleep(for: .milliseconds(50))
+            else { return nil }
+            return String(line.dropFirst("  DBUS_SESSION_BUS_ADDRESS=".count))
         }
-        let bus = try #require(address, "no hint; output: \((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")")
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(50)) { hintedAddress() != nil }
+        let bus = try #require(
+            hintedAddress(), "no hint; output: \((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")")
         let text = try String(contentsOf: logURL, encoding: .utf8)
         #expect(text.contains("secret-tool store"))
 
@@ -57,24 +55,20 @@ struct MakeRunTests {
         let puffctl = URL(fileURLWithPath: TestDaemon.executablePath).deletingLastPathComponent()
             .appendingPathComponent("puffctl").path
         let initialized = try await ChildProcess.run(
-            puffctl, ["init", "--stdin"], environment: environment, input: Data("run pass\n".utf8),
-            timeout: .seconds(20))
+            puffctl, ["init", "--stdin"], environment: environment, input: Data("run pass\n".utf8))
         #expect(initialized.status == 0, "\(initialized.output)")
         let store = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["store", "--label=make run", "service", "make-run.example", "user", "alice"],
-            environment: environment, input: Data("run-secret".utf8), timeout: .seconds(20))
+            environment: environment, input: Data("run-secret".utf8))
         #expect(store.status == 0)
         let lookup = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["lookup", "service", "make-run.example", "user", "alice"],
-            environment: environment,
-            timeout: .seconds(20))
+            environment: environment)
         #expect(lookup.status == 0)
         #expect(lookup.output == "run-secret")
 
         // Let dbus-run-session see puffd go and take its bus down before anything is killed harder.
         kill(pid_t(puffd), SIGKILL)
-        for _ in 0..<100 where process.isRunning {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(20)) { !process.isRunning }
     }
 }

@@ -23,7 +23,7 @@ struct PamModuleTests {
         let run = try await ChildProcess.run(
             ClientDriver.python,
             [ClientDriver.directory.appendingPathComponent("pam_flow.py").path, Self.module, puffd, puffctl],
-            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], timeout: .seconds(600))
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], timeout: HangGuard.driver)
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.hasSuffix("20 passed, 0 failed\n"), "\(run.output)")
         #expect(!run.output.contains("login pass"), "no password in the output")

@@ -6,7 +6,7 @@ import Testing
 /// Issue 24 item 16: `[sessions] allow_plain = false` refuses `OpenSession("plain")` with
 /// `NotSupported` saying why, while `secret-tool` (libsecret) and python `secretstorage`, which
 /// use DH sessions, store and read as before.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct PlainSessionTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-plain-\(UUID().uuidString)")
 

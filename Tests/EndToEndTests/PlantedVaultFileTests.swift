@@ -8,7 +8,7 @@ import Testing
 /// `secret-tool` (issue 24 items 14 and 19). A FIFO planted as the catalog kept the unfixed puffd
 /// from taking its bus name (its start-up `open` waited for a writer, and SIGTERM could not stop
 /// it); one planted as an audit log hung the unlock that read it.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct PlantedVaultFileTests {
     let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("puff-planted-\(UUID().uuidString)")
         .path
@@ -28,14 +28,14 @@ struct PlantedVaultFileTests {
     func puffctl(_ daemon: TestDaemon, _ arguments: [String], input: String = "") async throws -> ChildProcess.Result {
         try await ChildProcess.run(
             VaultFlowTests.puffctl, arguments, environment: daemon.clientEnvironment, input: Data(input.utf8),
-            timeout: .seconds(90))
+            timeout: HangGuard.step)
     }
 
     func secretTool(_ daemon: TestDaemon, _ arguments: [String], input: String = "") async throws -> ChildProcess.Result
     {
         try await ChildProcess.run(
             "/usr/bin/secret-tool", arguments, environment: daemon.clientEnvironment, input: Data(input.utf8),
-            timeout: .seconds(90))
+            timeout: HangGuard.step)
     }
 
     /// A vault whose `login` holds one item (so it has a journal record and an audit log); returns

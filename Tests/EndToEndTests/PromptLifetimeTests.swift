@@ -14,6 +14,10 @@ struct PromptLifetimeTests {
     /// Written by the test pinentry, with its pid, once it holds a question unanswered.
     var held: URL { folder.appendingPathComponent("pinentry.log.held") }
     static let login = "/org/freedesktop/secrets/collection/login"
+    /// A prompt timeout no passing test reaches: above the client's deadline, ``HangGuard/step``.
+    static let longTimeout = Int(HangGuard.driver.components.seconds)
+    /// The client's deadline: a hang guard, below ``longTimeout``.
+    static let deadline = String(HangGuard.step.components.seconds)
 
     /// puffd on a file vault whose `login` is locked, asking `prompters` (the test pinentry answers
     /// `script`, one line per question: by default it holds every question), dismissing after
@@ -52,7 +56,7 @@ struct PromptLifetimeTests {
     func heldPinentry() async -> Int32? {
         let held = self.held
         let pid: @Sendable () -> Int32? = { (try? String(contentsOf: held, encoding: .utf8)).flatMap { Int32($0) } }
-        _ = await poll(limit: .seconds(60)) { pid() != nil }
+        _ = await poll(limit: HangGuard.step) { pid() != nil }
         return pid()
     }
 
@@ -60,13 +64,13 @@ struct PromptLifetimeTests {
 
     @Test func withNoPrompterTheUnlockIsDismissedWithoutWaitingForTheTimeout() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let puffd = try await lockedDaemon(prompters: "none", timeout: 600)
-        let outcome = try await promptClient(["unlock", Self.login, "--deadline", "60"], on: puffd)
+        let puffd = try await lockedDaemon(prompters: "none", timeout: Self.longTimeout)
+        let outcome = try await promptClient(["unlock", Self.login, "--deadline", Self.deadline], on: puffd)
         #expect(outcome["dismissed"] as? Bool == true, "\(outcome)")
         #expect(
             outcome["result"] as? String == "dbus.Array([], signature=dbus.Signature('o'), variant_level=1)",
             "\(outcome)")
-        // Not the 600 s timeout: the client's 60 s deadline would have ended the wait first.
+        // Not the prompt timeout: the client's deadline, shorter, would have ended the wait first.
         #expect(outcome["timeout"] == nil)
         #expect(puffd.log.contains("To unlock, run: puffctl unlock login"), "\(puffd.log.suffix(1500))")
     }
@@ -74,25 +78,24 @@ struct PromptLifetimeTests {
     @Test func aPromptNobodyAnswersIsDismissedAtTheTimeoutWhileOthersAreServed() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let puffd = try await lockedDaemon(prompters: "pinentry", timeout: 5)
-        async let outcome = promptClient(["unlock", Self.login, "--deadline", "120"], on: puffd)
+        async let outcome = promptClient(["unlock", Self.login, "--deadline", Self.deadline], on: puffd)
         let pinentry = try #require(await heldPinentry(), "the pinentry never started")
         // While the question is held, another client's calls are answered.
         let status = try await ChildProcess.run(
-            VaultFlowTests.puffctl, ["status"], environment: puffd.clientEnvironment, timeout: .seconds(30))
+            VaultFlowTests.puffctl, ["status"], environment: puffd.clientEnvironment)
         #expect(status.status == 0 && status.output.contains("locked"), "\(status.output)")
         let search = try await ChildProcess.run(
-            "/usr/bin/secret-tool", ["search", "service", "nothing-here"], environment: puffd.clientEnvironment,
-            timeout: .seconds(30))
+            "/usr/bin/secret-tool", ["search", "service", "nothing-here"], environment: puffd.clientEnvironment)
         #expect(search.status == 0 && search.output.isEmpty, "\(search.status) \(search.output)")
         let ended = try await outcome
         #expect(ended["dismissed"] as? Bool == true, "\(ended)")
         #expect(puffd.log.contains("reason=timedOut"), "\(puffd.log.suffix(1500))")
-        #expect(await poll(limit: .seconds(30)) { !Self.isAlive(pinentry) }, "the held pinentry was ended")
+        #expect(await poll(limit: HangGuard.step) { !Self.isAlive(pinentry) }, "the held pinentry was ended")
     }
 
     @Test func aClientThatLeavesMidPromptEndsItsPromptAndThePinentry() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let puffd = try await lockedDaemon(prompters: "pinentry", timeout: 600)
+        let puffd = try await lockedDaemon(prompters: "pinentry", timeout: Self.longTimeout)
         let left = try await ChildProcess.run(
             ClientDriver.python,
             [
@@ -102,9 +105,9 @@ struct PromptLifetimeTests {
             environment: puffd.clientEnvironment)
         #expect(left.output == "left\n", "\(left.output)")
         let pinentry = try #require(await heldPinentry(), "the pinentry never started")
-        #expect(await poll(limit: .seconds(30)) { !Self.isAlive(pinentry) }, "the held pinentry was ended")
+        #expect(await poll(limit: HangGuard.step) { !Self.isAlive(pinentry) }, "the held pinentry was ended")
         #expect(
-            await poll(limit: .seconds(30)) { puffd.log.contains("reason=its client left") },
+            await poll(limit: HangGuard.step) { puffd.log.contains("reason=its client left") },
             "\(puffd.log.suffix(1500))")
     }
 
@@ -124,10 +127,10 @@ struct PromptLifetimeTests {
         #expect(left.output == "left\n", "\(left.output)")
         // Logged after the goodbye was written to the dead pinentry.
         #expect(
-            await poll(limit: .seconds(60)) { puffd.log.contains("pinentry ended without answering") },
+            await poll(limit: HangGuard.step) { puffd.log.contains("pinentry ended without answering") },
             "\(puffd.log.suffix(1500))")
         let status = try await ChildProcess.run(
-            VaultFlowTests.puffctl, ["status"], environment: puffd.clientEnvironment, timeout: .seconds(60))
+            VaultFlowTests.puffctl, ["status"], environment: puffd.clientEnvironment, timeout: HangGuard.step)
         #expect(status.status == 0 && status.output.contains("locked"), "\(status.status) \(status.output)")
         #expect(puffd.isRunning, "\(puffd.log.suffix(1500))")
         // The next question goes to a new pinentry, which answers.

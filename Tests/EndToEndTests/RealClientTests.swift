@@ -5,7 +5,7 @@ import Testing
 
 /// The built `puffd` on a private `dbus-daemon`, driven by the clients people actually use.
 /// Each test gets its own bus and daemon, so they run in parallel and cannot disturb each other.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct RealClientTests {
     @Test func secretToolStoresLooksUpSearchesClearsAndLocks() async throws {
         let daemon = try await TestDaemon()

@@ -53,11 +53,11 @@ struct SecretServiceClient {
     }
 
     /// The `Items` the next `PropertiesChanged` of `collection` announces; nil when none comes
-    /// within ten seconds (the connection is closed then, so a test fails instead of hanging).
+    /// within ``HangGuard/step`` (the connection is closed then, so a test fails instead of hanging).
     func nextItems(of collection: String) async -> [String]? {
         let connection = self.connection
         let deadline = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: HangGuard.step)
             connection.close()
         }
         defer { deadline.cancel() }

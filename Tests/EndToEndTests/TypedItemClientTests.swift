@@ -6,7 +6,7 @@ import Testing
 /// Real clients store items in their own shapes; they read back what they stored, and
 /// `puffctl list --json` shows each item's kind and typed fields and never its secret
 /// (issue 16, "Done when"). Secrets are compared as Booleans, never printed.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct TypedItemClientTests {
     func secretTool(_ daemon: TestDaemon, _ arguments: [String], input: String = "") async throws
         -> ChildProcess.Result

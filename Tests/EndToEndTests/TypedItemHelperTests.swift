@@ -6,7 +6,7 @@ import Testing
 /// git's and docker's credential helpers against the built puffd: what they store they get back,
 /// and `puffctl list --json` shows it as an internet password with its typed fields and no secret.
 /// Secrets are compared as Booleans, never printed.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct TypedItemHelperTests {
     /// Debian's git contrib source of the helper (`make deps` installs git and libsecret-1-dev).
     static let gitSource = "/usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c"
@@ -34,7 +34,7 @@ struct TypedItemHelperTests {
         -> ChildProcess.Result
     {
         try await ChildProcess.run(
-            tool, arguments, environment: daemon.clientEnvironment, input: Data(input.utf8), timeout: .seconds(20))
+            tool, arguments, environment: daemon.clientEnvironment, input: Data(input.utf8))
     }
 
     @Test func gitsHelperStoresAndGetsWithAndWithoutAPortAndListsInternetPasswords() async throws {

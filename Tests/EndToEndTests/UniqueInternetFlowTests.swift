@@ -6,7 +6,7 @@ import Testing
 /// `[items] unique_internet` in puffd.toml, on and off, with `secret-tool`: two internet
 /// passwords for the same server, user, protocol and port but another path are one item with the
 /// rule on (the first path kept) and two with it off. ReplaceRuleTests covers the default rule.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct UniqueInternetFlowTests {
     /// A daemon reading a configuration file that sets `unique_internet`.
     func daemon(uniqueInternet: Bool) async throws -> TestDaemon {

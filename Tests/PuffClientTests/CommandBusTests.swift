@@ -8,7 +8,7 @@ import Testing
 
 /// Whole puffctl commands, run in-process against the fake control object: which collection they
 /// pick, where they read passcodes, what they send and how they exit.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct CommandBusTests {
     /// `Status` with `login` (the default) and `work`, both locked.
     private static let bothLocked = Replies.status([

@@ -9,7 +9,7 @@ import Testing
 /// ``ControlClient`` against a fake control object on a real `dbus-daemon`: every call has the
 /// signature of `dbus/io.puff.Control1.xml`, passcodes arrive through descriptors byte for byte,
 /// and error replies become ``ClientError``s.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct ControlClientBusTests {
     private func secure(_ text: String) -> SecureBytes {
         SecureBytes(unwipedCopyOf: Array(text.utf8))

@@ -2,12 +2,13 @@
 import Foundation
 import Glibc
 import PuffCrypto
+import PuffTesting
 import Testing
 
 @testable import PuffClient
 
 /// Passcodes typed on a terminal: a pseudo-terminal stands in for the person at the keyboard.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct TerminalChannelTests {
     /// A pseudo-terminal: the test types into ``controller``; the code under test opens ``path``.
     private final class PseudoTerminal: Sendable {

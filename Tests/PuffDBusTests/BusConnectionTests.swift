@@ -6,7 +6,7 @@ import Testing
 @testable import PuffDBus
 
 /// The binding against a real `dbus-daemon`: two private connections, one serving a router.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct BusConnectionTests {
     private struct Tree: ObjectTree {
         func resolve(_ path: ObjectPath, context: CallContext) async -> ResolvedObject? {

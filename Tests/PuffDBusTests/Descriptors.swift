@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffDBus
+import PuffTesting
 
 /// Descriptor plumbing for the `h` tests.
 ///
@@ -56,11 +57,14 @@ enum Descriptors {
         return recv(peer.rawValue, &byte, 1, Int32(MSG_DONTWAIT)) == 0
     }
 
-    /// Whether the other end closes within two seconds. Another test's process spawn, between its
-    /// fork and its exec, briefly holds a copy of every descriptor (close-on-exec ones too).
+    /// Whether the other end closes within ``HangGuard/step``. Another test's process spawn,
+    /// between its fork and its exec, briefly holds a copy of every descriptor (close-on-exec ones
+    /// too), for as long as a busy machine makes it.
     static func otherEndCloses(_ peer: UnixFD) -> Bool {
         var poller = pollfd(fd: peer.rawValue, events: Int16(POLLIN), revents: 0)
-        for _ in 0..<200 {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: HangGuard.step)
+        while clock.now < deadline {
             if otherEndIsClosed(peer) { return true }
             _ = poll(&poller, 1, 10)
         }

@@ -5,7 +5,7 @@ import Testing
 
 /// Match rules as `AddMatch` reads them, and signals from a well-known name reaching a connection
 /// that matched them on a real `dbus-daemon`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct MatchRuleTests {
     @Test func aRuleQuotesEveryValueAndEscapesQuotesAsTheSpecificationSays() {
         let rule = MatchRule.signal(

@@ -7,7 +7,7 @@ import Testing
 
 /// `h` across a real `dbus-daemon`: libdbus negotiates descriptor passing on a Unix socket by
 /// itself, and a connection that cannot pass descriptors refuses to send one with a clear error.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct UnixFDBusTests {
     /// Serves `/io/puff/Control` with one method shaped like `io.puff.Control1.Unlock`: it reads
     /// the passcode descriptor to end of file and answers with the collection and the passcode

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
 import Glibc
+import PuffTesting
 import Testing
 
 @testable import PuffDBus
 
 /// `h` through libdbus's own message functions, with no bus: `MessageWriter` appends into a real
 /// `DBusMessage`, which keeps its descriptors, and `MessageReader` reads them back out of it.
-@Suite(.timeLimit(.minutes(1))) struct UnixFDTests {
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes))) struct UnixFDTests {
     /// Builds a libdbus message carrying `values`, runs `body` on it, and releases it.
     private static func withMessage<T>(_ values: [DBusValue], _ body: (OpaquePointer) throws -> T) throws -> T {
         let message = try OutgoingMessage.signal(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffTesting
 import Testing
 
 @testable import PuffPrompters
@@ -83,7 +84,7 @@ import Testing
         #expect(throws: AssuanError.closed) { try server.channel.readLine() }
     }
 
-    @Test(.timeLimit(.minutes(1))) func cancellingEndsAReadThatWouldWaitForever() async {
+    @Test(.timeLimit(.minutes(HangGuard.testMinutes))) func cancellingEndsAReadThatWouldWaitForever() async {
         let server = Server()
         let channel = server.channel
         // Before or during the read, cancel() must end it: the server never writes or closes.

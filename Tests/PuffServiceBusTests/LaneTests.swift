@@ -10,7 +10,7 @@ import Testing
 
 /// The Secret Service served in process on a real `dbus-daemon`, over a memory vault whose commits
 /// the test can hold: one client's slow write must not stall another client.
-@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct LaneTests {
     static let name = "org.freedesktop.secrets.lanes"
     static let root = ObjectPath("/org/freedesktop/secrets")!

@@ -8,7 +8,7 @@ import Testing
 /// A question about a read holds the client's call: it is bounded well below the client's D-Bus
 /// timeout, and whatever changed while the person was asked is looked at again (the actor is
 /// re-entrant).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct AccessQuestionTests {
     static let caller = Caller(Fixture.alice, executable: "/usr/bin/secret-tool", pid: nil)
 

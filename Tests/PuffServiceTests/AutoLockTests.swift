@@ -165,7 +165,7 @@ import Testing
             }
         }
         // Release only once the lock is queued behind the creation's write turn.
-        #expect(await poll(limit: .seconds(5)) { await fixture.service.writersWaiting == 1 })
+        #expect(await poll(limit: HangGuard.step) { await fixture.service.writersWaiting == 1 })
         #expect(try await !Self.loginIsLocked(fixture))
         await fixture.storage.releaseHeldWrite()
         let item = try await creation.value

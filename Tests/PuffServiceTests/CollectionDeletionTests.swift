@@ -18,7 +18,7 @@ struct CollectionDeletionTests {
         let first = try #require(try await fixture.service.deleteCollection(.login, caller: Caller(mallory)))
         #expect(await fixture.service.collections.contains(.login), "nothing happens before the prompt runs")
         try await fixture.service.startPrompt(first, windowID: "", client: mallory)
-        #expect(await poll(limit: .seconds(60)) { await fixture.recorder.events.contains { Self.isCompletion($0) } })
+        #expect(await poll(limit: HangGuard.step) { await fixture.recorder.events.contains { Self.isCompletion($0) } })
         #expect(await fixture.service.collections.contains(.login))
         #expect(
             await fixture.prompter.requests.map(\.purpose) == [
@@ -27,7 +27,7 @@ struct CollectionDeletionTests {
 
         let second = try #require(try await fixture.service.deleteCollection(.login, caller: Caller(mallory)))
         try await fixture.service.startPrompt(second, windowID: "", client: mallory)
-        #expect(await poll(limit: .seconds(60)) { await !fixture.service.collections.contains(.login) })
+        #expect(await poll(limit: HangGuard.step) { await !fixture.service.collections.contains(.login) })
         #expect(try await fixture.service.deletedCollections().map(\.itemCount) == [1])
     }
 

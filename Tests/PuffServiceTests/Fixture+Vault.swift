@@ -75,12 +75,12 @@ extension Fixture {
         }
         let clock = self.clock
         // Argon2id runs first, in real time; the delay starts once the passcode is known to be wrong.
-        _ = await poll(limit: .seconds(60)) { clock.sleeperCount > 0 || finished.isSet }
+        _ = await poll(limit: HangGuard.step) { clock.sleeperCount > 0 || finished.isSet }
         #expect(clock.sleeperCount == 1, "the attempt waits on the clock", sourceLocation: sourceLocation)
         clock.advance(by: delay - .milliseconds(1))
         #expect(clock.sleeperCount == 1, "not answered before \(delay)", sourceLocation: sourceLocation)
         clock.advance(by: .milliseconds(1))
-        let answered = await poll(limit: .seconds(10)) { finished.isSet }
+        let answered = await poll(limit: HangGuard.step) { finished.isSet }
         #expect(answered, "answered once \(delay) passed", sourceLocation: sourceLocation)
         if !answered { clock.advance(by: .seconds(3600)) }  // let a longer delay end so the test can finish
         return await task.value
@@ -101,7 +101,7 @@ extension Fixture {
             return error
         }
         let clock = self.clock
-        _ = await poll(limit: .seconds(60)) { clock.sleeperCount > 0 || finished.isSet }
+        _ = await poll(limit: HangGuard.step) { clock.sleeperCount > 0 || finished.isSet }
         #expect(clock.sleeperCount == 0, "answered without a delay", sourceLocation: sourceLocation)
         clock.advance(by: .seconds(3600))
         return await task.value

@@ -197,7 +197,7 @@ import Testing
         await fixture.service.clientVanished(Fixture.alice)
         #expect(await fixture.prompter.waitForCancellations(1))
         // The timer was cancelled with the prompt, so no sleeper is left that could fire.
-        #expect(await poll(limit: .seconds(5)) { fixture.clock.sleeperCount == 0 })
+        #expect(await poll(limit: HangGuard.step) { fixture.clock.sleeperCount == 0 })
         fixture.clock.advance(by: Fixture.timeout * 2)
         #expect(fixture.recorder.events.isEmpty)
         for id in [prompt, idle] {
@@ -227,7 +227,7 @@ extension LockingTests {
         await fixture.storage.waitUntilHolding()
         let locking = Task { await fixture.service.lock([Fixture.reference(.login)], client: Fixture.alice) }
         // Release only once the lock is queued behind the creation's write turn.
-        #expect(await poll(limit: .seconds(5)) { await fixture.service.writersWaiting == 1 })
+        #expect(await poll(limit: HangGuard.step) { await fixture.service.writersWaiting == 1 })
         #expect(try await fixture.service.collectionInfo(.login).isLocked == false)
         await fixture.storage.releaseHeldWrite()
         let item = try await creation.value

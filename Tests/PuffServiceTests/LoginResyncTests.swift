@@ -29,12 +29,12 @@ import Testing
         try await fixture.service.lock([.login])
         async let outcome = fixture.service.login(password: Fixture.passcode("new login pw"))
         // The refusal waits its delay on the manual clock.
-        #expect(await fixture.clock.waitForSleepers(1, limit: .seconds(60)))
+        #expect(await fixture.clock.waitForSleepers(1, limit: HangGuard.step))
         fixture.clock.advance(by: .seconds(1))
         #expect(try await outcome == .wrongPasscode)
         // Required: without it the restart below would wait forever on a wrong-password delay.
         try #require(
-            await poll(limit: .seconds(60)) {
+            await poll(limit: HangGuard.step) {
                 (try? await fixture.service.collectionInfo(.login).isLocked) == false
             }, "the previous password, answered, opens login")
         #expect(

@@ -112,11 +112,11 @@ extension PasscodeDelayTests {
             Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(target, "wrong") } }
         }
         // Every attempt has reached its key derivation, which then ends in a sleep on the manual clock.
-        #expect(await poll(limit: .seconds(30)) { await fixture.service.keyDerivations == before + attempts })
+        #expect(await poll(limit: HangGuard.step) { await fixture.service.keyDerivations == before + attempts })
         await Task.detached(priority: .low) {}.value
         let finished = fixture.clock.sleeperCount
         #expect(finished <= attempts / 2, "other work ran while derivations were waiting, not after most of them")
-        #expect(await fixture.clock.waitForSleepers(attempts, limit: .seconds(60)))
+        #expect(await fixture.clock.waitForSleepers(attempts, limit: HangGuard.step))
         fixture.clock.advance(by: .seconds(3600))
         for task in tasks { #expect(await task.value == .wrongPasscode) }
     }
@@ -134,11 +134,11 @@ extension PasscodeDelayTests {
         }
         for (index, delay) in [Duration.milliseconds(500), .seconds(1), .seconds(2)].enumerated() {
             // One attempt has derived its key and waits its delay; the others wait their turn.
-            #expect(await fixture.clock.waitForSleepers(1, limit: .seconds(60)))
+            #expect(await fixture.clock.waitForSleepers(1, limit: HangGuard.step))
             #expect(await fixture.service.keyDerivations == before + index + 1, "one key derivation at a time")
             #expect(fixture.clock.sleeperCount == 1, "one delay at a time")
             fixture.clock.advance(by: delay)
-            _ = await poll(limit: .seconds(30)) { fixture.clock.sleeperCount == 0 }
+            _ = await poll(limit: HangGuard.step) { fixture.clock.sleeperCount == 0 }
         }
         for task in tasks { #expect(await task.value == .wrongPasscode) }
     }
@@ -162,12 +162,12 @@ extension PasscodeDelayTests {
         let attempt = Task {
             await serviceError { () async throws(ServiceError) in try await restarted.unlock(.login, "wrong") }
         }
-        #expect(await restarted.clock.waitForSleepers(1, limit: .seconds(60)))
+        #expect(await restarted.clock.waitForSleepers(1, limit: HangGuard.step))
         restarted.clock.advance(by: .seconds(2) - .milliseconds(1))
         #expect(await restarted.service.keyDerivations == before, "nothing tried before the 2 s passed")
         restarted.clock.advance(by: .milliseconds(1))
-        #expect(await poll(limit: .seconds(60)) { await restarted.service.keyDerivations == before + 1 })
-        #expect(await restarted.clock.waitForSleepers(1, limit: .seconds(60)))
+        #expect(await poll(limit: HangGuard.step) { await restarted.service.keyDerivations == before + 1 })
+        #expect(await restarted.clock.waitForSleepers(1, limit: HangGuard.step))
         restarted.clock.advance(by: .seconds(4))
         #expect(await attempt.value == .wrongPasscode)
         try await restarted.unlock(.login, "correct horse")

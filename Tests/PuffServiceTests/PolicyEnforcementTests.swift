@@ -121,7 +121,7 @@ import Testing
             try await fixture.service.unlock([Fixture.reference(phone)], client: Fixture.alice).prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         // The answer runs Argon2id, which takes a while on a loaded machine.
-        let done = await fixture.recorder.waitFor(limit: .seconds(60)) {
+        let done = await fixture.recorder.waitFor(limit: HangGuard.step) {
             if case .promptCompleted = $0 { true } else { false }
         }
         #expect(

@@ -13,7 +13,7 @@ import Testing
     static func complete(_ prompt: PromptID, in fixture: Fixture) async throws -> ServiceEvent {
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice, application: "/usr/bin/app")
         return try #require(
-            await fixture.recorder.waitFor(limit: .seconds(60)) {
+            await fixture.recorder.waitFor(limit: HangGuard.step) {
                 if case .promptCompleted = $0 { true } else { false }
             })
     }
@@ -98,10 +98,10 @@ import Testing
         let prompt = try await fixture.service.changePasscodePrompt(phone, client: Fixture.alice)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         // The wrong current passcode waits its delay on the manual clock, beside the prompt's timer.
-        #expect(await fixture.clock.waitForSleepers(2, limit: .seconds(60)))
+        #expect(await fixture.clock.waitForSleepers(2, limit: HangGuard.step))
         fixture.clock.advance(by: .seconds(1))
         let done = try #require(
-            await fixture.recorder.waitFor(limit: .seconds(60)) {
+            await fixture.recorder.waitFor(limit: HangGuard.step) {
                 if case .promptCompleted = $0 { true } else { false }
             })
         #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .none))
@@ -119,7 +119,7 @@ import Testing
         let restarted = try await fixture.restarted()
         async let old = serviceError { () async throws(ServiceError) in try await restarted.unlock(phone, "123456") }
         // The refusal waits its delay on the manual clock.
-        #expect(await restarted.clock.waitForSleepers(1, limit: .seconds(60)))
+        #expect(await restarted.clock.waitForSleepers(1, limit: HangGuard.step))
         restarted.clock.advance(by: .seconds(1))
         #expect(await old == .wrongPasscode)
         #expect(try await restarted.unlock(phone, "654321") == phone)

@@ -9,7 +9,7 @@ import Testing
 /// a vault file is refused as damage naming the path, never followed, read or waited on. Opening
 /// a FIFO for reading without `O_NONBLOCK` blocks until a writer comes, so each of these tests
 /// would hang on the unfixed store; the time limit turns that into a failure.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct PlantedFileTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-planted-\(UUID().uuidString)")
         .path

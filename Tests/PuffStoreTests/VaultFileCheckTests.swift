@@ -2,10 +2,11 @@
 import Foundation
 import Glibc
 import PuffStore
+import PuffTesting
 import Testing
 
 /// What `puffctl doctor` reads from a vault's files without a key (issue 24 item 20).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct VaultFileCheckTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-filecheck-\(UUID().uuidString)")
         .path

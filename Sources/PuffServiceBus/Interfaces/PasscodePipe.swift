@@ -3,6 +3,7 @@ import Glibc
 import PuffCrypto
 import PuffDBus
 import PuffService
+import Synchronization
 
 /// Reads a passcode from the read end of a pipe passed as `h` (dbus/io.puff.Control1.xml),
 /// straight into locked memory: no passcode sits in the bus daemon's buffers or in a Swift string.
@@ -11,7 +12,11 @@ enum PasscodePipe {
     static let maxBytes = 1024
     /// How long the writer may take to close its end, from the start of the read: one absolute
     /// deadline, which a writer trickling a byte at a time does not move (issue 24 item 10).
-    static let timeout = Duration.seconds(5)
+    static var timeout: Duration { .milliseconds(timeoutMilliseconds.load(ordering: .relaxed)) }
+    /// ``timeout`` in milliseconds: 5 s unless puffd was started with the hidden
+    /// `--passcode-pipe-timeout` (tests that hold pipes open on a busy machine), which sets it
+    /// once, before serving.
+    static let timeoutMilliseconds = Atomic<Int64>(5000)
     /// How long one `poll` waits before the deadline is looked at again.
     static let pollSlice = Duration.milliseconds(100)
 
@@ -54,5 +59,13 @@ enum PasscodePipe {
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         return Int32(clamping: max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+extension SecretServiceBus {
+    /// Sets how long a client may take to close a passcode pipe (default 5 s), for every bus
+    /// served by this process; puffd calls it once before serving (`--passcode-pipe-timeout`).
+    public static func setPasscodePipeTimeout(seconds: Int32) {
+        PasscodePipe.timeoutMilliseconds.store(Int64(seconds) * 1000, ordering: .relaxed)
     }
 }

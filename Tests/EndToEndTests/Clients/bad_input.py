@@ -75,7 +75,7 @@ from cryptography.hazmat.primitives import hashes, padding  # noqa: E402
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF  # noqa: E402
 
-from harness import Failure, Runner, check, lenient_from_argv, need  # noqa: E402
+from harness import HANG_GUARD, Failure, Runner, check, lenient_from_argv, need  # noqa: E402
 
 LENIENT = lenient_from_argv()
 BUS = "org.freedesktop.secrets"
@@ -111,7 +111,7 @@ def connect(mainloop=None):
     return dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"], mainloop=mainloop)
 
 
-def call(conn, path, iface, method, sig="", *args, timeout=10):
+def call(conn, path, iface, method, sig="", *args, timeout=HANG_GUARD):
     return conn.call_blocking(BUS, path, iface, method, sig, args,
                               timeout=timeout, byte_arrays=True)
 
@@ -211,7 +211,7 @@ def set_prop(conn, path, iface, name, value):
     return call(conn, path, PROPS, "Set", "ssv", IFACE + iface, name, value)
 
 
-def wait_gone(conn, path, iface, what, timeout=5.0):
+def wait_gone(conn, path, iface, what, timeout=HANG_GUARD):
     """Poll Properties.GetAll on `path` until it answers GONE (the object went
     away, e.g. after its owner disconnected); any other error fails."""
     deadline = time.monotonic() + timeout
@@ -712,9 +712,9 @@ class Driver:
         conn.add_signal_receiver(on_completed, signal_name="Completed", dbus_interface=IFACE + "Prompt",
                                  path=prompt, member_keyword="member")
         call(conn, prompt, IFACE + "Prompt", "Prompt", "s", "")
-        GLib.timeout_add_seconds(5, loop.quit)
+        GLib.timeout_add_seconds(int(HANG_GUARD), loop.quit)  # a hang guard: Completed ends the loop
         loop.run()
-        check(got, "no Completed signal within 5 s")
+        check(got, f"no Completed signal within {HANG_GUARD:g} s")
         dismissed, result, _ = got[0]
         check(dismissed, "prompt completed but not dismissed (expected a dismissing prompter)")
         check(isinstance(result, dbus.Array) and result.signature == "o" and len(result) == 0,
@@ -740,7 +740,7 @@ class Driver:
 
 
 def main():
-    r = Runner(case_timeout=15, total_budget=50)
+    r = Runner()
     d = Driver(r)
     r.case("store reference item", d.store_reference)
     r.case("client DH self-test (secret-service.md 5.3 vector)", d.dh_self_test)

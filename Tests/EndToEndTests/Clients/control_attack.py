@@ -34,7 +34,7 @@ import dbus.service  # noqa: E402
 from dbus.mainloop.glib import DBusGMainLoop  # noqa: E402
 from gi.repository import GLib  # noqa: E402
 
-from harness import Failure, Runner, check  # noqa: E402
+from harness import HANG_GUARD, Failure, Runner, check  # noqa: E402
 
 # PUFF_CONTROL_NAME=org.freedesktop.secrets aims the attacks at a puffd that still served the
 # control interface under the Secret Service's name (how they were checked to fail there).
@@ -56,7 +56,7 @@ def connect():
     return dbus.bus.BusConnection(os.environ["DBUS_SESSION_BUS_ADDRESS"])
 
 
-def call(bus, name, path, interface, member, *args, signature=None, timeout=60):
+def call(bus, name, path, interface, member, *args, signature=None, timeout=HANG_GUARD):
     """Calls asynchronously and runs the main loop until the reply, so that objects this
     process serves (agents) answer meanwhile. Returns (reply, error name or None)."""
     loop = GLib.MainLoop()
@@ -219,7 +219,7 @@ def run_agents(runner, item):
 
 
 def main():
-    runner = Runner(case_timeout=90.0, total_budget=600.0)
+    runner = Runner()
     mode = sys.argv[1]
     if mode == "proxy":
         run_proxy(runner)

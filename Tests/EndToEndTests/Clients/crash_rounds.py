@@ -32,6 +32,7 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 
 import secretstorage  # noqa: E402
 
+from harness import HANG_GUARD  # noqa: E402
 from puffd_process import Puffd, puffctl  # noqa: E402
 
 ATTRIBUTE = "puff-crash-key"
@@ -171,11 +172,11 @@ def main():
         # The stream is under way once one write was acknowledged; the kill lands at a random
         # moment after that, in the middle of some write of some client.
         for writer in writers:
-            writer.first_acknowledged.wait(30)
+            writer.first_acknowledged.wait(HANG_GUARD)
         time.sleep(rng.uniform(0.0, 0.3))
         daemon.kill()
         for writer in writers:
-            writer.join(30)
+            writer.join(HANG_GUARD)
         pendings = [writer.pending for writer in writers if writer.pending is not None]
         round_writes = sum(writer.acknowledged for writer in writers)
         acknowledged += round_writes

@@ -10,10 +10,11 @@ Reasons never contain secret or attribute values: drivers only raise
 unexpected exceptions are reported by type and D-Bus error name plus a short,
 truncated message.
 
-Time limits: each case runs under SIGALRM (default 15 s) so a missing reply or
-signal turns into a FAIL instead of a hang, and a watchdog thread ends the
-process with a FAIL line once the whole driver has used `total_budget`
-seconds (default 50 s; the contract is 60 s).
+Time limits: each case runs under SIGALRM (HANG_GUARD unless the case names
+another) so a missing reply or signal turns into a FAIL instead of a hang, and a
+watchdog thread ends the process with a FAIL line once the whole driver has used
+DRIVER_HANG_GUARD. Both are hang guards, not speed targets: a busy machine must
+never trip them (speed is measured by `make bench`).
 """
 
 import os
@@ -21,6 +22,14 @@ import signal
 import sys
 import threading
 import time
+
+# Seconds any one wait of a driver (a case, a reply, a signal, a child process) may take before it
+# counts as a hang. A hang guard, not a speed target: generous so that a machine at load 9 on two
+# cores never reaches it; what a test checks is ordering, and speed belongs in `make bench`.
+HANG_GUARD = 120.0
+# Seconds a whole driver may run: a hang guard too, below the 600 s (HangGuard.driver in
+# Sources/PuffTesting/HangGuard.swift) after which the Swift test kills it, so the FAIL line is seen.
+DRIVER_HANG_GUARD = 540.0
 
 
 def lenient_from_argv():
@@ -67,7 +76,7 @@ def describe(exc):
 
 
 class Runner:
-    def __init__(self, case_timeout=15.0, total_budget=50.0):
+    def __init__(self, case_timeout=HANG_GUARD, total_budget=DRIVER_HANG_GUARD):
         self.case_timeout = case_timeout
         self.passed = 0
         self.failed = 0
@@ -83,7 +92,7 @@ class Runner:
 
     def _on_budget_exhausted(self):
         with self._lock:
-            print("FAIL driver time budget: exceeded, aborting", flush=True)
+            print(f"FAIL driver hang guard: still running after {DRIVER_HANG_GUARD:g} s, aborting", flush=True)
             print(f"{self.passed} passed, {self.failed + 1} failed", flush=True)
         os._exit(1)
 

@@ -69,7 +69,7 @@ import dbus.bus  # noqa: E402
 from dbus.mainloop.glib import DBusGMainLoop  # noqa: E402
 from gi.repository import GLib  # noqa: E402
 
-from harness import Failure, Runner, check, need  # noqa: E402
+from harness import HANG_GUARD, Failure, Runner, check, need  # noqa: E402
 import bad_input as bi  # noqa: E402  (shared D-Bus helpers, DH, puffd's limits)
 from bad_input import (  # noqa: E402
     ALL_PROMPTS, ALL_SESSIONS, ATTRIBUTES, BUS, DECODED_BYTES, DECODED_VALUES, DEFAULT, DH_ALGO, E, IFACE,
@@ -97,7 +97,7 @@ def connect():
     return bi.connect(mainloop=MAINLOOP)
 
 
-def request(conn, req, timeout=10):
+def request(conn, req, timeout=HANG_GUARD):
     path, iface, method, sig, args = req
     return call(conn, path, iface, method, sig, *args, timeout=timeout)
 
@@ -105,7 +105,7 @@ def request(conn, req, timeout=10):
 def daemon_pid(conn):
     try:
         return int(conn.call_blocking("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                      "GetConnectionUnixProcessID", "s", (BUS,), timeout=10))
+                                      "GetConnectionUnixProcessID", "s", (BUS,), timeout=HANG_GUARD))
     except dbus.DBusException as exc:
         raise Failure(f"no PID for {BUS} ({exc.get_dbus_name()}): puffd is gone")
 
@@ -123,7 +123,7 @@ def pump(done, timeout, what):
         GLib.source_remove(tick)
 
 
-def pipeline(conn, requests, window=128, timeout=60, what="pipelined calls"):
+def pipeline(conn, requests, window=128, timeout=HANG_GUARD, what="pipelined calls"):
     """Send `requests` (path, iface, method, sig, args) keeping at most `window`
     unanswered; return, in order, each reply tuple or DBusException."""
     results = [None] * len(requests)
@@ -204,7 +204,7 @@ class Problems:
         check(not self.items, "; ".join(self.items))
 
 
-def wait_all_gone(conn, paths, what, timeout=10.0):
+def wait_all_gone(conn, paths, what, timeout=HANG_GUARD):
     """Poll Properties.GetAll on every (path, interface) until each answers
     NoSuchObject; any other error, or anything left at `timeout`, fails."""
     deadline = time.monotonic() + timeout
@@ -300,7 +300,7 @@ class Driver:
         as_input = dbus.Array(elements, signature="ay", variant_level=1)
 
         def plain_with_aay():
-            _out, session = call(h, SS, SERVICE, "OpenSession", "sv", "plain", as_input, timeout=60)
+            _out, session = call(h, SS, SERVICE, "OpenSession", "sv", "plain", as_input, timeout=HANG_GUARD)
             try:
                 secret = call(h, self.ref_path, ITEM, "GetSecret", "o", session)
                 check(bytes(secret[2]) == self.ref_secret, "the session opened with an aay input reads wrong bytes")
@@ -308,12 +308,12 @@ class Driver:
                 call(h, session, SESSION, "Close")
         ps.step("plain OpenSession with a 100,000-element aay input (expected a session)", plain_with_aay)
         ps.step("DH OpenSession with a 100,000-element aay input", expect_error, E + "InvalidArgs", call, h, SS,
-                SERVICE, "OpenSession", "sv", DH_ALGO, as_input, timeout=60,
+                SERVICE, "OpenSession", "sv", DH_ALGO, as_input, timeout=HANG_GUARD,
                 what="DH OpenSession with a 100,000-element aay input")
         ps.step("SearchItems(aay)", expect_error, E + "InvalidArgs", call, h, SS, SERVICE, "SearchItems", "aay",
-                dbus.Array(elements, signature="ay"), timeout=60, what="SearchItems with a 100,000-element aay")
+                dbus.Array(elements, signature="ay"), timeout=HANG_GUARD, what="SearchItems with a 100,000-element aay")
         ps.step("300,000-element aay", expect_limit, DECODED_VALUES, call, h, SS, SERVICE, "OpenSession", "sv",
-                "plain", dbus.Array(elements * 3, signature="ay", variant_level=1), timeout=60,
+                "plain", dbus.Array(elements * 3, signature="ay", variant_level=1), timeout=HANG_GUARD,
                 what="plain OpenSession with a 300,000-element aay input")
         ps.verdict()
 
@@ -323,9 +323,9 @@ class Driver:
         ps = Problems()
         huge = {f"a{i:06d}": "" for i in range(100000)}
         ps.step("Service.SearchItems", expect_limit, ATTRIBUTES, call, h, SS, SERVICE, "SearchItems", "a{ss}", huge,
-                timeout=60, what="Service.SearchItems with 100,000 attributes")
+                timeout=HANG_GUARD, what="Service.SearchItems with 100,000 attributes")
         ps.step("Collection.SearchItems", expect_limit, ATTRIBUTES, call, h, DEFAULT, COLLECTION, "SearchItems",
-                "a{ss}", huge, timeout=60, what="Collection.SearchItems with 100,000 attributes")
+                "a{ss}", huge, timeout=HANG_GUARD, what="Collection.SearchItems with 100,000 attributes")
         ps.step("1,000 attributes", expect_limit, ATTRIBUTES, call, h, SS, SERVICE, "SearchItems", "a{ss}",
                 {f"a{i:04d}": "" for i in range(1000)}, what="Service.SearchItems with 1,000 attributes")
         ps.verdict()
@@ -339,14 +339,14 @@ class Driver:
             label = "L" * (8 * MIB)
             attrs = {"puff-e2e-hostile": self.run, "role": "8-mib-label"}
             ps.step("CreateItem", expect_limit, DECODED_BYTES, call, h, DEFAULT, COLLECTION, "CreateItem",
-                    "a{sv}(oayays)b", props(label, attrs), s.encode(b"x"), False, timeout=60,
+                    "a{sv}(oayays)b", props(label, attrs), s.encode(b"x"), False, timeout=HANG_GUARD,
                     what="CreateItem with an 8 MiB label")
             ps.step("Set Label", expect_limit, DECODED_BYTES, bi.set_prop, h, self.ref_path, "Item", "Label",
                     dbus.String(label, variant_level=1), what="Set of an 8 MiB Label")
             under = {f"k{i}": "v" * 20000 for i in range(200)}  # 4,000,000 bytes of values, 4,000,590 in all
 
             def served_under():
-                unlocked, locked = call(h, SS, SERVICE, "SearchItems", "a{ss}", under, timeout=60)
+                unlocked, locked = call(h, SS, SERVICE, "SearchItems", "a{ss}", under, timeout=HANG_GUARD)
                 check(len(unlocked) == 0 and len(locked) == 0, "a search for 200 random attributes found items")
             ps.step("SearchItems with 4,000,590 bytes of strings (expected a reply)", served_under)
             other = bi.connect()
@@ -371,7 +371,7 @@ class Driver:
             for size, label in ((2 * MIB, "2 MiB"), (MIB + 1, "1 MiB + 1 byte")):
                 attrs = {"puff-e2e-hostile": self.run, "role": f"secret-{size}"}
                 ps.step(label, expect_limit, SECRET_BYTES, call, h, DEFAULT, COLLECTION, "CreateItem",
-                        "a{sv}(oayays)b", props(label, attrs), plain.encode(os.urandom(size)), False, timeout=60,
+                        "a{sv}(oayays)b", props(label, attrs), plain.encode(os.urandom(size)), False, timeout=HANG_GUARD,
                         what=f"CreateItem with a {label} secret")
                 ps.step(f"{label} absent", lambda a=attrs: check(search(h, a) == ([], []),
                                                                  "a refused CreateItem stored an item"))
@@ -385,7 +385,7 @@ class Driver:
                     ps.step(f"read back 1 MiB over {name}", self.read_back, item, name, one[name])
             if made:
                 ps.step("SetSecret 2 MiB", expect_limit, SECRET_BYTES, call, h, made[0], ITEM, "SetSecret",
-                        "(oayays)", plain.encode(os.urandom(2 * MIB)), timeout=60, what="SetSecret of 2 MiB")
+                        "(oayays)", plain.encode(os.urandom(2 * MIB)), timeout=HANG_GUARD, what="SetSecret of 2 MiB")
                 ps.step("read back after SetSecret", self.read_back, made[0], "plain", one["plain"])
         finally:
             for item in made:
@@ -610,32 +610,32 @@ def main():
     args = sys.argv[1:]
     pid = int(args[args.index("--pid") + 1]) if "--pid" in args else None
     only = set(args[args.index("--only") + 1].split(",")) if "--only" in args else None
-    r = Runner(case_timeout=30, total_budget=110)
+    r = Runner()
     d = Driver(r, pid)
     cases = [
         ("a", "100,000-element aay: plain OpenSession input served, DH input / SearchItems(aay) -> InvalidArgs; "
-              "300,000 elements -> LimitsExceeded", d.big_aay, 60),
-        ("b", "SearchItems with 100,000 or 1,000 attributes -> LimitsExceeded", d.big_search, 60),
-        ("e", "8 MiB label (CreateItem, Set) -> LimitsExceeded; 4,000,590 bytes of strings served", d.big_label, 60),
+              "300,000 elements -> LimitsExceeded", d.big_aay),
+        ("b", "SearchItems with 100,000 or 1,000 attributes -> LimitsExceeded", d.big_search),
+        ("e", "8 MiB label (CreateItem, Set) -> LimitsExceeded; 4,000,590 bytes of strings served", d.big_label),
         ("f", "2 MiB and 1 MiB + 1 secrets -> LimitsExceeded; exactly 1 MiB (plain, DH) served and read back",
-         d.big_secrets, 60),
+         d.big_secrets),
         ("c", "10,000 sessions from one client: all served, the 64 most recent kept; one more (DH) evicts the oldest",
-         d.many_sessions, 60),
+         d.many_sessions),
         ("d", "10,000 Unlock prompts never started: 64 made, the rest LimitsExceeded; Dismiss frees one",
-         d.many_prompts, 45),
-        ("g1", "hostile client disconnects: its sessions and prompts answer NoSuchObject", d.hostile_leaves, 45),
+         d.many_prompts),
+        ("g1", "hostile client disconnects: its sessions and prompts answer NoSuchObject", d.hostile_leaves),
         ("g2", "a new client opens 64 sessions and makes 64 prompts again; the 65th session closes the first, "
                "the 65th prompt LimitsExceeded",
-         d.fresh_client_limits, 30),
+         d.fresh_client_limits),
         ("h", "4,096 sessions service-wide, the next LimitsExceeded; Close frees one",
-         lambda: d.service_wide("sessions"), 45),
+         lambda: d.service_wide("sessions")),
         ("i", "4,096 prompts service-wide, the next LimitsExceeded; Dismiss frees one",
-         lambda: d.service_wide("prompts"), 45),
+         lambda: d.service_wide("prompts")),
     ]
     r.case("store reference item, create and lock a collection", d.setup)
-    for key, name, fn, timeout in cases:
+    for key, name, fn in cases:
         if only is None or key in only:
-            d.case(f"{key}: {name}", fn, timeout=timeout)
+            d.case(f"{key}: {name}", fn)
     if only is None or "j" in only:
         refused = d.run_flood()
         d.case(f"j: 3,000 SearchItems at once: all served ({refused} refused)", d.flood)

@@ -31,7 +31,7 @@ import keyring.backends.SecretService  # noqa: E402
 import keyring.errors  # noqa: E402
 import secretstorage  # noqa: E402
 
-from harness import Failure, Runner, check  # noqa: E402
+from harness import HANG_GUARD, Failure, Runner, check  # noqa: E402
 
 BACKEND = "keyring.backends.SecretService.Keyring"
 
@@ -47,11 +47,11 @@ def cli(*args, stdin=""):
     env = dict(os.environ, LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8",
                PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run([sys.executable, "-m", "keyring", "-b", BACKEND, *args],
-                          input=stdin.encode(), capture_output=True, env=env, timeout=12)
+                          input=stdin.encode(), capture_output=True, env=env, timeout=HANG_GUARD)
 
 
 def main():
-    r = Runner(case_timeout=15, total_budget=50)
+    r = Runner()
     run = uuid.uuid4().hex[:12]
     svc, user = f"puff-e2e-{run}.example", "alice"
 

@@ -9,9 +9,15 @@ Prints the reply byte (0 unlocked, 1 created, 2 wrong password, 3 refused, 4 fai
 when puffd closed the connection without one.
 """
 
+import os
 import socket
 import struct
 import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from harness import HANG_GUARD  # noqa: E402
 
 
 def field(data):
@@ -28,7 +34,7 @@ def main():
     else:
         request = bytes.fromhex(sys.argv[3])
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(60)
+    s.settimeout(HANG_GUARD)
     s.connect(path)
     try:
         s.sendall(request)

@@ -21,6 +21,11 @@ starts no re-sync question and re-keys nothing, and its change request is refuse
 module connects as root (passwd: the user's real uid, effective uid root) and may.
 Never prints a password.
 
+What runs as the user (puffd, puffctl, the module under `pamtester` for chauthtok, dbus-daemon's
+configuration, the client scripts) is copied first into a 0755 folder this script makes in the
+temporary folder and removes at the end: the clone may sit in a 0700 folder the user cannot reach,
+and its permissions are never loosened.
+
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`.
 """
 
@@ -36,6 +41,12 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from harness import HANG_GUARD  # noqa: E402
+
+CLIENTS = os.path.dirname(os.path.abspath(__file__))
 USER = "puffpam"
 # The one who runs `sudo -u puffpam`: authenticates with their own password.
 INVOKER = "puffpam2"
@@ -68,7 +79,7 @@ def user_env(entry):
             "XDG_RUNTIME_DIR": runtime, "DBUS_SESSION_BUS_ADDRESS": f"unix:path={runtime}/bus"}
 
 
-def wait_for(predicate, limit=60.0):
+def wait_for(predicate, limit=HANG_GUARD):
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if predicate():
@@ -77,9 +88,35 @@ def wait_for(predicate, limit=60.0):
     return False
 
 
+class Staging:
+    """A 0755 folder in the temporary folder holding copies of the files the user must reach."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="puff-pam-staging-")
+        os.chmod(self.folder, 0o755)
+
+    def place(self, path, mode):
+        """Copies `path` into the folder (root's, `mode`) and returns the copy's path."""
+        copy = os.path.join(self.folder, os.path.basename(path))
+        shutil.copyfile(path, copy)
+        os.chmod(copy, mode)
+        return copy
+
+    def remove(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 class Flow:
-    def __init__(self, module, puffd, puffctl):
-        self.module, self.puffd, self.puffctl = module, puffd, puffctl
+    def __init__(self, staging, module, puffd, puffctl):
+        self.module = staging.place(module, 0o644)
+        self.puffd = staging.place(puffd, 0o755)
+        self.puffctl = staging.place(puffctl, 0o755)
+        self.bus_config = staging.place(TEST_BUS_CONFIG, 0o644)
+        # Scripts run as the user (login_socket.py imports harness.py) or by its puffd.
+        staging.place(os.path.join(CLIENTS, "harness.py"), 0o644)
+        self.login_socket_client = staging.place(os.path.join(CLIENTS, "login_socket.py"), 0o755)
+        self.fake_pinentry = staging.place(os.path.join(CLIENTS, "fake_pinentry.py"), 0o755)
+        module, puffd = self.module, self.puffd
         if subprocess.run(["id", USER], capture_output=True).returncode != 0:
             subprocess.run(["useradd", "-m", "-s", "/usr/sbin/nologin", USER], check=True)
         if subprocess.run(["id", INVOKER], capture_output=True).returncode != 0:
@@ -108,10 +145,10 @@ class Flow:
         self.log = tempfile.NamedTemporaryFile(prefix="puff-pam-puffd-", delete=False)
         os.chmod(self.log.name, 0o666)
         self.bus = subprocess.Popen(
-            as_user(self.user, ["dbus-daemon", f"--config-file={TEST_BUS_CONFIG}", "--nofork",
+            as_user(self.user, ["dbus-daemon", f"--config-file={self.bus_config}", "--nofork",
                                 f"--address=unix:path={self.runtime}/bus"]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(lambda: os.path.exists(f"{self.runtime}/bus"))
+        wait_for(lambda: self.bus_accepts(f"{self.runtime}/bus"))
         self.daemon = None
         with open(f"/etc/pam.d/{SUDO_SERVICE}", "w") as f:
             f.write(f"auth required {module}\nauth required pam_permit.so\n"
@@ -122,6 +159,18 @@ class Flow:
                     f"account required pam_permit.so\n"
                     f"session required {module} auto_start daemon={puffd} debug\nsession required pam_permit.so\n"
                     f"password required {module}\npassword required pam_permit.so\n")
+
+    @staticmethod
+    def bus_accepts(path):
+        """Hold point: the bus listens (a socket file left by an earlier run refuses connections)."""
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(path)
+            return True
+        except OSError:
+            return False
+        finally:
+            probe.close()
 
     def clear_socket_folder(self):
         if os.path.islink(self.socket_folder):
@@ -138,7 +187,7 @@ class Flow:
     def stop_puffd(self):
         if self.daemon is not None:
             self.daemon.send_signal(signal.SIGTERM)
-            self.daemon.wait(timeout=30)
+            self.daemon.wait(timeout=HANG_GUARD)
             self.daemon = None
         # One started by auto_start is not our child.
         subprocess.run(["pkill", "-TERM", "-u", USER, "-x", "puffd"], capture_output=True)
@@ -152,7 +201,7 @@ class Flow:
             as_user(self.user, ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus",
                                 "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
                                 "string:org.freedesktop.secrets"]),
-            env=user_env(self.user), capture_output=True, timeout=30)
+            env=user_env(self.user), capture_output=True, timeout=HANG_GUARD)
         return b"boolean true" in run.stdout
 
     def pamtester(self, password, *operations, as_the_user=False, valgrind=False):
@@ -163,12 +212,12 @@ class Flow:
                     "-q"] + argv
         if as_the_user:
             argv = as_passwd(self.user, argv)
-        return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=120)
+        return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=HANG_GUARD)
 
     def login_state(self):
         """`locked`, `unlocked` or `absent` for login, per puffctl status --json run as the user."""
         run = subprocess.run(as_user(self.user, [self.puffctl, "status", "--json"]), env=user_env(self.user),
-                             capture_output=True, timeout=60)
+                             capture_output=True, timeout=HANG_GUARD)
         try:
             status = json.loads(run.stdout)
         except ValueError:
@@ -189,13 +238,10 @@ class Flow:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(path)
         listener.listen(1)
-        listener.settimeout(2)
         run = self.pamtester("login pass 2\n", "authenticate", "open_session")
-        try:
-            listener.accept()
-            connected = True
-        except socket.timeout:
-            connected = False
+        # Ordering, not a wait: pamtester has exited, so a connection it made is already queued.
+        listener.setblocking(False)
+        connected = self.connected(listener)
         listener.close()
         self.clear_socket_folder()
         return run.returncode, connected
@@ -204,7 +250,7 @@ class Flow:
         """pam_switch_user on SUDO_SERVICE: authenticates `invoker` (or the user) and opens the
         user's session, as `sudo -u USER` run by `invoker` does."""
         argv = [self.driver, SUDO_SERVICE] + ([invoker, USER] if invoker else [USER])
-        return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=120)
+        return subprocess.run(argv, input=password.encode(), capture_output=True, timeout=HANG_GUARD)
 
     def user_listener(self):
         """A socket at the user's login socket, listening as the user (SO_PEERCRED names the
@@ -264,14 +310,15 @@ class Flow:
             # SIGKILL: a test runner's children may inherit SIGTERM blocked, and dbus-daemon,
             # unlike puffd (signalfd), then never sees it.
             self.bus.kill()
-            self.bus.wait(timeout=30)
+            self.bus.wait(timeout=HANG_GUARD)
             os.unlink(f"/etc/pam.d/{SERVICE}")
             os.unlink(f"/etc/pam.d/{SUDO_SERVICE}")
             self.clear_socket_folder()
             shutil.rmtree(self.scratch, ignore_errors=True)
 
     def cases(self):
-        case("puffd runs as the user with its login socket", None if self.start_puffd() else "no socket within 60 s")
+        case("puffd runs as the user with its login socket",
+             None if self.start_puffd() else f"not serving within {HANG_GUARD:g} s")
         first = self.pamtester("login pass 1\n", "authenticate", "open_session")
         state = self.login_state()
         case("the first login creates login, unlocked",
@@ -303,7 +350,7 @@ class Flow:
              None if leaks.returncode == 0 else f"valgrind exit {leaks.returncode}: {leaks.stderr[-600:]!r}")
         self.stop_puffd()
         started = self.pamtester("login pass 2\n", "authenticate", "open_session")
-        up = wait_for(lambda: self.login_state() == "unlocked", limit=60)
+        up = wait_for(lambda: self.login_state() == "unlocked")
         case("with no puffd, auto_start starts one that opens login",
              None if started.returncode == 0 and up else f"pamtester {started.returncode}, {self.login_state()}")
         self.stop_puffd()
@@ -335,9 +382,8 @@ class Flow:
 
     def login_socket(self, action, text):
         """login_socket.py run as the user: a process of the user, not the PAM module."""
-        client = os.path.join(os.path.dirname(os.path.abspath(__file__)), "login_socket.py")
-        run = subprocess.run(as_user(self.user, ["/usr/bin/python3", client, f"{self.socket_folder}/login.socket",
-                                                 action]), input=text.encode(), capture_output=True, timeout=120)
+        run = subprocess.run(as_user(self.user, ["/usr/bin/python3", self.login_socket_client, f"{self.socket_folder}/login.socket",
+                                                 action]), input=text.encode(), capture_output=True, timeout=HANG_GUARD)
         return run.stdout.decode().strip()
 
     def opens_with(self, password):
@@ -356,8 +402,7 @@ class Flow:
             with open(path, "w") as f:
                 f.write(text)
             os.chown(path, self.user.pw_uid, self.user.pw_gid)
-        pinentry = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_pinentry.py")
-        started = self.start_puffd(["--prompter", "pinentry,none", "--pinentry", pinentry],
+        started = self.start_puffd(["--prompter", "pinentry,none", "--pinentry", self.fake_pinentry],
                                    env={"DISPLAY": ":test", "FAKE_PINENTRY_ANSWERS": answers,
                                         "FAKE_PINENTRY_LOG": shown})
         self.lock()
@@ -367,7 +412,7 @@ class Flow:
         # it started ended one way or the other.
         ended = ("it may only unlock login", "login now opens with the new login password",
                  "login still opens with the previous login password")
-        held = wait_for(lambda: any(line in self.log_text()[len(before):] for line in ended), limit=120)
+        held = wait_for(lambda: any(line in self.log_text()[len(before):] for line in ended))
         with open(shown) as f:
             asked = "GETPIN" in f.read()
         case("a same-user login request with another password gets 'wrong' and starts no re-sync question",
@@ -410,7 +455,11 @@ def main():
     # the users' runtime folders (clones and work trees may test at the same time).
     guard = open("/run/lock/puff-pam-flow.lock", "w")
     fcntl.flock(guard, fcntl.LOCK_EX)
-    Flow(*sys.argv[1:4]).run()
+    staging = Staging()
+    try:
+        Flow(staging, *sys.argv[1:4]).run()
+    finally:
+        staging.remove()
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed", flush=True)
     return 0 if results and all(results) else 1

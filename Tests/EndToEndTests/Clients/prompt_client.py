@@ -10,7 +10,8 @@ got, and waits for Completed on that path. With --disconnect-when FILE the clien
 once FILE exists (the prompter's hold point), and prints `left`.
 
 Prints one JSON line: {"dismissed": bool, "result": ..., "seconds": float} (seconds from Prompt()
-to Completed), or {"timeout": true} when no Completed came within the deadline (default 120 s), or
+to Completed), or {"timeout": true} when no Completed came within the deadline (default: the
+harness's HANG_GUARD), or
 {"prompt": "/"} when no prompt was needed.
 """
 
@@ -19,9 +20,13 @@ import os
 import sys
 import time
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 import dbus
 import dbus.mainloop.glib
 from gi.repository import GLib
+from harness import HANG_GUARD
 
 BUS = "org.freedesktop.secrets"
 ROOT = "/org/freedesktop/secrets"
@@ -32,7 +37,7 @@ GK = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
 def main():
     action, path = sys.argv[1], sys.argv[2]
     leave_when = sys.argv[sys.argv.index("--disconnect-when") + 1] if "--disconnect-when" in sys.argv else None
-    deadline = float(sys.argv[sys.argv.index("--deadline") + 1]) if "--deadline" in sys.argv else 120.0
+    deadline = float(sys.argv[sys.argv.index("--deadline") + 1]) if "--deadline" in sys.argv else HANG_GUARD
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     service = bus.get_object(BUS, ROOT)

@@ -10,6 +10,8 @@ import time
 from jeepney import DBusAddress, MessageType, new_method_call
 from jeepney.io.blocking import open_dbus_connection
 
+from harness import HANG_GUARD
+
 PASSCODE = b"vault driver passcode\n"
 
 
@@ -30,7 +32,8 @@ class Puffd:
         try:
             dbus = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
                                interface="org.freedesktop.DBus")
-            for _ in range(400):
+            deadline = time.monotonic() + HANG_GUARD
+            while time.monotonic() < deadline:
                 # The owner must be this process: a killed predecessor can hold the name until
                 # the bus notices its socket closed.
                 owner = bus.send_and_get_reply(
@@ -43,7 +46,7 @@ class Puffd:
                 if self.process.poll() is not None:
                     raise RuntimeError(f"puffd exited during start-up with {self.process.returncode}")
                 time.sleep(0.025)
-            raise RuntimeError("puffd did not own its name within 10 s")
+            raise RuntimeError(f"puffd did not own its name within {HANG_GUARD:g} s")
         finally:
             bus.close()
 
@@ -56,9 +59,9 @@ class Puffd:
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(30)
+        return self.process.wait(HANG_GUARD)
 
 
 def puffctl(args, *arguments):
     return subprocess.run([args.puffctl, *arguments], input=PASSCODE, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, timeout=60).returncode
+                          stderr=subprocess.PIPE, timeout=HANG_GUARD).returncode

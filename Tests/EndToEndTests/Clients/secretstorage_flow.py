@@ -50,7 +50,7 @@ from secretstorage.dhcrypto import Session  # noqa: E402
 from secretstorage.exceptions import (  # noqa: E402
     ItemNotFoundException, LockedException, PromptDismissedException)
 
-from harness import Failure, Runner, check, lenient_from_argv, need  # noqa: E402
+from harness import HANG_GUARD, Failure, Runner, check, lenient_from_argv, need  # noqa: E402
 
 LENIENT = lenient_from_argv()
 ALIAS_DEFAULT = "/org/freedesktop/secrets/aliases/default"
@@ -304,7 +304,7 @@ def run_flow(r, mode):
         need(st.get("big"), "64 KiB secret")
         request = json.dumps({"attrs": {"puff-e2e-big": run_id}, "secret_hex": big.hex()})
         res = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", mode],
-                             input=request, capture_output=True, text=True, timeout=12)
+                             input=request, capture_output=True, text=True, timeout=HANG_GUARD)
         status = res.stdout.strip().splitlines()[-1:] or ["(no output)"]
         check(res.returncode == 0, f"child exited {res.returncode}: {status[0]}")
     r.case(p + "dbus_init in a fresh process finds parent's item", fresh_process)
@@ -374,7 +374,7 @@ def gk_create_collection(conn, label):
 def main():
     if sys.argv[1:2] == ["--child"]:
         child_main()
-    r = Runner(case_timeout=15, total_budget=50)
+    r = Runner()
     for mode in ("dh", "plain"):
         run_flow(r, mode)
     r.finish()
