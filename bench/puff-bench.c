@@ -1516,6 +1516,8 @@ static int wait_name(const char *address, long long since_us, pid_t pid, double 
 // ---------------------------------------------------------------------------------------------
 // --reopen: one round on a vault an earlier run filled, after run.sh restarted the provider
 
+// The control interface has a bus name of its own (issue 24 item 2), not the Secret Service's.
+#define CONTROL_NAME "io.puff.Control"
 #define CONTROL_PATH "/io/puff/Control"
 #define IFACE_CONTROL "io.puff.Control1"
 
@@ -1532,7 +1534,7 @@ static double control_unlock(Provider *p, const char *collection, const char *pa
         done += (size_t)w;
     }
     close(fds[1]);
-    DBusMessage *m = new_call(bus_name, CONTROL_PATH, IFACE_CONTROL, "Unlock");
+    DBusMessage *m = new_call(CONTROL_NAME, CONTROL_PATH, IFACE_CONTROL, "Unlock");
     int rfd = fds[0];
     dbus_message_append_args(m, DBUS_TYPE_STRING, &collection, DBUS_TYPE_UNIX_FD, &rfd, DBUS_TYPE_INVALID);
     close(rfd);  // libdbus holds its own duplicate
@@ -1552,7 +1554,7 @@ static double control_unlock(Provider *p, const char *collection, const char *pa
 
 // io.puff.Control1.Lock([collection]); true when it worked.
 static bool control_lock(Provider *p, const char *collection) {
-    DBusMessage *m = new_call(bus_name, CONTROL_PATH, IFACE_CONTROL, "Lock");
+    DBusMessage *m = new_call(CONTROL_NAME, CONTROL_PATH, IFACE_CONTROL, "Lock");
     DBusMessageIter it, arr;
     dbus_message_iter_init_append(m, &it);
     dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &arr);
