@@ -41,9 +41,7 @@ public struct ControlBus: Sendable {
     /// Subscribes to `NameOwnerChanged`; call before requesting the name so that no agent can
     /// leave unnoticed.
     public func subscribe() async throws {
-        try await connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
-        )
+        try await BusNameWatch.subscribe(connection)
     }
 
     /// Serves until the connection closes; `onNameLost` runs if another puffd replaces us.
@@ -53,13 +51,7 @@ public struct ControlBus: Sendable {
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
             onClientLeft: { name in agents?.clientLeft(name) },
-            onSignal: { signal in
-                guard signal.interface == "org.freedesktop.DBus", signal.sender == "org.freedesktop.DBus",
-                    signal.member == "NameLost", let name = signal.arguments.first?.string
-                else { return }
-                logger.warning("lost bus name", metadata: ["bus.name": "\(name)"])
-                onNameLost(name)
-            })
+            onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) })
         await server.run()
     }
 }
