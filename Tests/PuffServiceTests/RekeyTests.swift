@@ -143,6 +143,34 @@ import Testing
         #expect(try await restarted.holds(item, "changed during"))
     }
 
+    @Test(arguments: [VaultHeader.LockedSearch.always, .afterUnlock])
+    func theLockedSearchModeAndItsIndexFollowTheRekey(mode: VaultHeader.LockedSearch) async throws {
+        let fixture = try await Fixture.persistent()
+        let work = try await fixture.service.createCollection(
+            label: "Work", passcode: Fixture.passcode("old pass"), isPrivate: false, isHidden: false,
+            lockedSearch: mode)
+        let item = try await fixture.store(["host": "example.org"], secret: "s", in: work)
+        try await fixture.service.lock([work])
+        #expect(try await fixture.service.searchItems(["host": "example.org"]).locked == [item], "before")
+
+        try await fixture.service.changePasscode(
+            of: work, old: Fixture.passcode("old pass"), new: Fixture.passcode("new pass"))
+        let header = try await fixture.header(of: try await fixture.space(of: work))
+        #expect(header.lockedSearch == mode)
+        #expect((header.indexKey != nil) == (mode == .always))
+        #expect(try await fixture.service.collectionInfo(work).isLocked, "changing it does not unlock it")
+        #expect(
+            try await fixture.service.searchItems(["host": "example.org"]).locked == [item],
+            "a locked collection is still found as its mode says")
+
+        let restarted = try await fixture.restarted()
+        let found = try await restarted.service.searchItems(["host": "example.org"]).locked
+        #expect(found == (mode == .always ? [item] : []), "after a restart, as the mode says")
+        try await restarted.unlock(work, "new pass")
+        #expect(try await restarted.service.searchItems(["host": "example.org"]).unlocked == [item])
+        #expect(try await restarted.holds(item, "s"))
+    }
+
     @Test func aDamagedJournalIsNotRekeyedAndKeepsItsPasscode() async throws {
         let fixture = try await Fixture.persistent()
         try await fixture.store(["name": "one"])

@@ -21,20 +21,23 @@ extension SecretService {
     func rekey(_ id: CollectionID, master: MasterKey, new: SecureBytes) async throws(ServiceError) {
         let policy = try policy(of: id)
         guard policy.admits(new) else { throw .passcodePolicy(policy) }
-        guard let vault = collectionStates[id], var header = vault.header, let oldSpace = vault.space else {
+        guard let vault = collectionStates[id], var derivation = vault.header, let oldSpace = vault.space else {
             throw .noSuchObject
         }
         if !vault.isHidden {
-            header.salt = PasscodeKDF.newSalt()
-            header.kdf = mode.kdf
+            derivation.salt = PasscodeKDF.newSalt()
+            derivation.kdf = mode.kdf
         }
-        let newKey = try await passcodeKey(new, header: header)
+        let newKey = try await passcodeKey(new, header: derivation)
         await beginWrite()
         defer { endWrite() }
         // The collection may have gone, or been re-keyed by another call, while the key was derived.
-        guard collectionStates[id] === vault else { throw .noSuchObject }
+        guard collectionStates[id] === vault, var header = vault.header else { throw .noSuchObject }
         guard vault.space == oldSpace else { throw .wrongPasscode }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        // The header as it is now (its locked search may have changed meanwhile), under the new salt.
+        header.salt = derivation.salt
+        header.kdf = derivation.kdf
         let newMaster = MasterKey()
         header.space = SpaceID.random()
         guard let wrapped = try? newMaster.wrapped(under: newKey, associatedData: header.wrapAssociatedData) else {

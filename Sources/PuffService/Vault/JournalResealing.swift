@@ -2,10 +2,10 @@
 import PuffCrypto
 import PuffStore
 
-/// Writes a collection's journal anew, chained (compaction, the upgrade of a format 1 journal, and
-/// a re-key): the records ``JournalCompaction`` keeps are opened and sealed again at new places,
-/// numbered on from the old chain, the first naming no predecessor. Needs the record key, so a
-/// locked collection is not compacted. Runs off the actor.
+/// Writes a collection's journal anew, chained (compaction, the upgrade of a format 1 journal, a
+/// change of locked search, and a re-key): the records ``JournalCompaction`` keeps are opened and
+/// sealed again at new places, numbered on from the old chain, the first naming no predecessor.
+/// Needs the record key, so a locked collection is not compacted. Runs off the actor.
 enum JournalResealing {
     /// Where a re-key seals the kept records: another space, under another record key.
     struct Target: Sendable {
@@ -22,14 +22,24 @@ enum JournalResealing {
         var deadRecords: Int
     }
 
+    /// The blind index tags the item records get when sealed again.
+    enum Tagging: Sendable {
+        /// The tags each had (compaction, repair).
+        case kept
+        /// Tags made from each item's attributes under this hasher, or none for nil: a change of
+        /// the collection's locked search (issue 24 item 6).
+        case remade(KeyedHash?)
+    }
+
     /// Checks that every record of `journal` authenticates in its place and that the chain ends
     /// at `expected` (what the service last appended), then seals the kept records from
-    /// sequence number `start` on, in `target` when given (a re-key), else in place.
+    /// sequence number `start` on, tagged as `tagging` says, in `target` when given (a re-key)
+    /// else in place.
     ///
     /// - Throws: ``VaultDamage`` naming what does not hold; nothing is written then.
     static func reseal(
         _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, expected: JournalChain.Tip?, start: UInt64,
-        file: String, into target: Target? = nil
+        file: String, tagging: Tagging = .kept, into target: Target? = nil
     ) throws(VaultDamage) -> Result {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
@@ -53,7 +63,7 @@ enum JournalResealing {
         }
         return try resealKept(
             journal.records, format: journal.version, from: Target(space: space, sealer: sealer),
-            to: target ?? Target(space: space, sealer: sealer), start: start, file: file)
+            to: target ?? Target(space: space, sealer: sealer), start: start, file: file, tagging: tagging)
     }
 
     /// Keeps of `journal` only the records that authenticate in their place in the chain, for
@@ -98,7 +108,7 @@ enum JournalResealing {
     /// in `target`, chained from `start`.
     private static func resealKept(
         _ records: [JournalReplay.Record], format: UInt8, from source: Target, to target: Target, start: UInt64,
-        file: String
+        file: String, tagging: Tagging = .kept
     ) throws(VaultDamage) -> Result {
         let kept = try JournalCompaction.kept(records, format: format, file: file)
         var result = Result(records: [], tip: nil, head: nil, deadRecords: kept.deadRecords)
@@ -109,8 +119,15 @@ enum JournalResealing {
             guard let old = try? VaultRecord(decoding: bytes, format: format),
                 let plaintext = try? old.open(space: source.space, sealer: source.sealer)
             else { throw VaultDamage(message: "\(file): a kept record no longer authenticates") }
+            var tags = old.tags
+            if case .remade(let hasher) = tagging, old.kind == .item {
+                guard let fields = try? ItemFields.parse(plaintext, wantsSecret: false).0 else {
+                    throw VaultDamage(message: "\(file): a kept item record does not parse")
+                }
+                tags = hasher.map { AttributeIndex(hasher: $0).tags(of: fields.attributes) } ?? []
+            }
             let record = VaultRecord(
-                kind: old.kind, number: old.number, tags: old.tags, plaintext: plaintext, space: target.space,
+                kind: old.kind, number: old.number, tags: tags, plaintext: plaintext, space: target.space,
                 sealer: target.sealer, link: link)
             result.records.append(record.encoded())
             link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)
