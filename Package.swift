@@ -40,6 +40,9 @@ let package = Package(
                 "CDBus", "PuffCrypto", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
+        // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
+        // from one portable model, for puffctl's import and export; no D-Bus, no vault.
+        .target(name: "PuffFormats", dependencies: ["PuffCrypto"]),
         .target(
             name: "PuffService",
             dependencies: [
@@ -77,7 +80,7 @@ let package = Package(
         .target(
             name: "PuffClient",
             dependencies: [
-                "PuffDBus", "PuffCrypto", "PuffStore",
+                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,6 +94,7 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
+        .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(
