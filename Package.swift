@@ -42,6 +42,9 @@ let package = Package(
                 "CDBus", "PuffCrypto", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
+        // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
+        // from one portable model, for puffctl's import and export; no D-Bus, no vault.
+        .target(name: "PuffFormats", dependencies: ["PuffCrypto"]),
         .target(
             name: "PuffService",
             dependencies: [
@@ -79,7 +82,7 @@ let package = Package(
         .target(
             name: "PuffClient",
             dependencies: [
-                "PuffDBus", "PuffCrypto", "PuffStore", "PuffVersion",
+                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -93,6 +96,7 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
+        .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(
