@@ -28,7 +28,7 @@ extension SecretService {
             guard
                 let master = try? MasterKey.unwrap(
                     header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode }
+            else { throw .wrongPasscode(nil) }
             try await open(vault, master: master)
             return collection
         }
@@ -73,7 +73,7 @@ extension SecretService {
             // The collection may have been deleted, or opened by another call, while this ran.
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
             // Or re-keyed: `master` is then the old key, which must not serve the new space.
-            guard vault.space == space else { throw .wrongPasscode }
+            guard vault.space == space else { throw .wrongPasscode(nil) }
             vault.unlock(with: opened, replacingItems: needsItems)
             if needsItems, !opened.damage.isEmpty {
                 logger.error(
@@ -126,7 +126,7 @@ extension SecretService {
             else { continue }
             opened = opened ?? vault.id
         }
-        guard let opened else { throw .wrongPasscode }
+        guard let opened else { throw .wrongPasscode(nil) }
         return opened
     }
 
@@ -224,7 +224,7 @@ extension SecretService {
             guard
                 let master = try? MasterKey.unwrap(
                     header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode }
+            else { throw .wrongPasscode(nil) }
             return master
         }
     }

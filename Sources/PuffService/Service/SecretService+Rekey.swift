@@ -33,7 +33,7 @@ extension SecretService {
         defer { endWrite() }
         // The collection may have gone, or been re-keyed by another call, while the key was derived.
         guard collectionStates[id] === vault, var header = vault.header else { throw .noSuchObject }
-        guard vault.space == oldSpace else { throw .wrongPasscode }
+        guard vault.space == oldSpace else { throw .wrongPasscode(nil) }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
         // The header as it is now (its locked search may have changed meanwhile), under the new salt.
         header.salt = derivation.salt
@@ -78,7 +78,7 @@ extension SecretService {
             auditLog?.release(oldSpace, abandoning: header.space)
             logger.error(
                 "A re-key could not copy the audit log", metadata: ["collection.id": "\(id)", "error": "\(auditError)"])
-            throw .failed("the collection's audit log could not be sealed again: \(auditError)")
+            throw unsaved(auditError, "the collection's audit log could not be sealed again")
         case .success((let done, nil)):
             output = done
         case .failure(let damage):
@@ -87,9 +87,9 @@ extension SecretService {
             throw .damaged("\(damage.message); puffctl repair \(id) keeps what authenticates, then change the passcode")
         }
         let replacement = SpaceReplacement(old: oldSpace, new: header.space, isSwitched: true)
-        guard await switchSpace(replacement, header: header, records: output.resealed, id: id) else {
+        if let failure = await switchSpace(replacement, header: header, records: output.resealed, id: id) {
             auditLog?.release(oldSpace, abandoning: header.space)
-            throw .failed("the new passcode could not be saved; the old one still opens the collection")
+            throw unsaved(failure, "the new passcode could not be saved; the old one still opens the collection")
         }
         if let opened = output.opened {
             vault.rekeyed(
@@ -111,24 +111,26 @@ extension SecretService {
             ])
     }
 
-    /// Writes the re-keyed space; true once the switch happened (also when a write after it
-    /// failed). When it did not, what was written of the new space is removed.
+    /// Writes the re-keyed space; nil once the switch happened (also when a write after it
+    /// failed), else why not, after removing what was written of the new space.
     private func switchSpace(
         _ replacement: SpaceReplacement, header: VaultHeader, records: JournalResealing.Result, id: CollectionID
-    ) async -> Bool {
+    ) async -> StoreError? {
+        let failure: StoreError
         do {
             try await store.replaceSpace(
                 replacement.old, with: replacement.new, header: header.encoded(), records: records.records,
                 head: records.head)
-            return true
+            return nil
         } catch {
+            failure = error
             logger.error(
                 "Writing a re-keyed collection failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
         }
         let begun = try? await store.replacements().first { $0.new == replacement.new }
-        if begun?.isSwitched == true { return true }
+        if begun?.isSwitched == true { return nil }
         if let begun { try? await store.settleReplacement(begun, keepingNew: false) }
-        return false
+        return failure
     }
 
     /// After the switch: points the catalog at the new space (a visible collection), then
