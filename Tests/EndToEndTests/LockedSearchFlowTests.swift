@@ -46,7 +46,8 @@ struct LockedSearchFlowTests {
         #expect(try await puffctl(puffd, ["init", "--stdin"], input: "search pass\n").status == 0)
         for service in ["imap", "smtp"] {
             let stored = try await run(
-                puffd, "/usr/bin/secret-tool", ["store", "--label=mail \(service)", "user", "alice", "service", service],
+                puffd, "/usr/bin/secret-tool",
+                ["store", "--label=mail \(service)", "user", "alice", "service", service],
                 input: "secret-\(service)")
             #expect(stored.status == 0, "\(stored.output)")
         }

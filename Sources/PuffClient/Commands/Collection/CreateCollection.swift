@@ -26,7 +26,8 @@ struct CreateCollection: AsyncParsableCommand {
     @Flag(name: .customLong("hidden"), help: "List the collection only while it is open (implies --private).")
     var isHidden = false
 
-    @Option(name: .customLong("locked-search"), help: "Whether its items are found while it is locked (default: always).")
+    @Option(
+        name: .customLong("locked-search"), help: "Whether its items are found while it is locked (default: always).")
     var lockedSearch: LockedSearchMode?
 
     @OptionGroup var policy: PolicyOptions
