@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL", "CArgon2", "CZlib"]),
+        // The one version constant puffd, puffctl and the packages share.
+        .target(name: "PuffVersion"),
         // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).
         .target(name: "PuffConcurrency"),
         .target(
@@ -64,14 +66,14 @@ let package = Package(
         .target(
             name: "PuffServiceBus",
             dependencies: [
-                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency",
+                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "PuffDaemon",
             dependencies: [
-                "PuffCrypto", "PuffDBus", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore",
+                "PuffCrypto", "PuffDBus", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -83,7 +85,7 @@ let package = Package(
         .target(
             name: "PuffClient",
             dependencies: [
-                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats",
+                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -114,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "PuffClientTests",
             dependencies: [
-                "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting",
+                "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Help texts compared by HelpSnapshotTests (`make snapshots` rewrites them).

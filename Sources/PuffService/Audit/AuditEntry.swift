@@ -32,6 +32,9 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     /// The whole collection was deleted (set aside, restorable); the entry's item is 0 and its
     /// label the collection's.
     case deleteCollection = 20
+    /// The collection's locked search changed (`puffctl collection set --locked-search`); item 0,
+    /// the label says from which mode to which.
+    case lockedSearch = 21
 
     /// The name `puffctl audit` shows: `read`, `create`, `change-secret`, …
     public var description: String {
@@ -52,6 +55,7 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .registerAgent: "agent-register"
         case .logRemoved: "log-removed"
         case .deleteCollection: "delete-collection"
+        case .lockedSearch: "locked-search"
         }
     }
 }

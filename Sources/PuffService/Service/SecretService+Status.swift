@@ -16,6 +16,8 @@ public struct CollectionStatus: Sendable, Equatable {
     /// Why its files did not open, or what in them is damaged (file, offset, why; records left
     /// out); `""` when fine.
     public var damage: String
+    /// `always`, `after-unlock` or `never` (docs/collections.md); `""` when damaged.
+    public var lockedSearch = ""
 }
 
 /// The vault as `puffctl status` shows it.
@@ -38,7 +40,8 @@ extension SecretService {
                 CollectionStatus(
                     id: id.rawValue, label: vault.fields.label, isLocked: vault.isLocked, itemCount: vault.count,
                     isPrivate: vault.isPrivate, isHidden: vault.isHidden, isDefault: readAlias("default") == id,
-                    policy: vault.header?.passcodePolicy, damage: vault.damage.joined(separator: "; ")))
+                    policy: vault.header?.passcodePolicy, damage: vault.damage.joined(separator: "; "),
+                    lockedSearch: vault.lockedSearch.description))
         }
         for (name, reason) in damaged {
             list.append(
@@ -94,10 +97,12 @@ extension SecretService {
     /// ``JournalResealing`` after checking the whole journal: the journal, not memory, is what
     /// the new file must match, so this is right also when called between a record's append and
     /// the in-memory change it describes. Upgrades a format 1 journal. The caller holds the
-    /// write turn.
+    /// write turn. `tagging` remakes the item records' tags (a change of locked search).
     ///
     /// - Returns: The bytes reclaimed.
-    func rechain(_ vault: CollectionVault) async throws(ServiceError) -> UInt64 {
+    func rechain(_ vault: CollectionVault, tagging: JournalResealing.Tagging = .kept) async throws(ServiceError)
+        -> UInt64
+    {
         guard let space = vault.space else { return 0 }
         guard let sealer = vault.sealer else { throw .isLocked }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
@@ -113,7 +118,8 @@ extension SecretService {
         let start = (vault.tip?.sequence ?? 0) + 1
         let resealed = await BlockingWork.result { () throws(VaultDamage) in
             try JournalResealing.reseal(
-                journal, space: space, sealer: sealer, expected: expected, start: start, file: file)
+                journal, space: space, sealer: sealer, expected: expected, start: start, file: file,
+                tagging: tagging)
         }
         guard case .success(let result) = resealed else {
             if case .failure(let damage) = resealed {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 public import PuffCrypto
-import PuffStore
+public import PuffStore
 
 extension SecretService {
     /// Whether the vault has its passcode (its catalog exists).
@@ -45,14 +45,19 @@ extension SecretService {
     }
 
     /// Creates a collection under `passcode`, which must meet `policy`, and announces it (hidden
-    /// ones are not announced); `aliases` then name it.
+    /// ones are not announced); `aliases` then name it. `lockedSearch` says whether its items are
+    /// found while it is locked (issue 24 item 6); a private or hidden collection is `never`.
     ///
     /// - Throws: ``ServiceError/notInitialized``, ``ServiceError/limitExceeded(_:)``,
-    ///   ``ServiceError/passcodePolicy(_:)``, ``ServiceError/failed(_:)``.
+    ///   ``ServiceError/passcodePolicy(_:)``, ``ServiceError/invalidArgument(_:)`` for a
+    ///   private collection asked to be searched while locked, ``ServiceError/failed(_:)``.
     public func createCollection(
         label: String, passcode: SecureBytes?, isPrivate: Bool, isHidden: Bool, policy: PasscodePolicy = .standard,
-        aliases: [String] = []
+        aliases: [String] = [], lockedSearch: VaultHeader.LockedSearch? = nil
     ) async throws(ServiceError) -> CollectionID {
+        if isPrivate || isHidden, let lockedSearch, lockedSearch != .never {
+            throw .invalidArgument("a private collection has no blind index: its locked search is never")
+        }
         try checkLabel(label)
         await beginWrite()
         defer { endWrite() }
@@ -63,7 +68,8 @@ extension SecretService {
         if isPrivate || isHidden { flags.insert(.private) }
         if isHidden { flags.insert(.hidden) }
         return try await makeCollection(
-            id: id, label: label, passcode: passcode, policy: policy, flags: flags, aliases: aliases
+            id: id, label: label, passcode: passcode, policy: policy, flags: flags, aliases: aliases,
+            lockedSearch: lockedSearch ?? .always
         ).id
     }
 
@@ -75,17 +81,20 @@ extension SecretService {
     ///   `passcode` does not meet `policy`; ``ServiceError/failed(_:)``.
     func makeCollection(
         id: CollectionID, label: String, passcode: SecureBytes?, policy: PasscodePolicy = .standard,
-        flags: VaultHeader.Flags, aliases: [String], announce: Bool = true, creator: ClientID? = nil
+        flags: VaultHeader.Flags, aliases: [String], announce: Bool = true, creator: ClientID? = nil,
+        lockedSearch: VaultHeader.LockedSearch = .always
     ) async throws(ServiceError) -> CollectionVault {
         if let passcode, !policy.admits(passcode) { throw .passcodePolicy(policy) }
         let hidden = flags.contains(.hidden)
         let kdf = hidden ? catalog!.hiddenKDF : mode.kdf
         let salt = hidden ? catalog!.hiddenSalt : PasscodeKDF.newSalt()
         let space = SpaceID.random()
+        let search = flags.contains(.private) ? .never : lockedSearch
         var header = VaultHeader(
             flags: flags, kdf: kdf, salt: salt, policyKind: policy.headerKind,
             policyMinimumLength: UInt8(clamping: policy.minimumLength), space: space,
-            indexKey: flags.contains(.private) ? nil : SecureRandom.bytes(32), collectionID: hidden ? nil : id.rawValue)
+            indexKey: search == .always ? SecureRandom.bytes(32) : nil, collectionID: hidden ? nil : id.rawValue,
+            lockedSearch: search)
         let master = MasterKey()
         let passcodeKey = try await passcodeKey(passcode, header: header)
         do {

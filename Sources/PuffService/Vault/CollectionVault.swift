@@ -31,6 +31,10 @@ final class CollectionVault {
     private(set) var hasher: KeyedHash
     private(set) var items: ItemTable
     private var index: AttributeIndex
+    /// Whether ``index`` answers for items not in memory: true from start for a collection whose
+    /// locked search is `always`, and from the first unlock of this run for `after-unlock` (then
+    /// kept across `Lock`); a `never` collection drops it on `Lock` (issue 24 item 6).
+    private(set) var isIndexed: Bool
     /// The newest collection record of a collection not opened yet.
     var pendingCollectionRecord: [UInt8]?
     /// The newest deletion record of a collection not opened yet, whose time counts for `Modified`.
@@ -67,6 +71,7 @@ final class CollectionVault {
         hasher = opened.hasher
         items = opened.items
         index = opened.index
+        isIndexed = true
         deadRecords = opened.deadRecords
         settings = opened.settings
         format = opened.format
@@ -88,6 +93,7 @@ final class CollectionVault {
         hasher = scanned.hasher
         items = scanned.items
         index = scanned.index
+        isIndexed = header.lockedSearch == .always
         pendingCollectionRecord = scanned.collectionRecord
         pendingDeletionRecord = scanned.deletionRecord
         pendingSettingsRecords = scanned.settingsRecords
@@ -99,6 +105,8 @@ final class CollectionVault {
 
     var isPrivate: Bool { header?.flags.contains(.private) ?? false }
     var isHidden: Bool { header?.flags.contains(.hidden) ?? false }
+    /// Whether, and from when, its items are found while it is locked (the header says).
+    var lockedSearch: VaultHeader.LockedSearch { header?.lockedSearch ?? .always }
 
     /// Item numbers in creation order.
     var order: [UInt64] { items.numbers }
@@ -117,6 +125,7 @@ final class CollectionVault {
             fields.nextItemNumber = next
             items = opened.items
             index = opened.index
+            isIndexed = true
             hasher = opened.hasher
             // Opened from a scan's live records, it counts none dead: the scan counted them.
             deadRecords = max(deadRecords, opened.deadRecords)
@@ -135,7 +144,8 @@ final class CollectionVault {
 
     /// Wipes the keys and stops the auto-lock timer. A collection also forgets what it shows of
     /// its items, so that clients see the same after `Lock` as after a restart (Part A item 11):
-    /// a private one everything, another one all but item numbers and the blind index.
+    /// a private one everything, another one all but item numbers and the blind index (which a
+    /// `never` collection drops too).
     func lock() {
         isLocked = true
         sealer = nil
@@ -144,12 +154,20 @@ final class CollectionVault {
         activity = nil
         guard isPrivate else {
             forgetMetadata()
+            if lockedSearch == .never { dropIndex() }
             return
         }
         items = ItemTable()
-        index = AttributeIndex()
+        dropIndex()
         settings = [:]
         isOpen = false
+    }
+
+    /// Forgets the blind index; the next unlock builds it again.
+    private func dropIndex() {
+        index = AttributeIndex()
+        hasher = KeyedHash()
+        isIndexed = false
     }
 
     /// Keeps only what a collection read from its journal without a key shows: item numbers (with
@@ -169,6 +187,17 @@ final class CollectionVault {
             aliases: [])
         isOpen = false
         readsJournalToOpen = true
+    }
+
+    /// Builds the index of an open collection again under `hasher` (its locked search changed).
+    func reindex(under hasher: KeyedHash) {
+        guard isOpen else { return }
+        self.hasher = hasher
+        index = AttributeIndex(hasher: hasher)
+        for number in items.numbers {
+            if let item = items[number] { index.insert(number, attributes: item.attributeList) }
+        }
+        isIndexed = true
     }
 
     /// Adds a new item, whose number is higher than every other's.
@@ -197,8 +226,12 @@ final class CollectionVault {
     }
 
     /// Numbers of the items whose attributes include every pair of `query`, in creation order.
+    /// A locked collection without its index finds nothing.
     func search(_ query: Attributes) -> [UInt64] {
-        guard isOpen else { return index.intersection(for: query) ?? order }
+        guard isOpen else {
+            guard isIndexed else { return [] }
+            return index.intersection(for: query) ?? order
+        }
         guard let candidates = index.candidates(for: query) else { return order }
         return candidates.filter { items[$0]?.attributeList.contains(query) ?? false }
     }
@@ -209,8 +242,12 @@ final class CollectionVault {
         return index.candidates(exactly: wanted).first { items[$0]?.attributeList.hasSameBytes(as: wanted) ?? false }
     }
 
-    /// The blind index tags an item record carries: none in a private collection.
+    /// The blind index tags an item record carries: only a collection whose locked search is
+    /// `always` writes any (a private one is `never`).
     func tags(of attributes: AttributeList) -> [UInt8] {
-        isPrivate ? [] : index.tags(of: attributes)
+        writesTags ? index.tags(of: attributes) : []
     }
+
+    /// Whether its records carry blind index tags.
+    var writesTags: Bool { !isPrivate && lockedSearch == .always }
 }

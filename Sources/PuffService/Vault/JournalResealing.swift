@@ -16,14 +16,23 @@ enum JournalResealing {
         var deadRecords: Int
     }
 
+    /// The blind index tags the item records get when sealed again.
+    enum Tagging: Sendable {
+        /// The tags each had (compaction, repair).
+        case kept
+        /// Tags made from each item's attributes under this hasher, or none for nil: a change of
+        /// the collection's locked search (issue 24 item 6).
+        case remade(KeyedHash?)
+    }
+
     /// Checks that every record of `journal` authenticates in its place and that the chain ends
     /// at `expected` (what the service last appended), then seals the kept records from
-    /// sequence number `start` on.
+    /// sequence number `start` on, tagged as `tagging` says.
     ///
     /// - Throws: ``VaultDamage`` naming what does not hold; nothing is written then.
     static func reseal(
         _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, expected: JournalChain.Tip?, start: UInt64,
-        file: String
+        file: String, tagging: Tagging = .kept
     ) throws(VaultDamage) -> Result {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
@@ -46,7 +55,8 @@ enum JournalResealing {
             }
         }
         return try resealKept(
-            journal.records, format: journal.version, space: space, sealer: sealer, start: start, file: file)
+            journal.records, format: journal.version, space: space, sealer: sealer, start: start, file: file,
+            tagging: tagging)
     }
 
     /// Keeps of `journal` only the records that authenticate in their place in the chain, for
@@ -89,7 +99,7 @@ enum JournalResealing {
     /// Seals the records ``JournalCompaction`` keeps of `records` again, chained from `start`.
     private static func resealKept(
         _ records: [JournalReplay.Record], format: UInt8, space: SpaceID, sealer: SecretSealer, start: UInt64,
-        file: String
+        file: String, tagging: Tagging = .kept
     ) throws(VaultDamage) -> Result {
         let kept = try JournalCompaction.kept(records, format: format, file: file)
         var result = Result(records: [], tip: nil, head: nil, deadRecords: kept.deadRecords)
@@ -100,8 +110,15 @@ enum JournalResealing {
             guard let old = try? VaultRecord(decoding: bytes, format: format),
                 let plaintext = try? old.open(space: space, sealer: sealer)
             else { throw VaultDamage(message: "\(file): a kept record no longer authenticates") }
+            var tags = old.tags
+            if case .remade(let hasher) = tagging, old.kind == .item {
+                guard let fields = try? ItemFields.parse(plaintext, wantsSecret: false).0 else {
+                    throw VaultDamage(message: "\(file): a kept item record does not parse")
+                }
+                tags = hasher.map { AttributeIndex(hasher: $0).tags(of: fields.attributes) } ?? []
+            }
             let record = VaultRecord(
-                kind: old.kind, number: old.number, tags: old.tags, plaintext: plaintext, space: space, sealer: sealer,
+                kind: old.kind, number: old.number, tags: tags, plaintext: plaintext, space: space, sealer: sealer,
                 link: link)
             result.records.append(record.encoded())
             link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)

@@ -95,7 +95,11 @@ package enum VaultOpening {
                 scanned.items[record.number] = StoredItem(
                     collection: header.collectionID ?? "", number: record.number, label: "", attributes: [:],
                     type: "", contentType: "", sealedSecret: stored.bytes, created: 0, modified: 0)
-                record.tags.withUnsafeBytes { scanned.index.insert(record.number, tags: $0) }
+                // Only `always` searches from the tags; others write none (a crash while the mode
+                // changed may leave some, which then count for nothing).
+                if header.lockedSearch == .always {
+                    record.tags.withUnsafeBytes { scanned.index.insert(record.number, tags: $0) }
+                }
             }
         }
         chain.skipDamage(&damaged, before: .max)
@@ -178,7 +182,9 @@ package enum VaultOpening {
                         type: itemFields.type, contentType: itemFields.contentType, sealedSecret: [],
                         created: itemFields.created, modified: itemFields.modified)
                     item.attributeList = itemFields.attributes
-                    if !header.flags.contains(.private), record.tags != index.tags(of: item.attributeList) {
+                    if header.lockedSearch == .always, !record.tags.isEmpty,
+                        record.tags != index.tags(of: item.attributeList)
+                    {
                         // The record authenticated: the header's index key is not the one it was written with.
                         chain.note(at: stored.offset, "the record's index tags do not match its attributes")
                     }
@@ -217,8 +223,9 @@ package enum VaultOpening {
             settings: settings, format: journal.version, tip: journal.version >= 2 ? chain.tip : nil, damage: damage)
     }
 
-    /// The blind index key: the header's (visible collections), or a sub-key of the master key
-    /// for a private collection, whose index never leaves memory (nil while locked).
+    /// The blind index key: the header's (locked search `always`), or else a sub-key of the
+    /// master key, whose index never leaves memory (nil while locked): private collections,
+    /// `after-unlock` and `never`.
     static func indexHasher(header: VaultHeader, master: MasterKey?) -> KeyedHash? {
         if let key = header.indexKey { return try? KeyedHash(key: SecureBytes(unwipedCopyOf: key)) }
         guard let master else { return KeyedHash() }

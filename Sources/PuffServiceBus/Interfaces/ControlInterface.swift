@@ -27,6 +27,7 @@ extension SecretInterfaces {
                             "items": .uint32(UInt32(clamping: entry.itemCount)), "private": .boolean(entry.isPrivate),
                             "hidden": .boolean(entry.isHidden), "default": .boolean(entry.isDefault),
                             "damaged": .string(entry.damage), "store": .string(status.storeKind),
+                            "locked_search": .string(entry.lockedSearch),
                         ]
                         return .variantDictionary(fields.merging(entry.policy?.statusEntries ?? [:]) { $1 })
                     }
@@ -71,8 +72,17 @@ extension SecretInterfaces {
                     let id = try await service.createCollection(
                         label: try call.argument(0, \.string), passcode: try await call.passcode(2),
                         isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false,
-                        policy: policy)
+                        policy: policy, lockedSearch: try options["locked_search"].map(LockedSearchName.mode))
                     return [.string(id.rawValue)]
+                },
+                controlMethod(
+                    "SetLockedSearch", in: [.init("collection", "s"), .init("mode", "s"), .init("passcode", "h")]
+                ) { call in
+                    let mode = try LockedSearchName.mode(.string(try call.argument(1, \.string)))
+                    try await service.setLockedSearch(
+                        mode, of: CollectionID(try call.argument(0, \.string)), passcode: try await call.passcode(2),
+                        caller: call.caller)
+                    return []
                 },
                 controlMethod(
                     "DeleteCollection", in: [.init("collection", "s"), .init("options", "a{sv}")],
@@ -202,6 +212,19 @@ extension DeletedCollection {
             "id": .string(id ?? ""), "label": .string(label), "items": .uint32(UInt32(clamping: itemCount)),
             "deleted_at": .uint64(deletedAt), "name": .string(name), "hidden": .boolean(id == nil),
         ]
+    }
+}
+
+/// The `locked_search` option of `CreateCollection` and the mode of `SetLockedSearch`.
+enum LockedSearchName {
+    /// The mode `value` names: `always`, `after-unlock` or `never`.
+    ///
+    /// - Throws: ``ServiceError/invalidArgument(_:)`` for another name or type.
+    static func mode(_ value: DBusValue) throws(ServiceError) -> LockedSearch {
+        guard let name = value.string, let mode = LockedSearch(name: name) else {
+            throw .invalidArgument("locked_search must be always, after-unlock or never")
+        }
+        return mode
     }
 }
 

@@ -45,6 +45,16 @@ public protocol AuditStore: Sendable {
     /// Syncs and closes the space's log, which stays where it is (its collection was set aside,
     /// and its files with it); a later append opens it again.
     func closeLog(_ space: SpaceID)
+
+    /// Every space's log files as they are now, for a backup (``VaultSnapshot``): whole entries
+    /// only, since appends wait while this runs.
+    ///
+    /// - Throws: ``StoreError/readFailed(_:)``.
+    func snapshotFiles() throws(StoreError) -> [VaultSnapshot.File]
+}
+
+extension AuditStore {
+    public func snapshotFiles() throws(StoreError) -> [VaultSnapshot.File] { [] }
 }
 
 /// What ``AuditStore/entries(of:)`` read.

@@ -200,6 +200,19 @@ public final class FileAuditStore: AuditStore {
         }
     }
 
+    public func snapshotFiles() throws(StoreError) -> [VaultSnapshot.File] {
+        try state.withLock { (_) throws(StoreError) in
+            var files: [VaultSnapshot.File] = []
+            for name in try FileRecordStore.names(in: folder).sorted()
+            where BackupArchive.isVaultFile(name) && (name.hasSuffix(".audit") || name.hasSuffix(".audit.1")) {
+                if let file = try VaultSnapshot.capture("\(folder)/\(name)", name: name, whole: false) {
+                    files.append(file)
+                }
+            }
+            return files
+        }
+    }
+
     public func remove(_ space: SpaceID) throws(StoreError) {
         try state.withLock { (state) throws(StoreError) in
             if let writer = state.writers.removeValue(forKey: space) { close(writer.fd) }

@@ -35,6 +35,13 @@ public actor FileRecordStore: RecordStore {
             close(lockFD)
             throw .busy("another puffd is using \(folder)")
         }
+        do throws(StoreError) {
+            // A restore a crash interrupted is finished before anything is read.
+            try Self.finishRestore(in: folder)
+        } catch {
+            close(lockFD)
+            throw error
+        }
         self.folder = folder
         self.lockFD = lockFD
     }

@@ -210,4 +210,20 @@ public actor MemoryRecordStore: RecordStore {
         if let failsAlways { throw failsAlways }
         if !pendingFailures.isEmpty { throw pendingFailures.removeFirst() }
     }
+
+    public func snapshot() throws(StoreError) -> VaultSnapshot {
+        throw .writeFailed("a vault kept in memory has no files to back up")
+    }
+
+    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) -> String? { nil }
+
+    public func stageRestore(from fd: Int32, path: String) throws(StoreError) -> StagedRestore {
+        throw .writeFailed("a vault kept in memory cannot be restored from a backup")
+    }
+
+    public func commitRestore(_ staged: StagedRestore) throws(StoreError) {
+        throw .writeFailed("a vault kept in memory cannot be restored from a backup")
+    }
+
+    public func discardRestore(_ staged: StagedRestore) {}
 }

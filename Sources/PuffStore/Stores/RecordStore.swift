@@ -112,6 +112,30 @@ public protocol RecordStore: Sendable {
 
     /// Where the store keeps its files, for `status`; nil for memory.
     var location: String? { get }
+
+    /// The vault's files now (catalog, headers, journals, heads, deleted collections), to be
+    /// written as a backup later; the caller makes sure no write runs while this does. Audit logs
+    /// come from the ``AuditStore``.
+    ///
+    /// - Throws: ``StoreError/readFailed(_:)``; a memory store has no files to snapshot.
+    func snapshot() async throws(StoreError) -> VaultSnapshot
+
+    /// Writes `snapshot` into the vault's snapshot folder, keeping the newest `keep`.
+    ///
+    /// - Returns: Its path, or nil when `keep` is 0.
+    func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) async throws(StoreError) -> String?
+
+    /// Unpacks the backup on `fd` beside the vault, checked whole, without touching the vault.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming `path` and the offset.
+    func stageRestore(from fd: Int32, path: String) async throws(StoreError) -> StagedRestore
+
+    /// Replaces the vault's files with `staged`'s; a crash in the middle finishes at the next
+    /// start. The caller makes sure no write runs meanwhile.
+    func commitRestore(_ staged: StagedRestore) async throws(StoreError)
+
+    /// Removes what ``stageRestore(from:path:)`` unpacked, when the restore does not go on.
+    func discardRestore(_ staged: StagedRestore) async
 }
 
 /// Names one collection's files: 16 random bytes, so a file name says nothing about the collection.

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+public import PuffCrypto
+public import PuffStore
+
+/// Whether, and from when, a locked collection's items are found by search (the header's mode).
+public typealias LockedSearch = VaultHeader.LockedSearch
+
+extension LockedSearch {
+    /// The mode named `name` (as ``description`` spells it: `always`, `after-unlock`, `never`).
+    public init?(name: String) {
+        guard let mode = Self.allCases.first(where: { $0.description == name }) else { return nil }
+        self = mode
+    }
+
+    /// How much a thief with the files learns: `always` most, `never` least (`after-unlock` keeps
+    /// nothing more on disk than `never`; it keeps the index in memory).
+    var exposure: Int {
+        switch self {
+        case .always: 2
+        case .afterUnlock: 1
+        case .never: 0
+        }
+    }
+}
+
+extension SecretService {
+    /// Changes whether a collection's items are found while it is locked (issue 24 item 6).
+    ///
+    /// The mode is bound into the wrap of the master key, so the header is wrapped again under
+    /// the same passcode: `passcode` is needed whichever way the change goes, and is the person's
+    /// consent to a weaker mode. A locked collection is unlocked by it first. Going to `always`
+    /// puts a fresh index key in the header and tags every item record under it; leaving
+    /// `always` destroys the key and writes the records without tags (the journal is sealed
+    /// again, compacted); between `after-unlock` and `never` only the header changes. The order
+    /// of the two writes leaves, after a crash between them, a journal without tags: never
+    /// weaker than either mode (running the change again finishes it). Every change, done or
+    /// refused, is audited in the collection.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/invalidArgument(_:)`` for a
+    ///   private collection, ``ServiceError/wrongPasscode``, ``ServiceError/damaged(_:)``,
+    ///   ``ServiceError/failed(_:)``.
+    public func setLockedSearch(
+        _ mode: VaultHeader.LockedSearch, of id: CollectionID, passcode: SecureBytes, caller: Caller
+    ) async throws(ServiceError) {
+        guard let vault = collectionStates[id], let old = vault.header, vault.space != nil else {
+            throw .noSuchObject
+        }
+        guard !vault.isPrivate else {
+            throw .invalidArgument("a private collection has no blind index: its locked search is always never")
+        }
+        let change = "\(old.lockedSearch) → \(mode)"
+        let (master, passcodeKey): (MasterKey, SecureBytes)
+        do {
+            (master, passcodeKey) = try await unwrapKeys(of: id, passcode: passcode)
+        } catch {
+            audit(
+                .lockedSearch, of: ItemID(collection: id, number: 0), label: change, caller: caller,
+                result: Self.auditResult(of: error))
+            throw error
+        }
+        if vault.isLocked { try await open(vault, master: master) }
+        await beginWrite()
+        defer { endWrite() }
+        guard collectionStates[id] === vault, !vault.isLocked, let current = vault.header else { throw .noSuchObject }
+        // Running `always` again re-tags the journal: it finishes a change a crash interrupted.
+        guard mode != current.lockedSearch || mode == .always else { return }
+        try await audited(.lockedSearch, of: ItemID(collection: id, number: 0), label: change, caller: caller) {
+            () throws(ServiceError) in
+            try await rewriteForLockedSearch(mode, vault: vault, master: master, passcodeKey: passcodeKey)
+        }
+        logger.notice(
+            "Locked search changed",
+            metadata: [
+                "collection.id": "\(id)", "change": "\(change)", "client.name": "\(caller.client.rawValue)",
+                "weaker": "\(mode.exposure > current.lockedSearch.exposure)",
+            ])
+    }
+
+    /// The master key and the passcode key of `id`, with the wrong-passcode delay of an unlock.
+    private func unwrapKeys(of id: CollectionID, passcode: SecureBytes) async throws(ServiceError)
+        -> (MasterKey, SecureBytes)
+    {
+        try await passcodeAttempt(id.rawValue) { () throws(ServiceError) in
+            guard let header = collectionStates[id]?.header else { throw .noSuchObject }
+            let key = try await passcodeKey(passcode, header: header)
+            guard
+                let master = try? MasterKey.unwrap(
+                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+            else { throw .wrongPasscode }
+            return (master, key)
+        }
+    }
+
+    /// Writes the header of `mode` and, when the tags change, the journal, in the order that
+    /// never leaves tags beside a key a thief can read; then re-indexes memory. The caller holds
+    /// the write turn; `vault` is unlocked.
+    private func rewriteForLockedSearch(
+        _ mode: VaultHeader.LockedSearch, vault: CollectionVault, master: MasterKey, passcodeKey: SecureBytes
+    ) async throws(ServiceError) {
+        guard var header = vault.header, let space = vault.space else { throw .noSuchObject }
+        let wasTagged = header.lockedSearch == .always
+        header.version = VaultHeader.formatVersion
+        header.lockedSearch = mode
+        header.indexKey = mode == .always ? (header.indexKey ?? SecureRandom.bytes(32)) : nil
+        guard let wrapped = try? master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData) else {
+            throw .failed("the collection key could not be wrapped")
+        }
+        header.wrappedKey = wrapped
+        let hasher = header.indexKey.flatMap { try? KeyedHash(key: SecureBytes(unwipedCopyOf: $0)) }
+        guard (hasher != nil) == (mode == .always) else { throw .failed("the index key could not be made") }
+        if mode == .always {
+            // The key first: tags never sit on disk under a key that is nowhere.
+            try await saveHeader(header, of: vault)
+            _ = try await rechain(vault, tagging: .remade(hasher))
+        } else {
+            // The tags go first: the key stays on disk only while no tags it opens are left.
+            if wasTagged { _ = try await rechain(vault, tagging: .remade(nil)) }
+            try await saveHeader(header, of: vault)
+        }
+        vault.reindex(under: hasher ?? (try? KeyedHash(key: master.subkey(.blindIndex))) ?? KeyedHash())
+    }
+
+    /// Replaces the collection's header file and its copy in memory.
+    private func saveHeader(_ header: VaultHeader, of vault: CollectionVault) async throws(ServiceError) {
+        guard let space = vault.space else { throw .noSuchObject }
+        do {
+            try await store.replaceHeader(header.encoded(), of: space)
+        } catch {
+            logger.error("Writing a header failed", metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
+            throw .failed("the new locked search could not be saved: \(error)")
+        }
+        vault.header = header
+    }
+}
