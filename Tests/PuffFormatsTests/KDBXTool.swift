@@ -53,8 +53,20 @@ enum KDBXTool {
         return stdout
     }
 
-    /// A fixture made by `make-cli` (keepassxc-cli, KDBX 3.1) or `make-py` (pykeepass, KDBX 4).
+    /// Fixtures made once per test run (each costs the tools' KDF several times).
+    private static let made: [String: Result<[UInt8], any Error>] = Dictionary(
+        uniqueKeysWithValues: ["make-cli", "make-cli-rm", "make-py"].map { command in
+            (command, Result { try makeNow(command) })
+        })
+
+    /// A fixture made by `make-cli` (keepassxc-cli, KDBX 3.1), `make-cli-rm` (the same after an
+    /// `rm`, KDBX 4.1) or `make-py` (pykeepass, KDBX 4).
     static func make(_ command: String) throws -> [UInt8] {
+        guard let result = made[command] else { throw Failure(description: "no fixture \(command)") }
+        return try result.get()
+    }
+
+    private static func makeNow(_ command: String) throws -> [UInt8] {
         let file = try folder().appendingPathComponent("fixture.kdbx")
         try run(command, file)
         return [UInt8](try Data(contentsOf: file))

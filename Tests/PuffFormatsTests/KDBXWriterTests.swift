@@ -23,7 +23,8 @@ import Testing
             PortableItem(
                 label: "Grüße 🔑 ünïcødé",
                 attributes: [
-                    "xdg:schema": "org.example.Test", "ключ": "значение ✓", "user": "ålice", "url": "https://example.org/ü",
+                    "xdg:schema": "org.example.Test", "ключ": "значение ✓", "user": "ålice",
+                    "url": "https://example.org/ü",
                 ],
                 secret: secure("pässword 🔐"), created: 1_457_067_967, modified: 1_565_345_472),
             PortableItem(
@@ -114,7 +115,8 @@ import Testing
     @Test func whatKDBXCannotCarryIsRefusedBeforeWriting() {
         let taken = PortableCollection(
             label: "c", items: [PortableItem(label: "x", attributes: ["Title": "t"], secret: Self.secure("s"))])
-        #expect(throws: ForeignFormatError.cannotCross("item 1 has an attribute named Title, which is a KeePass field")) {
+        #expect(throws: ForeignFormatError.cannotCross("item 1 has an attribute named Title, which is a KeePass field"))
+        {
             try KDBXWriter.write(taken, passcode: KDBXTool.passcode, settings: Self.settings[0])
         }
         let control = PortableCollection(

@@ -55,13 +55,3 @@ enum LittleEndian {
         (0..<(T.bitWidth / 8)).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 }
-
-/// `Array.withUnsafeBytes` with a typed error (the standard library's rethrows untyped).
-func withBytes<R>(
-    of array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(ForeignFormatError) -> R
-) throws(ForeignFormatError) -> R {
-    let result = array.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result<R, ForeignFormatError> in
-        do throws(ForeignFormatError) { return .success(try body(bytes)) } catch { return .failure(error) }
-    }
-    return try result.get()
-}
