@@ -26,7 +26,8 @@ public enum KDBXReader: ForeignFileReader {
         }
     }
 
-    private static func open(_ bytes: [UInt8], passcode: SecureBytes?) throws(ForeignFormatError) -> PortableCollection {
+    private static func open(_ bytes: [UInt8], passcode: SecureBytes?) throws(ForeignFormatError) -> PortableCollection
+    {
         try withBytes(of: bytes) { (raw: UnsafeRawBufferPointer) throws(ForeignFormatError) -> PortableCollection in
             var cursor = ByteCursor(raw)
             let header = try KDBXHeader.read(&cursor)
