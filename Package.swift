@@ -96,7 +96,7 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
-        .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto"]),
+        .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(
