@@ -19,16 +19,23 @@ struct FullFileSystemTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
-    /// Why the test cannot mount here, or nil when it can.
-    static var cannotMount: String? {
+    /// Why the test cannot mount here, or nil when it can: it tries a tmpfs in a private mount
+    /// namespace, as the driver does (a container without `CAP_SYS_ADMIN` refuses it even to root).
+    static func cannotMount(at folder: URL) async throws -> String? {
         if geteuid() != 0 { return "not root: mounting a tmpfs needs root" }
         if !FileManager.default.isExecutableFile(atPath: unshare) { return "\(unshare) is missing" }
-        return nil
+        let probe = folder.appendingPathComponent("probe")
+        try FileManager.default.createDirectory(at: probe, withIntermediateDirectories: true)
+        let tried = try await ChildProcess.run(
+            unshare,
+            ["--mount", "--propagation", "private", "mount", "-t", "tmpfs", "-o", "size=64k", "probe", probe.path],
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        return tried.status == 0 ? nil : "unshare --mount with a tmpfs failed: \(tried.output.prefix(200))"
     }
 
     @Test func aFullOrReadOnlyFileSystemIsToldToClientsInWordsAndLosesNothingAcknowledged() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        if let reason = Self.cannotMount {
+        if let reason = try await Self.cannotMount(at: folder) {
             if ProcessInfo.processInfo.environment["PUFF_REQUIRE_MOUNT"] == "1" {
                 Issue.record("PUFF_REQUIRE_MOUNT=1 but \(reason)")
             } else {
