@@ -92,8 +92,10 @@ struct RekeyFlowTests {
         puffd = try await daemon(vault)
         #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "old pass\n").status == 2)
         #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "new pass\n").status == 0)
-        #expect(try await secretTool(puffd, ["lookup", "service", "rekey-e2e", "when", "before"]).output == "stored-before")
-        #expect(try await secretTool(puffd, ["lookup", "service", "rekey-e2e", "when", "after"]).output == "stored-after")
+        #expect(
+            try await secretTool(puffd, ["lookup", "service", "rekey-e2e", "when", "before"]).output == "stored-before")
+        #expect(
+            try await secretTool(puffd, ["lookup", "service", "rekey-e2e", "when", "after"]).output == "stored-after")
         let audit = try await puffctl(puffd, ["audit"])
         #expect(audit.status == 0 && audit.output.contains("before"), "the audit entries before passwd still read")
         _ = await puffd.terminate()
