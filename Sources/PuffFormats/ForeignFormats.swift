@@ -10,12 +10,14 @@ public enum ForeignFormats {
     public static let readers: [any ForeignFileReader.Type] = [
         LibsecretFile.self,
         GnomeKeyringFile.self,
+        KDBXReader.self,
     ]
 
     /// Every file writer.
     public static let writers: [any ForeignFileWriter.Type] = [
         LibsecretFile.self,
         GnomeKeyringFile.self,
+        KDBXWriter.self,
     ]
 
     /// How many bytes of a file content detection looks at.
