@@ -141,6 +141,8 @@ let package = Package(
         .executableTarget(name: "PuffFuzzDecode", dependencies: ["PuffDBus"]),
         // libFuzzer target for the vault reader: journal framing, header, catalog, records, payloads (`make fuzz`).
         .executableTarget(name: "PuffFuzzVault", dependencies: ["PuffStore", "PuffService", "PuffCrypto"]),
+        // libFuzzer target for the foreign-format readers an import runs (gnome-keyring, libsecret, KDBX).
+        .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto"]),
     ]
 )
 

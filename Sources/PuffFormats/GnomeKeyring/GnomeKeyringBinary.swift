@@ -71,6 +71,10 @@ public enum GnomeKeyringBinary: ForeignFileReader {
             _ = try reader.uint32("the flags")
             _ = try reader.uint32("the lock timeout")
             let iterations = try reader.uint32("the hash iteration count")
+            // Checked before the salt: a planted file must not hold puffctl for hours of SHA-256.
+            guard iterations <= ForeignKDFLimits.gnomeKeyringIterations else {
+                throw .unsupported("\(iterations) hash iterations")
+            }
             guard reader.remaining >= GnomeKeyringCipher.saltLength else { throw reader.damage("the salt is cut off") }
             let salt = Array(raw[reader.offset..<reader.offset + GnomeKeyringCipher.saltLength])
             try reader.skip(GnomeKeyringCipher.saltLength, "the salt")

@@ -127,7 +127,7 @@ struct KDBXHeader {
             guard let transformSeed = fields[5], transformSeed.count == 32, let rounds = fields[6], rounds.count == 8
             else { throw .damaged("the AES-KDF seed or rounds are missing") }
             let count = rounds.reversed().reduce(0) { $0 << 8 | UInt64($1) }
-            guard count <= UInt64(UInt32.max) else { throw .unsupported("more than 2^32-1 AES-KDF rounds") }
+            guard count <= ForeignKDFLimits.aesKDFRounds else { throw .unsupported("more than 2^32-1 AES-KDF rounds") }
             kdf = .aes(seed: transformSeed, rounds: count)
             guard let streamKey = fields[8], let startBytes = fields[9], startBytes.count == 32,
                 let streamID = fields[10],
@@ -148,7 +148,7 @@ struct KDBXHeader {
         case KDF.aesID:
             guard case .bytes(let seed) = dictionary["S"], seed.count == 32, case .uint64(let rounds) = dictionary["R"]
             else { throw .damaged("the AES-KDF parameters are incomplete") }
-            guard rounds <= UInt64(UInt32.max) else { throw .unsupported("more than 2^32-1 AES-KDF rounds") }
+            guard rounds <= ForeignKDFLimits.aesKDFRounds else { throw .unsupported("more than 2^32-1 AES-KDF rounds") }
             return .aes(seed: seed, rounds: rounds)
         case KDF.argon2dID, KDF.argon2idID:
             guard case .bytes(let salt) = dictionary["S"], case .uint64(let iterations) = dictionary["I"],
@@ -157,7 +157,9 @@ struct KDBXHeader {
             else { throw .damaged("the Argon2 parameters are incomplete") }
             // The header gives bytes; the library takes KiB. Costs no tool offers are refused, not
             // tried: a planted file could ask for terabytes or years.
-            guard iterations >= 1, iterations <= UInt64(UInt32.max), memory >= 8 * 1024, memory <= 4 << 30 else {
+            guard iterations >= 1, memory >= 8 * 1024, memory <= ForeignKDFLimits.argon2MemoryBytes,
+                iterations <= ForeignKDFLimits.argon2WorkKiB / (memory / 1024), lanes >= 1, lanes <= 256
+            else {
                 throw .unsupported("Argon2 parameters out of range")
             }
             let parameters = Argon2.Parameters(

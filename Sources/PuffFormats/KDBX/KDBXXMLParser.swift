@@ -28,9 +28,24 @@ final class KDBXXMLParser: NSObject, XMLParserDelegate {
         self.stream = stream
     }
 
+    /// Whether `bytes` are well-formed UTF-8, checked in place (no copy of the decrypted XML).
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
     /// Parses `xml` (the decrypted bytes, read in place without a copy).
     static func parse(_ xml: UnsafeRawBufferPointer, stream: StreamCipher?) throws(ForeignFormatError) -> KDBXDocument {
         guard let base = xml.baseAddress else { throw .damaged("the database's XML is empty") }
+        // FoundationXML traps on a name that is not UTF-8 (a fuzzer's find); KeePass writes UTF-8.
+        guard isUTF8(xml) else { throw .damaged("the database's XML is not UTF-8") }
         let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: xml.count, deallocator: .none)
         let delegate = KDBXXMLParser(stream: stream)
         let parser = XMLParser(data: data)

@@ -21,7 +21,7 @@ extension LibsecretFile {
                 throw .damaged("header: the salt's size does not match its length")
             }
             let iterations = decoder.integer(fields[2])
-            guard iterations > 0, iterations <= UInt64(maximumIterations) else {
+            guard iterations > 0, iterations <= UInt64(ForeignKDFLimits.libsecretIterations) else {
                 throw .unsupported("\(iterations) key derivation rounds")
             }
             var blobs: [[UInt8]] = []

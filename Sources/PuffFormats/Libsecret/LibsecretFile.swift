@@ -28,9 +28,6 @@ public enum LibsecretFile: ForeignFileReader, ForeignFileWriter {
     static let saltSize = 32
     /// libsecret's and oo7's count.
     static let iterations = 100_000
-    /// A file asking for more rounds than this is refused, so a planted file cannot hold puffctl
-    /// for hours.
-    static let maximumIterations = 10_000_000
     /// oo7 keeps a secret's content type in this attribute; it becomes the item's content type.
     static let contentTypeAttribute = "xdg:content-type"
 
@@ -70,6 +67,13 @@ public enum LibsecretFile: ForeignFileReader, ForeignFileWriter {
     public static func write(_ collection: PortableCollection, passcode: SecureBytes) throws(ForeignFormatError)
         -> [UInt8]
     {
+        try write(collection, passcode: passcode, iterations: iterations)
+    }
+
+    /// ``write(_:passcode:)`` with another round count (the fuzzer's cheap seeds).
+    static func write(
+        _ collection: PortableCollection, passcode: SecureBytes, iterations: Int
+    ) throws(ForeignFormatError) -> [UInt8] {
         let salt = SecureRandom.bytes(saltSize)
         let key: SecureBytes
         do {
