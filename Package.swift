@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "PuffService",
             dependencies: [
-                "PuffCrypto", "PuffStore", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
+                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Prompters that reach a person outside the bus (pinentry).
@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "PuffServiceBus",
             dependencies: [
-                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion",
+                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "PuffServiceTests",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]

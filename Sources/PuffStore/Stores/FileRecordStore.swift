@@ -142,12 +142,16 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
+        try append(contentsOf: [record], to: space, head: head)
+    }
+
+    public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
         let path = journalPath(space)
         let fd = try appendDescriptor(space, path: path)
         let before = lseek(fd, 0, SEEK_END)
         guard before >= 0 else { throw .writeFailed("cannot seek \(path): \(DurableFiles.describe(errno))") }
         do throws(StoreError) {
-            try DurableFiles.writeAll(fd, JournalFraming.frame(record), path: path)
+            try DurableFiles.writeAll(fd, records.flatMap(JournalFraming.frame), path: path)
             guard fdatasync(fd) == 0 else {
                 throw .writeFailed("cannot fsync \(path): \(DurableFiles.describe(errno))")
             }
