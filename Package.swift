@@ -48,7 +48,8 @@ let package = Package(
         .target(
             name: "PuffService",
             dependencies: [
-                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats", .product(name: "Logging", package: "swift-log"),
+                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Prompters that reach a person outside the bus (pinentry).

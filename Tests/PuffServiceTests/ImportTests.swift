@@ -21,7 +21,8 @@ import Testing
     }
 
     static let source = [
-        item("Mail für Jürgen", "hunter2", attributes: ["service": "mail", "empty": ""], created: 1_000, modified: 2_000),
+        item(
+            "Mail für Jürgen", "hunter2", attributes: ["service": "mail", "empty": ""], created: 1_000, modified: 2_000),
         item("bank", "1234", attributes: ["service": "bank"], created: 3_000),
         item("no times", "x", attributes: ["k": "v"]),
     ]
@@ -59,7 +60,8 @@ import Testing
         let first = try await fixture.service.importItems(Self.source, into: .login, dryRun: false, caller: Self.caller)
         let appendsBefore = await fixture.storage.appendCount
 
-        let second = try await fixture.service.importItems(Self.source, into: .login, dryRun: false, caller: Self.caller)
+        let second = try await fixture.service.importItems(
+            Self.source, into: .login, dryRun: false, caller: Self.caller)
 
         #expect(kinds(second) == [.unchanged, .unchanged, .unchanged])
         #expect(second.map(\.item) == first.map(\.item))
@@ -128,7 +130,8 @@ import Testing
             caller: Self.caller)
 
         let entries = try await fixture.service.auditEntries().entries
-        #expect(entries.filter { $0.action == .create }.map(\.label).sorted() == ["Mail für Jürgen", "bank", "no times"])
+        #expect(
+            entries.filter { $0.action == .create }.map(\.label).sorted() == ["Mail für Jürgen", "bank", "no times"])
         #expect(entries.filter { $0.action == .replace }.map(\.label) == ["bank"])
     }
 
@@ -141,7 +144,8 @@ import Testing
         }
         #expect(error == .failed("the import could not be saved"))
         #expect(await fixture.service.itemIDs(in: .login).isEmpty)
-        let retried = try await fixture.service.importItems(Self.source, into: .login, dryRun: false, caller: Self.caller)
+        let retried = try await fixture.service.importItems(
+            Self.source, into: .login, dryRun: false, caller: Self.caller)
         #expect(kinds(retried) == [.added, .added, .added])
     }
 }

@@ -44,7 +44,9 @@ extension SecretService {
         try await persistImport(changed, in: state, replacing: plan.replaced.count, caller: caller)
         for record in plan.replaced {
             state.update(record.item)
-            emit(.itemChanged(ItemID(collection: collection, number: record.item.number), [.modified(record.item.modified)]))
+            emit(
+                .itemChanged(
+                    ItemID(collection: collection, number: record.item.number), [.modified(record.item.modified)]))
         }
         for record in plan.added {
             state.insert(record.item)
