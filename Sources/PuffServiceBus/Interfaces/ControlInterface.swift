@@ -152,7 +152,8 @@ extension SecretInterfaces {
                     }
                     return [.array(element: "a{sv}", items)]
                 },
-            ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + importMethods(context)
+            ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context)
+                + importMethods(context)
         )
     }
 }

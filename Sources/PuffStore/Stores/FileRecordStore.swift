@@ -23,6 +23,10 @@ public actor FileRecordStore: RecordStore {
     /// Where a head file's second slot starts: its own disk sector, so a torn write of one slot
     /// never reaches the other.
     static let headSlotSize = 512
+    /// Durable steps left before the store stops as if killed (``crash(afterSteps:)``, tests).
+    var stepsBeforeCrash: Int?
+    /// Whether it stopped so.
+    var crashed = false
 
     /// Opens (creating if needed) the vault folder and takes its lock.
     ///
@@ -83,6 +87,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) throws(StoreError) {
+        try checkRunning()
         let journal = journalPath(space)
         if access(journal, F_OK) != 0 {
             // The journal first: a header without its journal would be a space that cannot open.
@@ -146,15 +151,14 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
+        try checkRunning()
         let path = journalPath(space)
         let fd = try appendDescriptor(space, path: path)
         let before = lseek(fd, 0, SEEK_END)
         guard before >= 0 else { throw .writeFailed("cannot seek \(path): \(DurableFiles.describe(errno))") }
         do throws(StoreError) {
             try DurableFiles.writeAll(fd, records.flatMap(JournalFraming.frame), path: path)
-            guard fdatasync(fd) == 0 else {
-                throw .writeFailed("cannot fsync \(path): \(DurableFiles.describe(errno))")
-            }
+            guard fdatasync(fd) == 0 else { throw DurableFiles.writeError("cannot fsync", path, errno) }
             // After the record: a crash between the two leaves a head one record behind, which
             // reads as an append never acknowledged, never as records lost.
             if let head { try writeHead(head, of: space) }
@@ -177,16 +181,20 @@ public actor FileRecordStore: RecordStore {
         } else {
             current = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
         }
-        heads[space] = (current.fd, 1 - current.slot)
+        heads[space] = current
         let frame = JournalFraming.frame(head)
         let offset = off_t(current.slot * Self.headSlotSize)
         let written = frame.withUnsafeBytes { pwrite(current.fd, $0.baseAddress, $0.count, offset) }
         guard written == frame.count, fdatasync(current.fd) == 0 else {
-            throw .writeFailed("cannot write \(path): \(DurableFiles.describe(errno))")
+            // A short write on a full disk sets no errno. The turn stays with this slot, so the
+            // other one, the newest whole head, is not overwritten next.
+            throw DurableFiles.writeError("cannot write", path, written >= 0 && written < frame.count ? ENOSPC : errno)
         }
+        heads[space] = (current.fd, 1 - current.slot)
     }
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
+        try checkRunning()
         if let current = heads.removeValue(forKey: space) { close(current.fd) }
         try DurableFiles.replace(headPath(space), with: JournalFraming.frame(head), folder: folder)
     }
@@ -202,6 +210,7 @@ public actor FileRecordStore: RecordStore {
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
         throws(StoreError) -> UInt64
     {
+        try checkRunning()
         let path = journalPath(space)
         var info = stat()
         guard lstat(path, &info) == 0 else { throw .noSuchSpace(space) }
@@ -220,6 +229,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func remove(_ space: SpaceID) throws(StoreError) {
+        try checkRunning()
         if let fd = journals.removeValue(forKey: space) { close(fd) }
         if let head = heads.removeValue(forKey: space) { close(head.fd) }
         // The header first: without it the space is gone even if the journal's unlink is lost.
@@ -240,8 +250,10 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func replaceCatalog(_ bytes: [UInt8]) throws(StoreError) {
+        try checkRunning()
         try DurableFiles.replace(
             catalogPath, with: ChecksummedFile.encode(bytes, magic: ChecksummedFile.catalogMagic), folder: folder)
+        try passCrashPoint()
     }
 
     public func passcodeAttempts() throws(StoreError) -> [UInt8]? {
@@ -250,6 +262,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func replacePasscodeAttempts(_ bytes: [UInt8]) throws(StoreError) {
+        try checkRunning()
         try DurableFiles.replace(
             attemptsPath, with: ChecksummedFile.encode(bytes, magic: ChecksummedFile.attemptsMagic), folder: folder)
     }
