@@ -167,6 +167,63 @@ struct ItemShellFlowTests {
         #expect(locked.status == 4 && locked.output.contains("login is locked and was not searched"))
     }
 
+    @Test func mvMovesTheItemWholeAndSecretToolStillFindsIt() async throws {
+        let puffd = try await daemon()
+        let created = try await commands.puffctl(
+            puffd, ["collection", "create", "Work", "--stdin"], input: "work pass\n")
+        #expect(created.status == 0, "\(created.output)")
+        let store = try await commands.secretTool(
+            puffd, ["store", "--label=Moving ✈", "service", "mv-e2e", "user", "alice"], input: "moved secret")
+        #expect(store.status == 0)
+        let moved = try await commands.puffctl(puffd, ["mv", "service=mv-e2e", "Work"])
+        #expect(moved.status == 0 && moved.output.contains("from login/1 to Work/1"), "\(moved.output)")
+        let show = try await commands.puffctl(puffd, ["show", "service=mv-e2e", "--json"])
+        let object = try JSONSerialization.jsonObject(with: show.bytes) as? [String: Any]
+        #expect(object?["collection"] as? String == "Work" && object?["label"] as? String == "Moving ✈")
+        #expect(object?["attributes"] as? [String: String] == ["service": "mv-e2e", "user": "alice"])
+        let lookup = try await commands.secretTool(puffd, ["lookup", "service", "mv-e2e"])
+        #expect(lookup.bytes == Data("moved secret".utf8), "the secret arrived exactly")
+        let audit = try await commands.puffctl(puffd, ["audit", "--json"])
+        #expect(
+            audit.output.contains("\"create\"") && audit.output.contains("\"delete\""), "\(audit.output.prefix(600))")
+
+        // Into a locked collection: exit 3, the item stays where it is.
+        #expect(try await commands.puffctl(puffd, ["lock", "login"]).status == 0)
+        let locked = try await commands.puffctl(puffd, ["mv", "Work/1", "login"])
+        #expect(locked.status == 3 && locked.output.contains("puffctl unlock login"), "\(locked.output)")
+        let missing = try await commands.puffctl(puffd, ["mv", "Work/1", "nowhere"])
+        #expect(missing.status == 4, "\(missing.output)")
+        #expect(
+            try await commands.secretTool(puffd, ["lookup", "service", "mv-e2e"]).bytes == Data("moved secret".utf8))
+    }
+
+    /// A protected item moves only when the person confirms, as a read would need: puffctl goes
+    /// through puffd's access gate like any client (the test pinentry answers the CONFIRM).
+    @Test func mvOfAProtectedItemAsksThePersonFirst() async throws {
+        let access = AccessFlowTests()
+        defer { try? FileManager.default.removeItem(at: access.folder) }
+        let puffd = try await access.daemon(order: ["pinentry", "none"], answering: ["CANCEL", "OK"])
+        try await access.prepare(puffd, firstRun: true)
+        #expect(try await access.puffctl(puffd, ["protect", "service=access-e2e"]).status == 0)
+        let created = try await commands.puffctl(
+            puffd, ["collection", "create", "Work", "--stdin"], input: "work pass\n")
+        #expect(created.status == 0, "\(created.output)")
+
+        let refused = try await access.puffctl(puffd, ["mv", "service=access-e2e", "Work"])
+        #expect(refused.status == 1 && refused.output.contains("not moved"), "\(refused.output)")
+        let stayed = try await access.puffctl(puffd, ["show", "service=access-e2e", "--json"])
+        let before = try JSONSerialization.jsonObject(with: stayed.bytes) as? [String: Any]
+        #expect(before?["collection"] as? String == "login", "\(stayed.output)")
+
+        let moved = try await access.puffctl(puffd, ["mv", "service=access-e2e", "Work"])
+        #expect(moved.status == 0 && moved.output.contains("to Work/1"), "\(moved.output)")
+        // Its protection came along: the moved item is still protected.
+        let listed = try await access.puffctl(puffd, ["access", "list", "--json"])
+        let entries = try JSONSerialization.jsonObject(with: listed.bytes) as? [[String: Any]]
+        let entry = entries?.first { ($0["path"] as? String)?.hasSuffix("/collection/Work/1") == true }
+        #expect(entry?["protected"] as? Bool == true, "\(listed.output)")
+    }
+
     @Test func bothBinariesReportTheVersionPuffdServes() async throws {
         let puffd = try await daemon()
         let client = try await commands.puffctl(puffd, ["--version"])
