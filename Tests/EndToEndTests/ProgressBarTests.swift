@@ -71,7 +71,6 @@ struct ProgressBarTests {
             for run in 1 2; do '\(VaultFlowTests.puffctl)' compact --address '\(address)' || echo "compact failed"; done
             echo progress-test-done; exec cat
             """
-        defer { _ = try? FileManager.default.removeItem(atPath: tmuxSocket) }
         let started = try await ChildProcess.run(
             ClientDriver.python,
             [
@@ -81,7 +80,12 @@ struct ProgressBarTests {
             ],
             environment: [:])
         #expect(started.status == 0, "\(started.output)")
-        defer { Task { [self] in _ = try? await tmux(["kill-server"]) } }
+        defer {
+            Task { [self] in
+                _ = try? await tmux(["kill-server"])
+                try? FileManager.default.removeItem(atPath: tmuxSocket)
+            }
+        }
 
         let during = try await waitForPane("the progress bar", Self.isBar)
         let bar = during.first(where: Self.isBar)
@@ -90,6 +94,43 @@ struct ProgressBarTests {
         #expect(!after.contains { $0.contains("compact [") || $0.contains("records") }, "the bar is erased: \(after)")
         #expect(after.filter { $0.hasPrefix("reclaimed ") && $0.hasSuffix(" bytes") }.count == 2, "\(after)")
         #expect(!after.contains("compact failed"), "\(after)")
+        _ = try await tmux(["kill-server"])
+    }
+
+    @Test func ctrlCWhileTheBarIsShownLeavesNoBarOnTheTerminal() async throws {
+        try #require(Tmux.isInstalled, "tmux is missing: make deps installs it (APT_PACKAGES)")
+        defer { try? FileManager.default.removeItem(atPath: dataDir) }
+        let puffd = try await TestDaemon(arguments: ["--data-dir", dataDir, "--kdf", "interactive"])
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "progress pass\n").status == 0)
+        try await ClientDriver.expectPasses(
+            "progress_fill.py", ["\(Self.items)", "\(Self.secretBytes)"], against: puffd)
+
+        // The shell survives the Ctrl-C (its trap) and says how compact ended.
+        let script = """
+            trap 'echo shell-saw-interrupt' INT
+            '\(VaultFlowTests.puffctl)' compact --address '\(puffd.bus.address)'; echo "compact-exit-$?"
+            echo progress-test-done; exec cat
+            """
+        let started = try await ChildProcess.run(
+            ClientDriver.python,
+            [
+                "-c", Tmux.withoutInheritedDescriptors, Tmux.path, "-S", tmuxSocket, "-f", "/dev/null", "new-session",
+                "-d", "-s", "progress", "-x", "120", "-y", "20", "/bin/sh", "-c", script,
+            ],
+            environment: [:])
+        #expect(started.status == 0, "\(started.output)")
+        defer {
+            Task { [self] in
+                _ = try? await tmux(["kill-server"])
+                try? FileManager.default.removeItem(atPath: tmuxSocket)
+            }
+        }
+
+        _ = try await waitForPane("the progress bar") { $0.hasPrefix("compact [") }
+        _ = try await tmux(["send-keys", "-t", "progress", "C-c"])
+        let after = try await waitForPane("the end of the interrupted run") { $0 == "progress-test-done" }
+        #expect(after.contains("compact-exit-130"), "puffctl ended by SIGINT: \(after)")
+        #expect(!after.contains { $0.contains("compact [") || $0.contains("records") }, "the bar is erased: \(after)")
         _ = try await tmux(["kill-server"])
     }
 
@@ -124,9 +165,16 @@ struct ProgressBarTests {
 enum Tmux {
     static let path = "/usr/bin/tmux"
     static let isInstalled = FileManager.default.isExecutableFile(atPath: path)
-    /// Runs its arguments with no descriptor but 0-2: the tmux server that `new-session` leaves
-    /// behind would otherwise keep the descriptor Foundation's `Process` waits on to see its child
-    /// end, and `ChildProcess.run` would wait as long as the server lives.
-    static let withoutInheritedDescriptors =
-        "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:], close_fds=True))"
+    /// Runs its arguments with no descriptor but 0-2, no signal blocked and the ending signals at
+    /// their defaults: the tmux server that `new-session` leaves behind would otherwise keep the
+    /// descriptor Foundation's `Process` waits on to see its child end (`ChildProcess.run` would
+    /// wait as long as the server lives), and inherit the test runner's blocked signals (it and
+    /// its panes would then outlive `kill-server`).
+    static let withoutInheritedDescriptors = """
+        import signal, subprocess, sys
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        for number in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_DFL)
+        sys.exit(subprocess.call(sys.argv[1:], close_fds=True))
+        """
 }
