@@ -11,7 +11,8 @@ struct ChangePasscode: AsyncParsableCommand {
             both come from standard input, current first, one per line; with --passcode-fd N both \
             come from N the same way, unless --new-passcode-fd M gives the new one its own \
             descriptor. The new passcode must meet the collection's policy (see `puffctl \
-            status`). Items are not re-encrypted: only the collection's key is rewrapped.
+            status`). The collection is re-keyed: a new key seals every item again, so the old \
+            passcode opens no copy of what is written afterwards.
             """
     )
 

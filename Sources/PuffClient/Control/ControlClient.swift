@@ -73,7 +73,7 @@ public final class ControlClient: Sendable {
         _ = try await call("Lock", [.strings(collections)], expecting: "", collection: collections.first)
     }
 
-    /// `ChangePasscode`: rewraps the collection's key under `new`.
+    /// `ChangePasscode`: re-keys the collection under `new`.
     public func changePasscode(of collection: String, old: SecureBytes, new: SecureBytes) async throws(ClientError) {
         let oldPipe = try PasscodePipe.readEnd(carrying: old)
         let newPipe = try PasscodePipe.readEnd(carrying: new)
