@@ -26,7 +26,7 @@ public struct Puffctl: AsyncParsableCommand {
             CollectionCommands.self, Compact.self, Repair.self, Agent.self, Doctor.self,
             ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self, ProtectItem.self,
             UnprotectItem.self,
-            AccessCommands.self,
+            AccessCommands.self, BackupVault.self, RestoreVault.self, VerifyVault.self,
         ]
     )
 

@@ -153,6 +153,7 @@ extension SecretInterfaces {
                     return [.array(element: "a{sv}", items)]
                 },
             ] + agentMethods(context) + auditMethods(context) + accessMethods(context)
+                + backupMethods(context)
         )
     }
 }
