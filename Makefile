@@ -9,7 +9,7 @@ APT_PACKAGES := \
 	dbus-daemon dbus-bin \
 	libsecret-tools libsecret-1-dev libglib2.0-dev gcc git \
 	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney \
-	gir1.2-secret-1 libpam0g-dev pamtester valgrind procps xvfb xclip golang-docker-credential-helpers xdg-dbus-proxy \
+	gir1.2-secret-1 faketime libpam0g-dev pamtester valgrind procps xvfb xclip golang-docker-credential-helpers xdg-dbus-proxy \
 	debootstrap systemd-container
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.

@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL"]),
+        // The one version constant puffd, puffctl and the packages share.
+        .target(name: "PuffVersion"),
         // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).
         .target(name: "PuffConcurrency"),
         .target(
@@ -61,14 +63,14 @@ let package = Package(
         .target(
             name: "PuffServiceBus",
             dependencies: [
-                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency",
+                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "PuffDaemon",
             dependencies: [
-                "PuffCrypto", "PuffDBus", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore",
+                "PuffCrypto", "PuffDBus", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -80,7 +82,7 @@ let package = Package(
         .target(
             name: "PuffClient",
             dependencies: [
-                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats",
+                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -94,7 +96,7 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
-        .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto"]),
+        .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
         .testTarget(
@@ -111,7 +113,7 @@ let package = Package(
         .testTarget(
             name: "PuffClientTests",
             dependencies: [
-                "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting",
+                "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Help texts compared by HelpSnapshotTests (`make snapshots` rewrites them).

@@ -51,7 +51,7 @@ public enum ClientError: Error, Sendable, Equatable {
     case failed(name: String, message: String)
     /// `io.puff.Error.WrongPasscode`. A `collection` of `""` stands for the hidden collections
     /// (`unlock --hidden`).
-    case wrongPasscode(collection: String?)
+    case wrongPasscode(collection: String?, nextTryIn: String? = nil)
     /// `io.puff.Error.IsLocked`: the call needs the collection unlocked.
     case locked(collection: String?)
     /// `io.puff.Error.NotInitialized`: no passcode set yet.
@@ -98,7 +98,8 @@ public enum ClientError: Error, Sendable, Equatable {
     ///   - collection: The collection the call was about, for the message; `""` for hidden ones.
     public init(_ error: DBusError, collection: String? = nil, busName: String = ControlNames.busName) {
         switch error.name {
-        case .puffWrongPasscode: self = .wrongPasscode(collection: collection)
+        case .puffWrongPasscode:
+            self = .wrongPasscode(collection: collection, nextTryIn: Self.nextTry(in: error.message))
         case .puffIsLocked, .secretIsLocked: self = .locked(collection: collection)
         case .puffNotInitialized: self = .notInitialized
         case .puffNoSuchCollection: self = .noSuchCollection(collection)
@@ -121,6 +122,15 @@ public enum ClientError: Error, Sendable, Equatable {
                 self = .failed(name: error.name.rawValue, message: error.message)
             }
         }
+    }
+
+    /// The delay a wrong-passcode reply announces (`the next try is accepted in 2 s`): `2 s`.
+    static func nextTry(in message: String) -> String? {
+        guard let range = message.firstRange(of: "the next try is accepted in ") else { return nil }
+        let rest = message[range.upperBound...]
+        let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        guard !number.isEmpty, rest.dropFirst(number.count).hasPrefix(" s") else { return nil }
+        return number + " s"
     }
 
     /// The status the process exits with.
@@ -158,8 +168,11 @@ public enum ClientError: Error, Sendable, Equatable {
         case .unexpectedReply(let member):
             "puffd answered \(member) with an unexpected reply: are puffd and puffctl the same version?"
         case .failed(let name, let text): text.isEmpty ? "puffd failed: \(name)" : "puffd failed: \(text) (\(name))"
-        case .wrongPasscode(""): "no hidden collection opens with that passcode"
-        case .wrongPasscode(let collection): "wrong passcode for \(Self.quoted(collection)); try again"
+        case .wrongPasscode("", let next):
+            "no hidden collection opens with that passcode" + (next.map { "; the next try is accepted in \($0)" } ?? "")
+        case .wrongPasscode(let collection, let next?):
+            "wrong passcode for \(Self.quoted(collection)); the next try is accepted in \(next)"
+        case .wrongPasscode(let collection, nil): "wrong passcode for \(Self.quoted(collection)); try again"
         case .locked(let collection):
             if let collection, !collection.isEmpty {
                 "'\(collection)' is locked: unlock it with `puffctl unlock \(collection)`"

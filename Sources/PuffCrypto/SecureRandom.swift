@@ -23,6 +23,16 @@ public enum SecureRandom {
         randombytes_buf(base, buffer.count)
     }
 
+    /// A number in `0..<upperBound`, every one equally likely: libsodium's `randombytes_uniform`,
+    /// which rejects the draws that would favour small numbers (no modulo bias).
+    ///
+    /// - Precondition: `upperBound` is at least 1.
+    public static func uniform(_ upperBound: UInt32) -> UInt32 {
+        precondition(upperBound > 0, "an empty range has no uniform draw")
+        _ = Sodium.ready
+        return randombytes_uniform(upperBound)
+    }
+
     /// Returns `count` CSPRNG bytes in secure memory: keys that must never sit in an ordinary array.
     public static func secureBytes(_ count: Int) -> SecureBytes {
         SecureBytes(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Void in fill(buffer) }

@@ -33,6 +33,9 @@ extension PuffDaemon {
                 audit = try FileAuditStore(folder: folder, limit: settings.auditMaxBytes)
             } catch StoreError.busy(let why) {
                 throw VaultHolderWait.Held(why: why)
+            } catch StoreError.refused(let why, _) {
+                logger.critical("cannot open the vault: \(ServiceError.vaultUnwritable(why, folder: folder))")
+                throw ExitCode(2)
             } catch {
                 logger.critical("cannot open the vault: \(error)")
                 throw ExitCode(2)

@@ -8,6 +8,7 @@ import PuffPrompters
 import PuffService
 import PuffServiceBus
 import PuffStore
+import PuffVersion
 import ServiceLifecycle
 import UnixSignals
 
@@ -15,7 +16,8 @@ import UnixSignals
 public struct PuffDaemon: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "puffd",
-        abstract: "Serve the freedesktop Secret Service (org.freedesktop.secrets) on the session bus."
+        abstract: "Serve the freedesktop Secret Service (org.freedesktop.secrets) on the session bus.",
+        version: PuffVersion.current
     )
 
     @Option(help: "Bus address to serve on (default: the session bus from DBUS_SESSION_BUS_ADDRESS).")

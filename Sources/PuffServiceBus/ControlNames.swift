@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffVersion
 
 /// Names of `puffd`'s control interface (dbus/io.puff.Control1.xml).
 enum ControlNames {
     static let path = ObjectPath(unchecked: "/io/puff/Control")
     static let interface: InterfaceName = "io.puff.Control1"
-    /// Reported by `Status`.
-    static let version = "0.2"
+    /// Reported by `Status`: puffd's version.
+    static let version = PuffVersion.current
 }
 
 extension ErrorName {

@@ -54,7 +54,7 @@ public final class DBusErrorMapping: Sendable {
         case .invalidArgument(let why): DBusError(.invalidArgs, why)
         case .alreadyExists: DBusError(.alreadyExists, "the prompt was already started")
         case .limitExceeded(let why): DBusError(.limitsExceeded, why)
-        case .wrongPasscode: DBusError(.wrongPasscode, "wrong passcode")
+        case .wrongPasscode: DBusError(.wrongPasscode, error.description)
         case .notInitialized: DBusError(.notInitialized, "no passcode set: run puffctl init")
         case .alreadyInitialized: DBusError(.alreadyInitialized, "the vault already has a passcode")
         case .passcodePolicy(let policy):
@@ -63,6 +63,7 @@ public final class DBusErrorMapping: Sendable {
         // The name libsecret, secretstorage and keyring already report as a refusal.
         case .readRefused: DBusError(.accessDenied, error.description)
         case .notConfirmed(let why): DBusError(.notConfirmed, why)
+        case .vaultUnwritable: DBusError(.failed, error.description)
         case .failed(let why): DBusError(.failed, why)
         }
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 
 /// Why a ``RecordStore`` could not read or write.
 ///
@@ -8,6 +9,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case readFailed(String)
     /// The write did not happen; what was durable before is still readable.
     case writeFailed(String)
+    /// The file system refused a write at `path` for a reason the person can fix (full, over
+    /// quota, read-only, not writable); what was durable before is still readable.
+    case refused(WriteRefusal, path: String)
     /// The bytes at `offset` of `file` fail their checksum or make no sense: not a torn tail, so
     /// nothing is cut off; the collection is reported damaged.
     case damaged(file: String, offset: UInt64, reason: String)
@@ -23,9 +27,43 @@ extension StoreError: CustomStringConvertible {
         switch self {
         case .readFailed(let why): "vault read failed: \(why)"
         case .writeFailed(let why): "vault write failed: \(why)"
+        case .refused(let why, let path): "vault write failed: cannot write \(path): \(why)"
         case .damaged(let file, let offset, let reason): "\(file) is damaged at offset \(offset): \(reason)"
         case .busy(let why): "vault busy: \(why)"
         case .noSuchSpace(let space): "no collection files named \(space.hex)"
+        }
+    }
+}
+
+/// Why the file system refused a vault write, for the causes the person can fix.
+public enum WriteRefusal: Sendable, Equatable, CustomStringConvertible {
+    /// `ENOSPC`: the file system is full.
+    case noSpace
+    /// `EDQUOT`: the user's disk quota is used up.
+    case quotaExceeded
+    /// `EROFS`: the file system is mounted read-only.
+    case readOnly
+    /// `EACCES`, `EPERM`: the vault folder or file may not be written by this user.
+    case notPermitted
+
+    /// The refusal an `errno` value stands for; nil for any other failure.
+    public init?(errno code: Int32) {
+        switch code {
+        case ENOSPC: self = .noSpace
+        case EDQUOT: self = .quotaExceeded
+        case EROFS: self = .readOnly
+        case EACCES, EPERM: self = .notPermitted
+        default: return nil
+        }
+    }
+
+    /// What `strerror` says, in words of its own.
+    public var description: String {
+        switch self {
+        case .noSpace: "no space left on device"
+        case .quotaExceeded: "disk quota exceeded"
+        case .readOnly: "read-only file system"
+        case .notPermitted: "permission denied"
         }
     }
 }

@@ -31,19 +31,22 @@ enum ClientDriver {
         return passed
     }
 
-    /// Runs `driver` with `arguments` in `environment`, for drivers that start `puffd` themselves.
+    /// Runs `driver` with `arguments` in `environment`, for drivers that start `puffd` themselves;
+    /// under `wrapper` (a command that runs the rest, such as `unshare --mount`) when given.
     @discardableResult
     static func expectPasses(
         _ driver: String,
         _ arguments: [String] = [],
         environment: [String: String],
         timeout: Duration = HangGuard.driver,
+        wrapper: [String] = [],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Int {
         let path = directory.appendingPathComponent(driver).path
-        let (executable, leading) = driver.hasSuffix(".py") ? (python, [path]) : ("/bin/bash", [path])
+        let (interpreter, leading) = driver.hasSuffix(".py") ? (python, [path]) : ("/bin/bash", [path])
+        let command = wrapper + [interpreter] + leading + arguments
         let result = try await ChildProcess.run(
-            executable, leading + arguments, environment: environment, timeout: timeout)
+            command[0], Array(command.dropFirst()), environment: environment, timeout: timeout)
         let lines = result.output.split(separator: "\n").map(String.init)
         for failure in lines where failure.hasPrefix("FAIL") {
             Issue.record("\(driver): \(failure)", sourceLocation: sourceLocation)

@@ -48,7 +48,9 @@ struct PinentryPromptTests {
         #expect(lookup.output == "the-secret", "\(lookup.output)\n\(puffd.log.suffix(1500))")
         let shown = log()
         #expect(shown.components(separatedBy: "GETPIN").count - 1 == 2, "asked twice: \(shown)")
-        #expect(shown.contains("SETERROR Wrong passcode, try again (attempt 2 of 3)"), "\(shown)")
+        #expect(
+            shown.contains("SETERROR Wrong passcode; the next try is accepted in 0.5 s, try again (attempt 2 of 3)"),
+            "\(shown)")
         // Locked, login shows its id, as after a restart (docs/collections.md).
         #expect(shown.contains("SETDESC /usr/bin/secret-tool wants to unlock the collection “login”."), "\(shown)")
         #expect(!shown.contains("right pass") && !shown.contains("wrong pass"), "no PIN in what was sent")

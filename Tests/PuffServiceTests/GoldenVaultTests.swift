@@ -29,7 +29,7 @@ import Testing
         let wrong = SecureBytes(unwipedCopyOf: Array("not-the-golden-passcode".utf8))
         #expect(
             await serviceError { () async throws(ServiceError) in try await service.unlock(.login, passcode: wrong) }
-                == .wrongPasscode)
+                == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         #expect(try await service.collectionInfo(.login).isLocked)
         for collection in GoldenVault.visible {
             #expect(
@@ -44,7 +44,7 @@ import Testing
         let wrong = SecureBytes(unwipedCopyOf: Array("not-the-golden-passcode".utf8))
         #expect(
             await serviceError { () async throws(ServiceError) in try await service.unlock(nil, passcode: wrong) }
-                == .wrongPasscode)
+                == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         #expect(await !service.collections.contains(hidden.id))
         #expect(try await service.unlock(nil, passcode: GoldenVault.passcode(hidden)) == hidden.id)
         #expect(await service.collections.contains(hidden.id))

@@ -52,11 +52,11 @@ struct LockedSearchChangeTests {
         let (fixture, id, _) = try await LockedSearchTests.mail(.never)
         let space = try await fixture.space(of: id)
         let before = try await fixture.storage.header(of: space)
-        let error = await fixture.failure(after: .milliseconds(500)) { () throws(ServiceError) in
+        let error = await fixture.failure(after: .zero) { () throws(ServiceError) in
             try await fixture.service.setLockedSearch(
                 .always, of: id, passcode: Fixture.passcode("guess"), caller: Self.caller)
         }
-        #expect(error == .wrongPasscode)
+        #expect(error == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         #expect(try await fixture.storage.header(of: space) == before)
         let entries = try await fixture.service.auditEntries(collection: id).entries
         #expect(

@@ -48,19 +48,19 @@ import Testing
         try await Self.expectIntact(first, items)
 
         try await first.service.lock([.login])
-        let old = await first.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        let old = await first.immediateAnswer { () async throws(ServiceError) in
             try await first.unlock(.login, "correct horse")
         }
-        #expect(old == .wrongPasscode)
+        #expect(old == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         try await first.unlock(.login, "battery staple")
         try await Self.expectIntact(first, items)
 
         let fixture = try await first.restarted()
         #expect(try await fixture.service.searchItems(["name": "two"]).locked == [try #require(items["two"])])
-        let afterRestart = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        let afterRestart = await fixture.immediateAnswer { () async throws(ServiceError) in
             try await fixture.unlock(.login, "correct horse")
         }
-        #expect(afterRestart == .wrongPasscode)
+        #expect(afterRestart == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         try await fixture.unlock(.login, "battery staple")
         try await Self.expectIntact(fixture, items)
         #expect(await fixture.storage.records(of: space) == records)
@@ -70,11 +70,11 @@ import Testing
         let fixture = try await Fixture.persistent()
         let space = try await fixture.space(of: .login)
         let header = try await fixture.storage.header(of: space)
-        let error = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        let error = await fixture.immediateAnswer { () async throws(ServiceError) in
             try await fixture.service.changePasscode(
                 of: .login, old: Fixture.passcode("guess"), new: Fixture.passcode("mine now"))
         }
-        #expect(error == .wrongPasscode)
+        #expect(error == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         #expect(try await fixture.storage.header(of: space) == header)
         try await fixture.service.lock([.login])
         try await fixture.unlock(.login, "correct horse")
@@ -106,10 +106,10 @@ import Testing
 
         let fixture = try await first.restarted()
         let target: CollectionID? = hidden ? nil : vault
-        let old = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        let old = await fixture.immediateAnswer { () async throws(ServiceError) in
             try await fixture.unlock(target, "old pass")
         }
-        #expect(old == .wrongPasscode)
+        #expect(old == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         #expect(try await fixture.unlock(target, "new pass") == vault)
         try await Self.expectIntact(fixture, items)
     }

@@ -5,51 +5,75 @@ import PuffStore
 import PuffTesting
 import Testing
 
-/// A wrong passcode is answered after a delay that doubles with consecutive failures for that
-/// collection (issue 13 item 6), timed on the fixture's manual clock; the key derivation before
-/// it runs where it stalls nothing else.
+/// A wrong passcode is answered at once with the delay before the next try is accepted, which
+/// doubles with consecutive failures for that collection (issue 13 item 6, issue 24 item 22);
+/// the next try waits it out on the fixture's manual clock. The key derivation runs where it
+/// stalls nothing else.
 @Suite struct PasscodeDelayTests {
-    @Test func eachConsecutiveWrongPasscodeDoublesTheDelayUpToThirtySeconds() async throws {
+    static func wrong(_ attempt: Int, _ delay: Duration) -> ServiceError {
+        .wrongPasscode(PasscodeRetry(attempt: attempt, delay: delay))
+    }
+
+    @Test func eachConsecutiveWrongPasscodeAnnouncesADoublingDelayUpToThirtySecondsThatTheNextTryWaits()
+        async throws
+    {
         let fixture = try await Fixture.persistent()
         try await fixture.service.lock([.login])
-        let delays: [Duration] = [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]
-        for delay in delays + [.seconds(30), .seconds(30)] {
+        let delays: [Duration] = [
+            .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30),
+            .seconds(30),
+        ]
+        let first = await fixture.failure(after: .zero) { () async throws(ServiceError) in
+            try await fixture.unlock(.login, "wrong")
+        }
+        #expect(first == Self.wrong(1, delays[0]), "answered at once, announcing the delay")
+        for (index, delay) in delays.enumerated().dropLast() {
+            // The next try is accepted only once the announced delay has passed.
             let error = await fixture.failure(after: delay) { () async throws(ServiceError) in
                 try await fixture.unlock(.login, "wrong")
             }
-            #expect(error == .wrongPasscode)
+            #expect(error == Self.wrong(index + 2, delays[index + 1]))
         }
+        fixture.clock.advance(by: .seconds(30))
         try await fixture.unlock(.login, "correct horse")
         try await fixture.service.lock([.login])
-        let afterSuccess = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        let afterSuccess = await fixture.failure(after: .zero) { () async throws(ServiceError) in
             try await fixture.unlock(.login, "wrong")
         }
-        #expect(afterSuccess == .wrongPasscode, "the right passcode starts the count again")
+        #expect(afterSuccess == Self.wrong(1, .milliseconds(500)), "the right passcode starts the count again")
+    }
+
+    @Test func theAnnouncedDelayReadsAsAPersonWouldSayIt() {
+        let shown = [Duration.milliseconds(500), .seconds(1), .seconds(30), .milliseconds(1250)].map {
+            PasscodeRetry(attempt: 1, delay: $0).shownDelay
+        }
+        #expect(shown == ["0.5 s", "1 s", "30 s", "1.3 s"])
+        #expect(Self.wrong(2, .seconds(1)).description == "wrong passcode; the next try is accepted in 1 s")
     }
 
     @Test func failuresOfOneCollectionDoNotLengthenAnothersDelay() async throws {
         let fixture = try await Fixture.persistent()
         let work = try await fixture.makeCollection("Work", passcode: "work pass")
         try await fixture.service.lock([])
-        for delay in [Duration.milliseconds(500), .seconds(1)] {
+        for (attempt, delay) in [(1, Duration.zero), (2, .milliseconds(500))] {
             let error = await fixture.failure(after: delay) { () async throws(ServiceError) in
                 try await fixture.unlock(.login, "wrong")
             }
-            #expect(error == .wrongPasscode)
+            #expect(error == Self.wrong(attempt, .milliseconds(500) * attempt))
         }
-        let other = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        let other = await fixture.failure(after: .zero) { () async throws(ServiceError) in
             try await fixture.unlock(work, "wrong")
         }
-        #expect(other == .wrongPasscode)
-        let hidden = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        #expect(other == Self.wrong(1, .milliseconds(500)))
+        let hidden = await fixture.failure(after: .zero) { () async throws(ServiceError) in
             try await fixture.unlock(nil, "wrong")
         }
-        #expect(hidden == .wrongPasscode)
-        let change = await fixture.failure(after: .seconds(2)) { () async throws(ServiceError) in
+        #expect(hidden == Self.wrong(1, .milliseconds(500)))
+        let change = await fixture.failure(after: .seconds(1)) { () async throws(ServiceError) in
             try await fixture.service.changePasscode(
                 of: .login, old: Fixture.passcode("wrong"), new: Fixture.passcode("new pass"))
         }
-        #expect(change == .wrongPasscode, "a wrong old passcode counts as a failed attempt too")
+        #expect(change == Self.wrong(3, .seconds(2)), "a wrong old passcode counts as a failed attempt too")
     }
 
     /// What a caller with a wrong passcode can observe of the hidden-unlock path.
@@ -76,7 +100,7 @@ import Testing
             let logged = fixture.logs.entries.count
             let derivations = await fixture.service.keyDerivations
             var errors: [ServiceError?] = []
-            for delay in [Duration.milliseconds(500), .seconds(1)] {
+            for delay in [Duration.zero, .milliseconds(500)] {
                 errors.append(
                     await fixture.failure(after: delay) { () async throws(ServiceError) in
                         try await fixture.unlock(nil, "nobody's")
@@ -89,7 +113,7 @@ import Testing
                     keyDerivations: await fixture.service.keyDerivations - derivations))
         }
         #expect(observed.count == 2)
-        #expect(observed.first?.errors == [.wrongPasscode, .wrongPasscode])
+        #expect(observed.first?.errors == [Self.wrong(1, .milliseconds(500)), Self.wrong(2, .seconds(1))])
         #expect(observed.first?.keyDerivations == 2, "one key derivation per attempt")
         #expect(observed.first == observed.last, "the same answer, delay, log and key derivations")
     }
@@ -108,17 +132,22 @@ extension PasscodeDelayTests {
         try await fixture.service.lock([])
         let attempts = targets.count
         let before = await fixture.service.keyDerivations
-        let tasks = targets.map { target in
-            Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(target, "wrong") } }
+        let answered = targets.map { _ in Flag() }
+        let tasks = zip(targets, answered).map { target, flag in
+            Task {
+                let error = await serviceError { () async throws(ServiceError) in
+                    try await fixture.unlock(target, "wrong")
+                }
+                flag.set()
+                return error
+            }
         }
-        // Every attempt has reached its key derivation, which then ends in a sleep on the manual clock.
+        // Every attempt has reached its key derivation, after which it is answered.
         #expect(await poll(limit: HangGuard.step) { await fixture.service.keyDerivations == before + attempts })
         await Task.detached(priority: .low) {}.value
-        let finished = fixture.clock.sleeperCount
-        #expect(finished <= attempts / 2, "other work ran while derivations were waiting, not after most of them")
-        #expect(await fixture.clock.waitForSleepers(attempts, limit: HangGuard.step))
-        fixture.clock.advance(by: .seconds(3600))
-        for task in tasks { #expect(await task.value == .wrongPasscode) }
+        let finished = answered.filter(\.isSet).count
+        #expect(finished <= attempts / 2, "other work ran while derivations were running, not after most of them")
+        for task in tasks { #expect(await task.value == Self.wrong(1, .milliseconds(500))) }
     }
 }
 
@@ -132,26 +161,32 @@ extension PasscodeDelayTests {
         let tasks = (0..<3).map { _ in
             Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(.login, "wrong") } }
         }
-        for (index, delay) in [Duration.milliseconds(500), .seconds(1), .seconds(2)].enumerated() {
-            // One attempt has derived its key and waits its delay; the others wait their turn.
+        // The first is tried at once; each other one waits, in turn, the delay the one before announced.
+        #expect(await poll(limit: HangGuard.step) { await fixture.service.keyDerivations == before + 1 })
+        for (index, delay) in [Duration.milliseconds(500), .seconds(1)].enumerated() {
             #expect(await fixture.clock.waitForSleepers(1, limit: HangGuard.step))
             #expect(await fixture.service.keyDerivations == before + index + 1, "one key derivation at a time")
             #expect(fixture.clock.sleeperCount == 1, "one delay at a time")
             fixture.clock.advance(by: delay)
             _ = await poll(limit: HangGuard.step) { fixture.clock.sleeperCount == 0 }
         }
-        for task in tasks { #expect(await task.value == .wrongPasscode) }
+        var attempts: [Int] = []
+        for task in tasks {
+            if case .wrongPasscode(let retry?)? = await task.value { attempts.append(retry.attempt) }
+        }
+        #expect(attempts.sorted() == [1, 2, 3])
+        #expect(await fixture.service.keyDerivations == before + 3)
     }
 
     @Test func theDelayOfTheLastWrongPasscodeStillAppliesAfterARestart() async throws {
         let storage = MemoryRecordStore()
         let fixture = try await Fixture.persistent(storage: storage)
         try await fixture.service.lock([.login])
-        for delay in [Duration.milliseconds(500), .seconds(1), .seconds(2)] {
-            let error = await fixture.failure(after: delay) { () async throws(ServiceError) in
+        for (attempt, wait) in [(1, Duration.zero), (2, .milliseconds(500)), (3, .seconds(1))] {
+            let error = await fixture.failure(after: wait) { () async throws(ServiceError) in
                 try await fixture.unlock(.login, "wrong")
             }
-            #expect(error == .wrongPasscode)
+            #expect(error == Self.wrong(attempt, .milliseconds(500) * (1 << (attempt - 1))))
         }
         let saved = try #require(await storage.passcodeAttempts().flatMap(PasscodeAttempts.init(decoding:)))
         #expect(saved.failures["login"]?.count == 3)
@@ -166,10 +201,9 @@ extension PasscodeDelayTests {
         restarted.clock.advance(by: .seconds(2) - .milliseconds(1))
         #expect(await restarted.service.keyDerivations == before, "nothing tried before the 2 s passed")
         restarted.clock.advance(by: .milliseconds(1))
-        #expect(await poll(limit: HangGuard.step) { await restarted.service.keyDerivations == before + 1 })
-        #expect(await restarted.clock.waitForSleepers(1, limit: HangGuard.step))
+        #expect(await attempt.value == Self.wrong(4, .seconds(4)))
+        #expect(await restarted.service.keyDerivations == before + 1)
         restarted.clock.advance(by: .seconds(4))
-        #expect(await attempt.value == .wrongPasscode)
         try await restarted.unlock(.login, "correct horse")
         #expect(try await storage.passcodeAttempts().flatMap(PasscodeAttempts.init(decoding:))?.failures == [:])
     }

@@ -65,10 +65,12 @@ import Testing
         let (first, diary, item, _) = try await Self.diary()
         let fixture = try await first.restarted()
         try await Self.expectNothingShows(fixture, diary, item)
-        let wrong = await fixture.failure(after: .milliseconds(500)) { () async throws(ServiceError) in
+        let wrong = await fixture.immediateAnswer { () async throws(ServiceError) in
             try await fixture.unlock(diary, "correct horse")
         }
-        #expect(wrong == .wrongPasscode, "the login passcode does not open it")
+        #expect(
+            wrong == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))),
+            "the login passcode does not open it")
         try await Self.expectNothingShows(fixture, diary, item)
 
         try await fixture.unlock(diary, "diary pass")

@@ -97,7 +97,7 @@ import Testing
         try await fixture.service.lock([phone])
         let prompt = try await fixture.service.changePasscodePrompt(phone, client: Fixture.alice)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
-        // The wrong current passcode waits its delay on the manual clock, beside the prompt's timer.
+        // The passcode after the wrong one waits its delay on the manual clock, beside the prompt's timer.
         #expect(await fixture.clock.waitForSleepers(2, limit: HangGuard.step))
         fixture.clock.advance(by: .seconds(1))
         let done = try #require(
@@ -111,17 +111,17 @@ import Testing
         #expect(requests.map(\.purpose) == [current, current, new, new, new])
         #expect(
             requests.map(\.error) == [
-                nil, "Wrong passcode, try again (attempt 2 of 3)", nil,
+                nil, "Wrong passcode; the next try is accepted in 0.5 s, try again (attempt 2 of 3)", nil,
                 "The passcode must be 6 digits, try again (attempt 2 of 3)",
                 "The passcode must be 6 digits, try again (attempt 3 of 3)",
             ])
         #expect(try await fixture.service.collectionInfo(phone).isLocked, "a passcode change does not unlock")
         let restarted = try await fixture.restarted()
-        async let old = serviceError { () async throws(ServiceError) in try await restarted.unlock(phone, "123456") }
-        // The refusal waits its delay on the manual clock.
-        #expect(await restarted.clock.waitForSleepers(1, limit: HangGuard.step))
-        restarted.clock.advance(by: .seconds(1))
-        #expect(await old == .wrongPasscode)
+        // The refusal is answered at once; the delay it announces applies to the next try.
+        let old = await restarted.immediateAnswer { () async throws(ServiceError) in
+            try await restarted.unlock(phone, "123456")
+        }
+        #expect(old == .wrongPasscode(PasscodeRetry(attempt: 1, delay: .milliseconds(500))))
         #expect(try await restarted.unlock(phone, "654321") == phone)
     }
 

@@ -15,7 +15,9 @@ struct ListItems: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("List only the collection with id C.", valueName: "C"))
+    @Option(
+        help: ArgumentHelp("List only the collection with id C.", valueName: "C"),
+        completion: .custom(Completions.collections))
     var collection: String?
 
     @OptionGroup var output: OutputOptions

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import ArgumentParser
 import Glibc
+import PuffVersion
 
 /// `puffctl`, the companion command line of puffd: passcodes, locking, status and collections,
 /// over puffd's private `io.puff.Control1` interface on the session bus.
@@ -21,12 +22,14 @@ public struct Puffctl: AsyncParsableCommand {
             bus, not running, or another provider owns org.freedesktop.secrets). copy exits with 1 \
             when no clipboard tool (wl-copy, xclip, xsel) is present.
             """,
+        version: PuffVersion.current,
         subcommands: [
             Initialize.self, Unlock.self, Lock.self, ChangePasscode.self, Status.self, ListItems.self,
             CollectionCommands.self, Compact.self, Repair.self, Agent.self, Doctor.self,
             ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self, ProtectItem.self,
             UnprotectItem.self,
-            AccessCommands.self, BackupVault.self, RestoreVault.self, VerifyVault.self,
+            AccessCommands.self, AddItem.self, EditItem.self, RemoveItem.self, SearchItems.self, Generate.self,
+            BackupVault.self, RestoreVault.self, VerifyVault.self,
         ]
     )
 
@@ -45,7 +48,7 @@ public struct Puffctl: AsyncParsableCommand {
     /// returns the exit status.
     public static func run(arguments: [String]) async -> Int32 {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -8,7 +8,10 @@ struct Unlock: AsyncParsableCommand {
         discussion: """
             With no COLLECTION, unlocks the default collection. A COLLECTION that is not visible may \
             be a closed hidden one: the passcode is tried on the hidden collections, as with \
-            --hidden, which tries it without a name and prints the id of the one it opens.
+            --hidden, which tries it without a name and prints the id of the one it opens. After a \
+            wrong passcode puffd accepts the next try only after a delay that doubles with each \
+            one (0.5 s up to 30 s) and says how long; on a terminal puffctl waits it out and asks \
+            again, three times in all.
             """
     )
 
@@ -54,7 +57,26 @@ struct Unlock: AsyncParsableCommand {
             Console.out("'\(target.id)' is already unlocked")
             return
         }
-        let code = try PasscodePrompt.existing(from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
-        _ = try await client.unlock(target.id, passcode: code)
+        let channel = try passcode.source.open()
+        for attempt in 1...PasscodePrompt.attempts {
+            let code = try PasscodePrompt.existing(from: channel, prompt: "Passcode for \(target.id):")
+            let failure: ClientError
+            do {
+                _ = try await client.unlock(target.id, passcode: code)
+                return
+            } catch {
+                failure = error
+            }
+            guard case .wrongPasscode(_, let next) = failure, channel.isInteractive,
+                attempt < PasscodePrompt.attempts
+            else { throw failure }
+            // On a terminal the person tries again; puffd takes the next try only after the delay
+            // it announced, so the wait is shown rather than spent in silence.
+            channel.tell(failure.message)
+            if let next, let seconds = Double(next.dropLast(2)), seconds > 0 {
+                channel.tell("Waiting \(next) for puffd to accept the next try…")
+                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            }
+        }
     }
 }

@@ -6,13 +6,7 @@ import PuffDBus
 /// the connection and bus name of the control calls: `get` and `copy` read a secret the way
 /// libsecret does, through the same checks, encrypted on the bus.
 extension ControlClient: ItemDirectory {
-    private static let service = ObjectPath(unchecked: SecretPaths.service)
-    private static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
-    private static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
-    private static let sessionInterface: InterfaceName = "org.freedesktop.Secret.Session"
-    /// The spec's only encrypting algorithm (secret-service.md §5.2); `plain` would put the secret
-    /// on the bus where `dbus-monitor` can read it.
-    private static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+    static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
 
     /// `Service.SearchItems`: the paths of the items whose attributes include every pair of
     /// `attributes` exactly, those in unlocked and in locked collections.
@@ -20,7 +14,7 @@ extension ControlClient: ItemDirectory {
         unlocked: [String], locked: [String]
     ) {
         let reply = try await call(
-            "SearchItems", on: Self.service, interface: Self.serviceInterface, [.stringDictionary(attributes)],
+            "SearchItems", on: Self.serviceObject, interface: Self.serviceInterface, [.stringDictionary(attributes)],
             expecting: "aoao")
         guard let unlocked = reply[0].objectPaths, let locked = reply[1].objectPaths else {
             throw .unexpectedReply(member: "SearchItems")
@@ -28,53 +22,31 @@ extension ControlClient: ItemDirectory {
         return (unlocked.map(\.rawValue), locked.map(\.rawValue))
     }
 
-    /// The secret of the item at `path`: a DH session is opened for this one read, the secret is
-    /// fetched with `Item.GetSecret`, decrypted into secure memory and the session closed.
+    /// The secret of the item at `path`: a DH session is opened for this one read
+    /// (``withSession(_:)``), the secret is fetched with `Item.GetSecret` and decrypted into
+    /// secure memory.
     ///
     /// - Parameter collection: The item's collection id, for the message when it is locked.
     /// - Throws: ``ClientError/locked(collection:)`` when the collection is locked (this never
     ///   starts a prompt), ``ClientError/noSuchItem(_:)``, or a failure of the exchange.
     public func secret(of path: String, collection: String) async throws(ClientError) -> SecureBytes {
         guard let item = ObjectPath(path) else { throw .noSuchItem(path) }
-        let exchange: DHTransport.ClientExchange
-        do throws(CryptoError) {
-            exchange = try DHTransport.ClientExchange()
-        } catch {
-            throw .failed(name: "", message: "could not start the key exchange: \(error)")
-        }
-        let opened = try await call(
-            "OpenSession", on: Self.service, interface: Self.serviceInterface,
-            [.string(Self.algorithm), .variant(.bytes(exchange.publicKey))], expecting: "vo")
-        guard case .bytes(let servicePublicKey)? = opened[0].variantContents, let session = opened[1].objectPath
-        else { throw .unexpectedReply(member: "OpenSession") }
-
-        let result: Result<SecureBytes, ClientError>
-        do throws(ClientError) {
-            let key: SecureBytes
-            do throws(CryptoError) {
-                key = try exchange.sessionKey(servicePublicKey: servicePublicKey)
-            } catch {
-                throw .failed(name: "", message: "puffd sent an unusable session key: \(error)")
-            }
-            let reply = try await call(
-                "GetSecret", on: item, interface: Self.itemInterface, [.objectPath(session)],
-                expecting: "(oayays)", collection: collection)
-            result = .success(try Self.decrypt(reply, key: key))
-        } catch .accessDenied {
-            // On the Secret Service's item, AccessDenied is puffd's access gate (a protected item
-            // nobody confirmed, or an access rule), never the control interface's uid check.
-            result = .failure(
-                .failed(
+        return try await withSession { (session, key) throws(ClientError) -> SecureBytes in
+            do throws(ClientError) {
+                let reply = try await call(
+                    "GetSecret", on: item, interface: Self.itemInterface, [.objectPath(session)],
+                    expecting: "(oayays)", collection: collection)
+                return try Self.decrypt(reply, key: key)
+            } catch .accessDenied {
+                // On the Secret Service's item, AccessDenied is puffd's access gate (a protected
+                // item nobody confirmed, or an access rule), never the control interface's uid check.
+                throw .failed(
                     name: "org.freedesktop.DBus.Error.AccessDenied",
                     message:
                         "the secret was not released: the item is protected and nobody confirmed, or an access rule refuses puffctl"
-                ))
-        } catch {
-            result = .failure(error)
+                )
+            }
         }
-        // Best effort: puffd also closes a session when its client leaves the bus.
-        _ = try? await call("Close", on: session, interface: Self.sessionInterface, expecting: "")
-        return try result.get()
     }
 
     /// Opens the `(oayays)` Secret of a `GetSecret` reply with the session key.

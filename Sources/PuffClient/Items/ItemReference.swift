@@ -51,7 +51,11 @@ public enum ItemReference: Sendable, Equatable {
         }
     }
 
-    private static func attributes(_ arguments: [String]) throws(ClientError) -> [String: String] {
+    /// `attr=value` arguments as pairs (also `add`'s and `edit --set`'s).
+    ///
+    /// - Throws: ``ClientError/usage(_:)`` for an argument without `=` or with an empty name, or
+    ///   a name given twice with different values.
+    static func attributes(_ arguments: [String]) throws(ClientError) -> [String: String] {
         var pairs: [String: String] = [:]
         for argument in arguments {
             // The first `=` splits: values may hold `=` (URLs, base64), names may not.

@@ -46,3 +46,12 @@ enum SecretPaths {
         return out
     }
 }
+
+extension SecretPaths {
+    /// `COLLECTION/NUMBER` for an item path of `collection`, as `show` and `get` take it; the
+    /// path itself when it is not one.
+    static func shortName(of path: String, collection: String) -> String {
+        guard let parts = itemParts(of: path), parts.collectionElement == encode(collection) else { return path }
+        return "\(collection)/\(parts.number)"
+    }
+}

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+public import PuffStore
 
 /// Why a ``SecretService`` call failed; the bus layer maps each case to one D-Bus error name
 /// (architecture.md §2.5).
@@ -24,8 +25,9 @@ public enum ServiceError: Error, Equatable, Sendable {
     case alreadyExists
     /// The request goes over one of the ``ServiceLimits``; the message names the limit.
     case limitExceeded(String)
-    /// The passcode does not open the collection.
-    case wrongPasscode
+    /// The passcode does not open the collection; with when the next try is accepted (nil
+    /// before the attempt was counted).
+    case wrongPasscode(PasscodeRetry?)
     /// The vault has no passcode yet: `puffctl init` sets one.
     case notInitialized
     /// `init` on a vault that already has its login collection.
@@ -41,6 +43,9 @@ public enum ServiceError: Error, Equatable, Sendable {
     /// A change that weakens protection got no consent: no passcode was given and nobody could
     /// be asked, or the person said no; the message says which and what to do.
     case notConfirmed(String)
+    /// The file system refused to save the change (full, over quota, read-only, not writable);
+    /// nothing changed. Carries the vault folder, whose path is the user's own.
+    case vaultUnwritable(WriteRefusal, folder: String)
     /// Anything else, for example a failed write; details are logged.
     case failed(String)
 }
@@ -62,6 +67,20 @@ extension ServiceError: CustomStringConvertible {
         "plain sessions are turned off ([sessions] allow_plain = false in puffd.toml): "
         + "open a session with \(SecretService.dhAlgorithm)"
 
+    /// What a refused vault write tells the person: what happened, where, and what fixes it.
+    static func unwritable(_ reason: WriteRefusal, folder: String) -> String {
+        switch reason {
+        case .noSpace: "no space left on device for the vault at \(folder): free space, then retry"
+        case .quotaExceeded:
+            "disk quota exceeded for the vault at \(folder): free space or have the quota raised, then retry"
+        case .readOnly:
+            "the vault at \(folder) is on a read-only file system: remount it read-write, or move the vault "
+                + "(puffd --data-dir DIR, or data_dir in puffd.toml) and restart puffd"
+        case .notPermitted:
+            "the vault folder \(folder) is not writable by this user: give it back (chown, chmod u+rwx), then retry"
+        }
+    }
+
     /// A short developer-facing description.
     public var description: String {
         switch self {
@@ -74,14 +93,37 @@ extension ServiceError: CustomStringConvertible {
         case .invalidArgument(let why): "invalid argument: \(why)"
         case .alreadyExists: "the prompt was already started"
         case .limitExceeded(let why): "limit exceeded: \(why)"
-        case .wrongPasscode: "wrong passcode"
+        case .wrongPasscode(let retry?): "wrong passcode; the next try is accepted in \(retry.shownDelay)"
+        case .wrongPasscode(nil): "wrong passcode"
         case .notInitialized: "no passcode set: run puffctl init"
         case .alreadyInitialized: "the vault already has a passcode"
         case .passcodePolicy(let policy): "the passcode must be \(policy.requirement) (policy \(policy.name))"
         case .damaged(let why): "damaged: \(why)"
         case .readRefused(let reason): "access denied: " + Self.refusal(reason)
         case .notConfirmed(let why): "not confirmed: \(why)"
+        case .vaultUnwritable(let reason, let folder): Self.unwritable(reason, folder: folder)
         case .failed(let why): "failed: \(why)"
         }
+    }
+}
+
+/// What a wrong passcode leaves: how many came in a row for the collection, and how long until
+/// the next try is accepted (issue 24 item 22: the delay is announced, not waited in silence).
+public struct PasscodeRetry: Sendable, Equatable {
+    /// How many wrong passcodes in a row this one makes.
+    public var attempt: Int
+    /// From the reply until puffd tries the next passcode for the collection.
+    public var delay: Duration
+
+    public init(attempt: Int, delay: Duration) {
+        self.attempt = attempt
+        self.delay = delay
+    }
+
+    /// The delay for a person: `0.5 s`, `2 s`.
+    public var shownDelay: String {
+        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+        let tenths = (milliseconds + 99) / 100
+        return tenths % 10 == 0 ? "\(tenths / 10) s" : "\(tenths / 10).\(tenths % 10) s"
     }
 }

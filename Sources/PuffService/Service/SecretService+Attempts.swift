@@ -38,48 +38,49 @@ extension SecretService {
     /// Runs one passcode attempt on `key`'s collection (`""`: the hidden ones) (issue 24 item 11).
     ///
     /// Attempts on one collection run one at a time, whichever connection sent them: each waits
-    /// for the turn, then for what is left of the delay of a failure from before a restart
-    /// (the `attempts` file), then runs `body`. A wrong passcode (`body` throws
-    /// ``ServiceError/wrongPasscode``) is counted, saved and answered after the doubling delay,
-    /// the turn still held; a right one clears the count. Waits hold no call slot.
+    /// for the turn, then for what is left of the delay of the last wrong passcode (also one
+    /// from before a restart, by the `attempts` file), then runs `body`. A wrong passcode (`body`
+    /// throws ``ServiceError/wrongPasscode(_:)``) is counted, saved and answered at once with the
+    /// doubling delay the next try waits (issue 24 item 22: announced, not waited in silence); a
+    /// right one clears the count. Waits hold no call slot; a call cancelled while it waits is
+    /// not tried.
     func passcodeAttempt<Value>(
         _ key: String, _ body: () async throws(ServiceError) -> Value
     ) async throws(ServiceError) -> Value {
         await takeAttemptTurn(key)
         defer { giveAttemptTurn(key) }
-        await waitOutEarlierFailure(key)
+        guard await waitOutLastFailure(key) else { throw .failed("the call was cancelled") }
         do throws(ServiceError) {
             let value = try await body()
+            nextTries[key] = nil
             if failedAttempts.removeValue(forKey: key) != nil { await saveAttempts() }
             return value
         } catch .wrongPasscode {
             let count = (failedAttempts[key]?.count ?? 0) + 1
+            let delay = Self.delay(afterFailures: count)
             failedAttempts[key] = PasscodeAttempts.Failures(count: count, last: now())
-            delaysServed.remove(key)
+            nextTries[key] = timeline.now + delay
             await saveAttempts()
             logger.notice(
                 "Wrong passcode",
                 metadata: ["collection.id": "\(key.isEmpty ? "(hidden)" : key)", "attempt": "\(count)"])
-            if await sleepReleased(Self.delay(afterFailures: count)) { delaysServed.insert(key) }
-            throw .wrongPasscode
+            throw .wrongPasscode(PasscodeRetry(attempt: count, delay: delay))
         }
     }
 
-    /// Sleeps on ``clock`` without holding a call slot; false when cancelled first.
-    private func sleepReleased(_ duration: Duration) async -> Bool {
-        let clock = self.clock
-        return (try? await CallSlot.released { () async throws in try await Self.sleep(on: clock, for: duration) })
-            != nil
-    }
-
-    /// After a restart, waits until the delay of the last failure (saved with its time) is over.
-    private func waitOutEarlierFailure(_ key: String) async {
-        guard let failures = failedAttempts[key], !delaysServed.contains(key) else { return }
-        let delay = Self.delay(afterFailures: failures.count)
-        let seconds = UInt64(delay.components.seconds) + (delay.components.attoseconds > 0 ? 1 : 0)
-        let (end, current) = (failures.last + seconds, now())
-        if end > current, !(await sleepReleased(.seconds(end - current))) { return }
-        delaysServed.insert(key)
+    /// Waits, without holding a call slot, until the delay of `key`'s last wrong passcode is
+    /// over: one of this run by ``timeline``, one of an earlier run by the time saved with it.
+    /// False when cancelled first.
+    private func waitOutLastFailure(_ key: String) async -> Bool {
+        if nextTries[key] == nil, let failures = failedAttempts[key] {
+            let delay = Self.delay(afterFailures: failures.count)
+            let seconds = UInt64(delay.components.seconds) + (delay.components.attoseconds > 0 ? 1 : 0)
+            let (end, current) = (failures.last + seconds, now())
+            nextTries[key] = timeline.now + .seconds(end > current ? end - current : 0)
+        }
+        guard let due = nextTries[key], due > timeline.now else { return true }
+        let timeline = self.timeline
+        return (try? await CallSlot.released { () async throws in try await timeline.sleep(until: due) }) != nil
     }
 
     private func takeAttemptTurn(_ key: String) async {

@@ -99,7 +99,7 @@ extension SecretService {
             try await store.replaceCatalog(new.encoded())
         } catch {
             logger.error("Writing the catalog failed", metadata: ["error": "\(error)"])
-            throw .failed("the change could not be saved")
+            throw unsaved(error, "the change could not be saved")
         }
         catalog = new
     }

@@ -153,12 +153,17 @@ extension SecretService {
         } catch {
             logger.error(
                 "Setting a collection's files aside failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
-            throw .failed("the change could not be saved")
+            throw unsaved(error, "the change could not be saved")
         }
         vault.lock()
         forgetKey(of: vault)
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
+        // Its own log goes aside with it, and a locked one's cannot take an entry at all: the
+        // logs of the collections still open name it (issue 24 item 18).
+        auditEverywhere(
+            .deleteCollection, label: vault.isHidden ? "a hidden collection" : "collection \(id)", caller: caller,
+            result: .allowed)
         releaseAliases(of: id)
         if var catalog, !vault.isHidden {
             catalog.collections.removeAll { $0.space == space }

@@ -87,7 +87,7 @@ extension SecretService {
             guard
                 let master = try? MasterKey.unwrap(
                     header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode }
+            else { throw .wrongPasscode(nil) }
             return (master, key)
         }
     }

@@ -28,7 +28,7 @@ extension SecretService {
             guard
                 let master = try? MasterKey.unwrap(
                     header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode }
+            else { throw .wrongPasscode(nil) }
             try await open(vault, master: master)
             return collection
         }
@@ -124,7 +124,7 @@ extension SecretService {
             else { continue }
             opened = opened ?? vault.id
         }
-        guard let opened else { throw .wrongPasscode }
+        guard let opened else { throw .wrongPasscode(nil) }
         return opened
     }
 
@@ -221,7 +221,7 @@ extension SecretService {
             guard
                 let master = try? MasterKey.unwrap(
                     header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode }
+            else { throw .wrongPasscode(nil) }
             return master
         }
     }
@@ -254,7 +254,7 @@ extension SecretService {
             try await store.replaceHeader(header.encoded(), of: space)
         } catch {
             logger.error("Writing a header failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
-            throw .failed("the new passcode could not be saved")
+            throw unsaved(error, "the new passcode could not be saved")
         }
         vault.header = header
         logger.info("Passcode changed", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])

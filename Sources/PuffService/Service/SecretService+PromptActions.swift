@@ -107,7 +107,7 @@ extension SecretService {
         {
             return failure
         }
-        guard let master else { return .failed(.wrongPasscode) }
+        guard let master else { return .failed(.wrongPasscode(nil)) }
         let new = asker.request(.newPasscode(collection: id, label: label), policy: policy)
         if let failure = await askPasscode(
             new, asker,
@@ -143,8 +143,9 @@ extension SecretService {
             do {
                 try await use(passcode)
                 return nil
-            } catch .wrongPasscode {
-                reason = "Wrong passcode"
+            } catch .wrongPasscode(let retry) {
+                reason =
+                    retry.map { "Wrong passcode; the next try is accepted in \($0.shownDelay)" } ?? "Wrong passcode"
             } catch .passcodePolicy(let policy) {
                 reason = "The passcode must be \(policy.requirement)"
             } catch {

@@ -148,7 +148,7 @@ extension SecretService {
             return reclaimed
         } catch {
             logger.error("Compaction failed", metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
-            throw .failed("the collection could not be compacted")
+            throw unsaved(error, "the collection could not be compacted")
         }
     }
 }

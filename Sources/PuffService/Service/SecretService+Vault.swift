@@ -137,7 +137,7 @@ extension SecretService {
         } catch {
             try? await store.remove(space)
             logger.error("Vault write failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
-            throw .failed("the change could not be saved")
+            throw unsaved(error, "the change could not be saved")
         }
         catalog = newCatalog
         vault.tip = JournalChain.Tip(sequence: 1, tag: first.mac)

@@ -57,8 +57,8 @@ public actor SecretService {
     /// Consecutive wrong passcodes per collection (`""`: hidden) and the time of the last, for
     /// the doubling delay; kept in the vault's `attempts` file so a restart does not reset it.
     var failedAttempts: [String: PasscodeAttempts.Failures] = [:]
-    /// Collections whose last failure's delay this run has waited out (after a restart, none).
-    var delaysServed: Set<String> = []
+    /// When, on ``timeline``, each collection with wrong passcodes in a row tries the next one.
+    var nextTries: [String: Duration] = [:]
     /// One passcode attempt at a time per collection (``passcodeAttempt(_:_:)``).
     var attemptTurns = AttemptTurns()
     /// Argon2id runs since start (tests check that a hidden unlock costs one, however many exist).
@@ -247,13 +247,20 @@ public actor SecretService {
                 metadata: [
                     "vault.kind": "\(type(of: store).kind)", "collection.id": "\(vault.id)", "error": "\(error)",
                 ])
-            throw .failed("the change could not be saved")
+            throw unsaved(error, "the change could not be saved")
         }
         vault.tip = JournalChain.Tip(sequence: link.sequence, tag: record.mac)
         if obsoleting > 0 {
             vault.deadRecords += obsoleting
             await compactIfWorthIt(vault)
         }
+    }
+
+    /// What a caller is told when the store could not save a change: the file system's refusal
+    /// with what fixes it (issue 24 item 22), else `fallback` (the details are in the log).
+    func unsaved(_ error: any Error, _ fallback: String) -> ServiceError {
+        guard case .refused(let reason, let path)? = error as? StoreError else { return .failed(fallback) }
+        return .vaultUnwritable(reason, folder: store.location ?? path)
     }
 
     /// What a write to a damaged collection is told.

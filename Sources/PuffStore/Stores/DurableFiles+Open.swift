@@ -13,8 +13,9 @@ extension DurableFiles {
     ///   `flags`) or ``StoreError/writeFailed(_:)`` when it cannot be opened.
     static func openRegular(_ path: String, _ flags: Int32) throws(StoreError) -> Int32? {
         let fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        let failed = { (why: String) -> StoreError in
-            flags & O_ACCMODE == O_RDONLY ? .readFailed(why) : .writeFailed(why)
+        let failed = { (action: String, code: Int32) -> StoreError in
+            flags & O_ACCMODE == O_RDONLY
+                ? .readFailed("\(action) \(path): \(describe(code))") : writeError(action, path, code)
         }
         guard fd >= 0 else {
             let code = errno
@@ -22,13 +23,13 @@ extension DurableFiles {
             // ELOOP is a link; ENXIO a FIFO without a reader opened for writing; EISDIR a folder.
             var info = stat()
             if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG { throw refused(path, info.st_mode) }
-            throw failed("cannot open \(path): \(describe(code))")
+            throw failed("cannot open", code)
         }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
-            throw failed("cannot stat \(path): \(describe(code))")
+            throw failed("cannot stat", code)
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
@@ -38,7 +39,7 @@ extension DurableFiles {
         guard status >= 0, fcntl(fd, F_SETFL, status & ~O_NONBLOCK) == 0 else {
             let code = errno
             close(fd)
-            throw failed("cannot use \(path): \(describe(code))")
+            throw failed("cannot use", code)
         }
         return fd
     }

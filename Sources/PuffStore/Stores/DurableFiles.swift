@@ -9,6 +9,14 @@ enum DurableFiles {
         String(cString: strerror(code))
     }
 
+    /// The error of a write to `path` that failed with `code`: ``StoreError/refused(_:path:)`` for
+    /// a cause the person can fix (full, quota, read-only, not writable), else
+    /// ``StoreError/writeFailed(_:)`` as `"<action> <path>: <strerror>"`.
+    static func writeError(_ action: String, _ path: String, _ code: Int32) -> StoreError {
+        if let refusal = WriteRefusal(errno: code) { return .refused(refusal, path: path) }
+        return .writeFailed("\(action) \(path): \(describe(code))")
+    }
+
     /// Creates `path` as a folder if missing and makes it 0700 whatever the umask.
     static func makePrivateFolder(_ path: String) throws(StoreError) {
         // Missing parents (`~/.local/share` on a new account) are made 0700 too.
@@ -16,11 +24,11 @@ enum DurableFiles {
         for component in path.split(separator: "/").dropLast() {
             parent += "/" + component
             if mkdir(parent, 0o700) != 0, errno != EEXIST {
-                throw .writeFailed("cannot create \(parent): \(describe(errno))")
+                throw writeError("cannot create", parent, errno)
             }
         }
         if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw .writeFailed("cannot create \(path): \(describe(errno))")
+            throw writeError("cannot create", path, errno)
         }
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
@@ -28,7 +36,7 @@ enum DurableFiles {
         }
         guard info.st_uid == getuid() else { throw .writeFailed("\(path) belongs to another user") }
         if info.st_mode & 0o777 != 0o700, chmod(path, 0o700) != 0 {
-            throw .writeFailed("cannot make \(path) private: \(describe(errno))")
+            throw writeError("cannot make private", path, errno)
         }
     }
 
@@ -44,7 +52,7 @@ enum DurableFiles {
         if flags & O_CREAT != 0, fchmod(fd, 0o600) != 0 {
             let code = errno
             close(fd)
-            throw .writeFailed("cannot make \(path) private: \(describe(code))")
+            throw writeError("cannot make private", path, code)
         }
         return fd
     }
@@ -56,7 +64,7 @@ enum DurableFiles {
             let result = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw .writeFailed("cannot write \(path): \(describe(errno))")
+                throw writeError("cannot write", path, errno)
             }
             written += result
         }
@@ -64,13 +72,13 @@ enum DurableFiles {
 
     /// Flushes the descriptor's data and size to the disk.
     static func sync(_ fd: Int32, path: String) throws(StoreError) {
-        guard fsync(fd) == 0 else { throw .writeFailed("cannot fsync \(path): \(describe(errno))") }
+        guard fsync(fd) == 0 else { throw writeError("cannot fsync", path, errno) }
     }
 
     /// Flushes a folder, so a `rename` or new file in it survives a crash.
     static func syncFolder(_ path: String) throws(StoreError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .writeFailed("cannot open \(path): \(describe(errno))") }
+        guard fd >= 0 else { throw writeError("cannot open", path, errno) }
         defer { close(fd) }
         try sync(fd, path: path)
     }
@@ -93,7 +101,7 @@ enum DurableFiles {
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
-            throw .writeFailed("cannot replace \(path): \(describe(code))")
+            throw writeError("cannot replace", path, code)
         }
         try syncFolder(folder)
     }

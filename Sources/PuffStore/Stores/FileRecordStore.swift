@@ -148,9 +148,7 @@ public actor FileRecordStore: RecordStore {
         guard before >= 0 else { throw .writeFailed("cannot seek \(path): \(DurableFiles.describe(errno))") }
         do throws(StoreError) {
             try DurableFiles.writeAll(fd, JournalFraming.frame(record), path: path)
-            guard fdatasync(fd) == 0 else {
-                throw .writeFailed("cannot fsync \(path): \(DurableFiles.describe(errno))")
-            }
+            guard fdatasync(fd) == 0 else { throw DurableFiles.writeError("cannot fsync", path, errno) }
             // After the record: a crash between the two leaves a head one record behind, which
             // reads as an append never acknowledged, never as records lost.
             if let head { try writeHead(head, of: space) }
@@ -173,13 +171,16 @@ public actor FileRecordStore: RecordStore {
         } else {
             current = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
         }
-        heads[space] = (current.fd, 1 - current.slot)
+        heads[space] = current
         let frame = JournalFraming.frame(head)
         let offset = off_t(current.slot * Self.headSlotSize)
         let written = frame.withUnsafeBytes { pwrite(current.fd, $0.baseAddress, $0.count, offset) }
         guard written == frame.count, fdatasync(current.fd) == 0 else {
-            throw .writeFailed("cannot write \(path): \(DurableFiles.describe(errno))")
+            // A short write on a full disk sets no errno. The turn stays with this slot, so the
+            // other one, the newest whole head, is not overwritten next.
+            throw DurableFiles.writeError("cannot write", path, written >= 0 && written < frame.count ? ENOSPC : errno)
         }
+        heads[space] = (current.fd, 1 - current.slot)
     }
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {

@@ -85,7 +85,7 @@ def main():
     os.write(fd, b"wrong pass\n")
     again = read_until(fd, "Passcode for “login” (at least 8 characters):")
     case("a wrong passcode is asked again with the error",
-         None if again and "Wrong passcode, try again (attempt 2 of 3)" in again else "no second question")
+         None if again and "Wrong passcode; the next try is accepted in 0.5 s, try again (attempt 2 of 3)" in again else "no second question")
     case("the typed passcode is not echoed", None if again is not None and "wrong pass" not in again
          else "the passcode was echoed")
     os.write(fd, b"right pass\n")

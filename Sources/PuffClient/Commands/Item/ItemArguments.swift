@@ -14,7 +14,8 @@ struct ItemArguments: ParsableArguments {
 
     @Argument(
         help: ArgumentHelp(
-            "A path, COLLECTION/NUMBER, or attr=value pairs that match exactly one item.", valueName: "ITEM"))
+            "A path, COLLECTION/NUMBER, or attr=value pairs that match exactly one item.", valueName: "ITEM"),
+        completion: .custom(Completions.items))
     var item: [String] = []
 
     /// The item the arguments name, and the client that found it.

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
+import PuffDBus
+
+/// The item writes of `add`, `edit` and `rm`, made as any Secret Service client makes them
+/// (secret-service.md §3.2–§3.3): puffd applies the same checks, audits them the same way, and
+/// secrets cross the bus encrypted (``withSession(_:)``).
+extension ControlClient {
+    private static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
+    private static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
+
+    /// `Collection.CreateItem` without `replace`: a new item in `collection`.
+    ///
+    /// - Returns: The new item's path.
+    /// - Throws: ``ClientError/locked(collection:)`` for a locked collection,
+    ///   ``ClientError/noSuchObject``, or what puffd refuses (a limit, a label too long).
+    public func createItem(
+        in collection: String, label: String, attributes: [String: String], secret: SecureBytes,
+        contentType: String = "text/plain"
+    ) async throws(ClientError) -> String {
+        let path = ObjectPath(unchecked: SecretPaths.collection(collection))
+        let properties = DBusValue.dictionary(
+            key: "s", value: "v",
+            [
+                .init(.string("org.freedesktop.Secret.Item.Label"), .variant(.string(label))),
+                .init(.string("org.freedesktop.Secret.Item.Attributes"), .variant(.stringDictionary(attributes))),
+            ])
+        let reply = try await withSession { (session, key) throws(ClientError) -> [DBusValue] in
+            let value = try Self.encrypted(secret, session: session, key: key, contentType: contentType)
+            return try await call(
+                "CreateItem", on: path, interface: Self.collectionInterface, [properties, value, .boolean(false)],
+                expecting: "oo", collection: collection)
+        }
+        // puffd stores at once; a prompt here would mean another provider's behaviour.
+        guard let item = reply[0].objectPath, reply[1].objectPath == .root else {
+            throw .unexpectedReply(member: "CreateItem")
+        }
+        return item.rawValue
+    }
+
+    /// `Item.SetSecret`: replaces the item's secret.
+    public func setSecret(
+        _ secret: SecureBytes, of item: String, collection: String, contentType: String = "text/plain"
+    ) async throws(ClientError) {
+        let path = try Self.itemPath(item)
+        try await withSession { (session, key) throws(ClientError) -> Void in
+            let value = try Self.encrypted(secret, session: session, key: key, contentType: contentType)
+            _ = try await call(
+                "SetSecret", on: path, interface: Self.itemInterface, [value], expecting: "", collection: collection)
+        }
+    }
+
+    /// Sets the item's `Label` property.
+    public func setLabel(_ label: String, of item: String, collection: String) async throws(ClientError) {
+        try await setItemProperty("Label", .string(label), of: item, collection: collection)
+    }
+
+    /// Sets the item's `Attributes` property: the whole set, replacing the old one.
+    public func setAttributes(
+        _ attributes: [String: String], of item: String, collection: String
+    ) async throws(ClientError) {
+        try await setItemProperty("Attributes", .stringDictionary(attributes), of: item, collection: collection)
+    }
+
+    /// `Item.Delete`.
+    public func deleteItem(_ item: String, collection: String) async throws(ClientError) {
+        let reply = try await call(
+            "Delete", on: try Self.itemPath(item), interface: Self.itemInterface, expecting: "o",
+            collection: collection)
+        guard reply[0].objectPath == .root else { throw .unexpectedReply(member: "Delete") }
+    }
+
+    private func setItemProperty(
+        _ name: String, _ value: DBusValue, of item: String, collection: String
+    ) async throws(ClientError) {
+        _ = try await call(
+            "Set", on: try Self.itemPath(item), interface: Self.propertiesInterface,
+            [.string(Self.itemInterface.rawValue), .string(name), .variant(value)], expecting: "",
+            collection: collection)
+    }
+
+    static func itemPath(_ item: String) throws(ClientError) -> ObjectPath {
+        guard let path = ObjectPath(item) else { throw .noSuchItem(item) }
+        return path
+    }
+}
