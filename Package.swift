@@ -30,8 +30,11 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Other stores' formats only (KDBX): Argon2d, which libsodium lacks, and gzip.
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL"]),
+        .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL", "CArgon2", "CZlib"]),
         // The one version constant puffd, puffctl and the packages share.
         .target(name: "PuffVersion"),
         // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).

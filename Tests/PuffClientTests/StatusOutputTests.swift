@@ -42,7 +42,7 @@ struct StatusOutputTests {
             Set(collections[0].keys)
                 == [
                     "id", "label", "locked", "items", "private", "hidden", "default", "damaged", "store", "policy",
-                    "min_length", "policy_text",
+                    "min_length", "policy_text", "locked_search",
                 ])
         #expect(collections[0]["id"] as? String == "login")
         #expect(collections[1]["policy"] as? String == "digits6")

@@ -48,6 +48,33 @@ struct LockedSearchChangeTests {
         #expect(try await restarted.service.searchItems(["service": "imap"], in: id) == [item])
     }
 
+    /// A crash between the two writes of a change leaves a journal without tags beside the
+    /// `always` header (leaving `always`: the journal is written first; going to it: the header
+    /// first). That state is searched by nobody while locked, leaks nothing, opens without damage,
+    /// and setting the mode again finishes either change.
+    @Test func aCrashBetweenTheTwoWritesLeavesNothingToConfirmAndSettingAgainFinishesTheChange() async throws {
+        let (fixture, id, item) = try await LockedSearchTests.mail(.always)
+        let space = try await fixture.space(of: id)
+        let alwaysHeader = try await fixture.storage.header(of: space)
+        try await fixture.service.setLockedSearch(
+            .never, of: id, passcode: Fixture.passcode("mail passcode"), caller: Self.caller)
+        // The crash: the journal was written untagged, the header not yet.
+        try await fixture.storage.replaceHeader(alwaysHeader, of: space)
+        #expect(try await fixture.header(of: space).indexKey != nil)
+        #expect(try await LockedSearchTests.thiefGuesses(fixture, space: space) == (0, 0))
+
+        let restarted = try await fixture.restarted()
+        #expect(try await restarted.service.searchItems(Self.query).locked == [])
+        try await restarted.unlock(id, "mail passcode")
+        #expect(try await restarted.service.vaultStatus.collections.first { $0.id == id.rawValue }?.damage == "")
+        #expect(try await restarted.holds(item, "s3cret"))
+        try await restarted.service.setLockedSearch(
+            .always, of: id, passcode: Fixture.passcode("mail passcode"), caller: Self.caller)
+        #expect(try await LockedSearchTests.thiefGuesses(fixture, space: space).confirmed == 2, "tagged again")
+        let again = try await restarted.restarted()
+        #expect(try await again.service.searchItems(Self.query).locked.contains(item))
+    }
+
     @Test func aWrongPasscodeChangesNothingAndIsAuditedAsRefused() async throws {
         let (fixture, id, _) = try await LockedSearchTests.mail(.never)
         let space = try await fixture.space(of: id)

@@ -88,7 +88,7 @@ public final class ControlClient: Sendable {
     /// - Returns: The new collection's id.
     public func createCollection(
         label: String, isPrivate: Bool, isHidden: Bool, policy: PolicyName? = nil, minimumLength: UInt32? = nil,
-        passcode: SecureBytes
+        lockedSearch: LockedSearchMode? = nil, passcode: SecureBytes
     ) async throws(ClientError) -> String {
         let options = DBusValue.dictionary(
             key: "s", value: "v",
@@ -96,12 +96,24 @@ public final class ControlClient: Sendable {
                 .init(.string("private"), .variant(.boolean(isPrivate))),
                 .init(.string("hidden"), .variant(.boolean(isHidden))),
             ] + Self.policyEntries(policy, minimumLength)
+                + (lockedSearch.map { [.init(.string("locked_search"), .variant(.string($0.rawValue)))] } ?? [])
         )
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         let reply = try await call(
             "CreateCollection", [.string(label), options, .unixFD(pipe)], expecting: "s", collection: label,
             timeout: Self.passcodeCallTimeout)
         return try Self.string(reply, member: "CreateCollection")
+    }
+
+    /// `SetLockedSearch`: whether the collection's items are found while it is locked; needs its
+    /// passcode.
+    public func setLockedSearch(
+        of collection: String, to mode: LockedSearchMode, passcode: SecureBytes
+    ) async throws(ClientError) {
+        let pipe = try PasscodePipe.readEnd(carrying: passcode)
+        _ = try await call(
+            "SetLockedSearch", [.string(collection), .string(mode.rawValue), .unixFD(pipe)], expecting: "",
+            collection: collection, timeout: Self.passcodeCallTimeout)
     }
 
     /// `DeleteCollection`: sets the collection aside (restorable for a while); a locked one needs

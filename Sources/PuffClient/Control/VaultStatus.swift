@@ -95,6 +95,9 @@ public struct CollectionStatus: Sendable, Equatable {
     public var minimumLength: UInt32?
     /// What a passcode needs, for people: "6 digits", "at least 8 characters".
     public var policyText: String?
+    /// `always`, `after-unlock` or `never`: whether its items are found while it is locked;
+    /// `""` when puffd did not say.
+    public var lockedSearch: String = ""
 
     /// Creates a collection status from its parts.
     public init(
@@ -131,6 +134,7 @@ public struct CollectionStatus: Sendable, Equatable {
         policy = try fields.string("policy")
         minimumLength = try fields.uint32("min_length")
         policyText = try fields.string("policy_text")
+        lockedSearch = try fields.string("locked_search") ?? ""
     }
 }
 
@@ -169,5 +173,6 @@ extension CollectionStatus: Encodable {
         case policy
         case minimumLength = "min_length"
         case policyText = "policy_text"
+        case lockedSearch = "locked_search"
     }
 }

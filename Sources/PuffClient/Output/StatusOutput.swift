@@ -27,6 +27,9 @@ enum StatusOutput {
             let flags = [
                 collection.isDefault ? "default" : nil, collection.isPrivate ? "private" : nil,
                 collection.isHidden ? "hidden" : nil,
+                // Private implies never; `always` is the default and says nothing.
+                collection.isPrivate || ["", "always"].contains(collection.lockedSearch)
+                    ? nil : "search:\(collection.lockedSearch)",
             ]
             table.append(
                 collection.id, collection.label, state, String(collection.itemCount), collection.policyText ?? "-",

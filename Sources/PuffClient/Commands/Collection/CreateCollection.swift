@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 
-/// `puffctl collection create NAME [--private] [--hidden] [--policy P [--min-length N]]`.
+/// `puffctl collection create NAME [--private] [--hidden] [--policy P [--min-length N]]
+/// [--locked-search MODE]`.
 struct CreateCollection: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
@@ -9,7 +10,10 @@ struct CreateCollection: AsyncParsableCommand {
         discussion: """
             On a terminal the passcode is typed twice. --stdin and --passcode-fd read it once. \
             The passcode must meet --policy (default: alphanumeric, at least 8 characters). \
-            The new collection starts unlocked.
+            The new collection starts unlocked. --locked-search says whether its items are found \
+            while it is locked: always (the default; its files then let someone who copies them \
+            confirm guessed attribute values), after-unlock (once unlocked since puffd started) or \
+            never; see `puffctl collection set`. A private collection is never searched while locked.
             """
     )
 
@@ -22,12 +26,19 @@ struct CreateCollection: AsyncParsableCommand {
     @Flag(name: .customLong("hidden"), help: "List the collection only while it is open (implies --private).")
     var isHidden = false
 
+    @Option(
+        name: .customLong("locked-search"), help: "Whether its items are found while it is locked (default: always).")
+    var lockedSearch: LockedSearchMode?
+
     @OptionGroup var policy: PolicyOptions
     @OptionGroup var passcode: PasscodeOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         if name.isEmpty { throw ValidationError("the collection needs a name") }
+        if isPrivate || isHidden, let lockedSearch, lockedSearch != .never {
+            throw ValidationError("a private collection is never searched while locked")
+        }
     }
 
     func run() async throws {
@@ -35,7 +46,7 @@ struct CreateCollection: AsyncParsableCommand {
         let code = try PasscodePrompt.new(from: try passcode.source.open(), for: name)
         let id = try await client.createCollection(
             label: name, isPrivate: isPrivate || isHidden, isHidden: isHidden, policy: policy.policy,
-            minimumLength: policy.minimumLength, passcode: code)
+            minimumLength: policy.minimumLength, lockedSearch: lockedSearch, passcode: code)
         Console.out(id)
     }
 }

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import FoundationXML
+import PuffCrypto
+
+/// Reads a KDBX database's XML into a ``KDBXDocument`` with FoundationXML's XMLParser (libxml2;
+/// external entities are not resolved). Every element marked `Protected="True"` is decrypted with
+/// the inner stream in document order, history entries included, because the stream runs through
+/// them all; only entries outside `<History>` are kept.
+final class KDBXXMLParser: NSObject, XMLParserDelegate {
+    private var document = KDBXDocument()
+    private var stream: StreamCipher?
+    private var failure: ForeignFormatError?
+
+    private var path: [String] = []
+    private var attributes: [[String: String]] = []
+    private var text = ""
+    private var groups: [String] = []
+    private var historyDepth = 0
+    private var entry: KDBXDocument.Entry?
+    private var fieldKey = ""
+    private var fieldValue: KDBXDocument.FieldValue?
+    private var binaryReference: KDBXDocument.BinaryReference?
+    private var protectedValue: SecureBytes?
+    private var sawRoot = false
+
+    private init(stream: StreamCipher?) {
+        self.stream = stream
+    }
+
+    /// Parses `xml` (the decrypted bytes, read in place without a copy).
+    static func parse(_ xml: UnsafeRawBufferPointer, stream: StreamCipher?) throws(ForeignFormatError) -> KDBXDocument {
+        guard let base = xml.baseAddress else { throw .damaged("the database's XML is empty") }
+        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: xml.count, deallocator: .none)
+        let delegate = KDBXXMLParser(stream: stream)
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = delegate
+        let parsed = parser.parse()
+        if let failure = delegate.failure { throw failure }
+        guard parsed else {
+            throw .damaged("the database's XML is malformed at line \(parser.lineNumber)")
+        }
+        guard delegate.sawRoot else { throw .damaged("the database's XML has no Root") }
+        return delegate.document
+    }
+
+    private func fail(_ error: ForeignFormatError, _ parser: XMLParser) {
+        if failure == nil { failure = error }
+        parser.abortParsing()
+    }
+
+    private var parent: String? { path.count >= 2 ? path[path.count - 2] : nil }
+
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes attributeDict: [String: String] = [:]
+    ) {
+        path.append(name)
+        attributes.append(attributeDict)
+        text = ""
+        switch name {
+        case "Root" where path.count == 2: sawRoot = true
+        case "Group": groups.append("")
+        case "History": historyDepth += 1
+        case "Entry" where historyDepth == 0: entry = KDBXDocument.Entry(groups: groups)
+        case "String", "Binary":
+            fieldKey = ""
+            fieldValue = nil
+            binaryReference = nil
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        text += string
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        text += String(decoding: CDATABlock, as: UTF8.self)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        let attributeDict = attributes.last ?? [:]
+        defer {
+            path.removeLast()
+            attributes.removeLast()
+            text = ""
+        }
+        protectedValue = nil
+        if attributeDict["Protected"]?.lowercased() == "true" {
+            do throws(ForeignFormatError) {
+                protectedValue = try unprotect(text)
+            } catch {
+                return fail(error, parser)
+            }
+        }
+        let inEntry = entry != nil && historyDepth == 0
+        switch (name, parent) {
+        case ("UUID", "Group"): groups[groups.count - 1] = text
+        case ("Name", "Group") where groups.count == 1: document.rootGroupName = text
+        case ("Group", _): groups.removeLast()
+        case ("History", _): historyDepth -= 1
+        case ("DatabaseName", "Meta"): document.databaseName = text
+        case ("RecycleBinUUID", "Meta"): document.recycleBinUUID = text
+        case ("RecycleBinEnabled", "Meta"): document.recycleBinEnabled = text.lowercased() != "false"
+        case ("Binary", "Binaries"):
+            do throws(ForeignFormatError) {
+                try readPoolBinary(attributeDict)
+            } catch {
+                return fail(error, parser)
+            }
+        case ("CreationTime", "Times") where inEntry && path.count >= 3 && path[path.count - 3] == "Entry":
+            entry?.created = KDBXDocument.parseTime(text)
+        case ("LastModificationTime", "Times") where inEntry && path.count >= 3 && path[path.count - 3] == "Entry":
+            entry?.modified = KDBXDocument.parseTime(text)
+        case ("Key", "String"), ("Key", "Binary"): fieldKey = text
+        case ("Value", "String"):
+            fieldValue = protectedValue.map { .protected($0) } ?? .plain(text)
+        case ("Value", "Binary"):
+            if let ref = attributeDict["Ref"] {
+                guard let index = Int(ref) else {
+                    return fail(.damaged("an attachment reference is not a number"), parser)
+                }
+                binaryReference = .pool(index)
+            } else if let protectedValue {
+                binaryReference = .inline(protectedValue)
+            } else {
+                guard let bytes = Base64.decode(text) else {
+                    return fail(.damaged("an attachment is not base64"), parser)
+                }
+                binaryReference = .inline(SecureBytes(unwipedCopyOf: bytes))
+            }
+        case ("String", "Entry") where inEntry:
+            entry?.strings.append((fieldKey, fieldValue ?? .plain("")))
+        case ("Binary", "Entry") where inEntry:
+            guard let binaryReference else { return fail(.damaged("an attachment has no value"), parser) }
+            entry?.binaries.append((fieldKey, binaryReference))
+        case ("Entry", _) where historyDepth == 0:
+            if let entry { document.entries.append(entry) }
+            entry = nil
+        default: break
+        }
+    }
+
+    /// Decrypts a protected element's base64 text with the next bytes of the inner stream.
+    private func unprotect(_ text: String) throws(ForeignFormatError) -> SecureBytes {
+        guard let ciphertext = Base64.decode(text) else { throw .damaged("a protected value is not base64") }
+        guard !ciphertext.isEmpty else { return .empty }
+        guard stream != nil else { throw .damaged("a value is protected but the database names no inner stream") }
+        do { return try stream!.decrypt(ciphertext) } catch { throw .damaged("the inner stream failed (\(error))") }
+    }
+
+    /// KDBX 3.1's Meta/Binaries/Binary: base64, optionally protected, optionally gzip-compressed.
+    private func readPoolBinary(_ attributeDict: [String: String]) throws(ForeignFormatError) {
+        guard let id = attributeDict["ID"].flatMap({ Int($0) }) else { throw .damaged("a pooled attachment has no ID") }
+        var data: SecureBytes
+        if let protectedValue {
+            data = protectedValue
+        } else {
+            guard let bytes = Base64.decode(text) else { throw .damaged("attachment \(id) is not base64") }
+            data = SecureBytes(unwipedCopyOf: bytes)
+        }
+        if attributeDict["Compressed"]?.lowercased() == "true" {
+            do { data = try Gzip.decompress(data) } catch { throw .damaged("attachment \(id) does not decompress") }
+        }
+        document.metaBinaries[id] = data
+    }
+}
