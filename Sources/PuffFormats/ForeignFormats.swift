@@ -8,12 +8,14 @@ public import PuffCrypto
 public enum ForeignFormats {
     /// Every file reader, in the order content detection asks them.
     public static let readers: [any ForeignFileReader.Type] = [
-        LibsecretFile.self
+        LibsecretFile.self,
+        KDBXReader.self,
     ]
 
     /// Every file writer.
     public static let writers: [any ForeignFileWriter.Type] = [
-        LibsecretFile.self
+        LibsecretFile.self,
+        KDBXWriter.self,
     ]
 
     /// How many bytes of a file content detection looks at.

@@ -167,6 +167,36 @@ struct ItemShellFlowTests {
         #expect(locked.status == 4 && locked.output.contains("login is locked and was not searched"))
     }
 
+    @Test func mvMovesTheItemWholeAndSecretToolStillFindsIt() async throws {
+        let puffd = try await daemon()
+        let created = try await commands.puffctl(
+            puffd, ["collection", "create", "Work", "--stdin"], input: "work pass\n")
+        #expect(created.status == 0, "\(created.output)")
+        let store = try await commands.secretTool(
+            puffd, ["store", "--label=Moving ✈", "service", "mv-e2e", "user", "alice"], input: "moved secret")
+        #expect(store.status == 0)
+        let moved = try await commands.puffctl(puffd, ["mv", "service=mv-e2e", "Work"])
+        #expect(moved.status == 0 && moved.output.contains("from login/1 to Work/1"), "\(moved.output)")
+        let show = try await commands.puffctl(puffd, ["show", "service=mv-e2e", "--json"])
+        let object = try JSONSerialization.jsonObject(with: show.bytes) as? [String: Any]
+        #expect(object?["collection"] as? String == "Work" && object?["label"] as? String == "Moving ✈")
+        #expect(object?["attributes"] as? [String: String] == ["service": "mv-e2e", "user": "alice"])
+        let lookup = try await commands.secretTool(puffd, ["lookup", "service", "mv-e2e"])
+        #expect(lookup.bytes == Data("moved secret".utf8), "the secret arrived exactly")
+        let audit = try await commands.puffctl(puffd, ["audit", "--json"])
+        #expect(
+            audit.output.contains("\"create\"") && audit.output.contains("\"delete\""), "\(audit.output.prefix(600))")
+
+        // Into a locked collection: exit 3, the item stays where it is.
+        #expect(try await commands.puffctl(puffd, ["lock", "login"]).status == 0)
+        let locked = try await commands.puffctl(puffd, ["mv", "Work/1", "login"])
+        #expect(locked.status == 3 && locked.output.contains("puffctl unlock login"), "\(locked.output)")
+        let missing = try await commands.puffctl(puffd, ["mv", "Work/1", "nowhere"])
+        #expect(missing.status == 4, "\(missing.output)")
+        #expect(
+            try await commands.secretTool(puffd, ["lookup", "service", "mv-e2e"]).bytes == Data("moved secret".utf8))
+    }
+
     @Test func bothBinariesReportTheVersionPuffdServes() async throws {
         let puffd = try await daemon()
         let client = try await commands.puffctl(puffd, ["--version"])

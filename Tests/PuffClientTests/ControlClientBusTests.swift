@@ -44,6 +44,7 @@ struct ControlClientBusTests {
         let repaired = try await client.repair("login")
         #expect(repaired.kept == 3 && repaired.lost.count == 1 && repaired.keptAt == "j.damaged-1")
         #expect(try await client.listItems(in: "login").map(\.path) == ["/i/1"])
+        #expect(try await client.moveItem("/i/1", to: "work") == "/i/2")
         try await client.registerAgent(at: ObjectPath("/io/puff/Agent")!)
         try await client.unregisterAgent(at: ObjectPath("/io/puff/Agent")!)
         let audit = try await client.audit(since: 5, collection: "")

@@ -103,6 +103,7 @@ final class FakeControl: Sendable {
         "RestoreCollection": [.string("work")],
         "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
         "Audit": Replies.audit,
+        "MoveItem": [.objectPath(ObjectPath("/i/2")!)],
         "ListAccess": [
             .array(
                 element: "a{sv}",

@@ -115,6 +115,21 @@ import Testing
         }
     }
 
+    @Test func anEmptyPasswordOpensADatabaseMadeWithoutOne() throws {
+        let file = try KDBXTool.folder().appendingPathComponent("nopass.kdbx")
+        try KDBXTool.run("make-py", file, password: "")
+        let bytes = [UInt8](try Data(contentsOf: file))
+        #expect(try KDBXReader.read(bytes, passcode: .empty).items.count == 6)
+        #expect(try KDBXReader.read(bytes, passcode: nil).items.count == 6)
+        #expect(throws: ForeignFormatError.wrongPasscode) { try KDBXReader.read(bytes, passcode: KDBXTool.passcode) }
+    }
+
+    @Test func theRegistryFindsKDBXByContent() throws {
+        let bytes = try KDBXTool.make("make-cli")
+        #expect(try ForeignFormats.reader(for: bytes, format: nil).format == .kdbx)
+        #expect(ForeignFormats.writer(for: .kdbx).map { $0.format } == .kdbx)
+    }
+
     func damage(_ bytes: [UInt8], at offset: Int) -> [UInt8] {
         var copy = bytes
         copy[offset] ^= 0x40

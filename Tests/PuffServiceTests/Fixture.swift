@@ -32,7 +32,8 @@ struct Fixture {
         itemRules: ItemRules = ItemRules(),
         access: AccessConfiguration = .open,
         allowsPlainSessions: Bool = true,
-        timeout: Duration = Fixture.timeout
+        timeout: Duration = Fixture.timeout,
+        keyKeeper: (any UnlockedKeyKeeper)? = nil
     ) async throws {
         self.storage = storage
         self.audit = audit
@@ -43,7 +44,7 @@ struct Fixture {
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
             store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
-            limits: limits, autoLock: autoLock, audit: audit, access: access,
+            limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, audit: audit, access: access,
             allowsPlainSessions: allowsPlainSessions,
             clock: clock,
             now: time.now,

@@ -28,8 +28,8 @@ public struct Puffctl: AsyncParsableCommand {
             CollectionCommands.self, Compact.self, Repair.self, Agent.self, Doctor.self,
             ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self, ProtectItem.self,
             UnprotectItem.self,
-            AccessCommands.self, AddItem.self, EditItem.self, RemoveItem.self, SearchItems.self, Generate.self,
-            BackupVault.self, RestoreVault.self, VerifyVault.self,
+            AccessCommands.self, AddItem.self, EditItem.self, RemoveItem.self, MoveItem.self, SearchItems.self,
+            Generate.self, BackupVault.self, RestoreVault.self, VerifyVault.self,
         ]
     )
 

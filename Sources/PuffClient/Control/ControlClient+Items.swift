@@ -70,6 +70,29 @@ extension ControlClient {
         guard reply[0].objectPath == .root else { throw .unexpectedReply(member: "Delete") }
     }
 
+    /// `io.puff.Control1.MoveItem`: puffd writes the item to `collection`, then deletes the old one.
+    ///
+    /// - Returns: The item's new path.
+    /// - Throws: ``ClientError/locked(collection:)``, ``ClientError/noSuchCollection(_:)``, a
+    ///   failure saying the item was not moved when the access gate refused, or what puffd answers.
+    public func moveItem(_ item: String, to collection: String) async throws(ClientError) -> String {
+        let reply: [DBusValue]
+        do throws(ClientError) {
+            reply = try await call(
+                "MoveItem", [.objectPath(try Self.itemPath(item)), .string(collection)], expecting: "o",
+                collection: collection, timeout: Self.passcodeCallTimeout)
+        } catch .accessDenied {
+            // The caller passed the uid check to get here: this is the access gate's refusal.
+            throw .failed(
+                name: "org.freedesktop.DBus.Error.AccessDenied",
+                message:
+                    "the item was not moved: it is protected and nobody confirmed, or an access rule refuses puffctl"
+            )
+        }
+        guard let path = reply.first?.objectPath else { throw .unexpectedReply(member: "MoveItem") }
+        return path.rawValue
+    }
+
     private func setItemProperty(
         _ name: String, _ value: DBusValue, of item: String, collection: String
     ) async throws(ClientError) {

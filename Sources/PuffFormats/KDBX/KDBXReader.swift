@@ -15,8 +15,19 @@ public enum KDBXReader: ForeignFileReader {
     /// Always: even a database made without a password is opened with "none" said explicitly.
     public static func needsPasscode(_ bytes: [UInt8]) -> Bool { true }
 
-    /// Opens the database; `passcode` nil means a database made with no password at all.
+    /// Opens the database; `passcode` nil means a database made with no password at all. An empty
+    /// passcode that does not open it is tried as no password, since KeePassXC and pykeepass make
+    /// a database "without a password" when given an empty one.
     public static func read(_ bytes: [UInt8], passcode: SecureBytes?) throws(ForeignFormatError) -> PortableCollection {
+        do {
+            return try open(bytes, passcode: passcode)
+        } catch .wrongPasscode where passcode?.isEmpty == true {
+            return try open(bytes, passcode: nil)
+        }
+    }
+
+    private static func open(_ bytes: [UInt8], passcode: SecureBytes?) throws(ForeignFormatError) -> PortableCollection
+    {
         try withBytes(of: bytes) { (raw: UnsafeRawBufferPointer) throws(ForeignFormatError) -> PortableCollection in
             var cursor = ByteCursor(raw)
             let header = try KDBXHeader.read(&cursor)

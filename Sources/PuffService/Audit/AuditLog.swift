@@ -23,6 +23,8 @@ final class AuditLog {
     private var pendingOrder: [SpaceID] = []
     /// Whether the last append failed, so a full disk is logged once, not on every read.
     private var isFailing = false
+    /// Logs being re-keyed (``hold(_:)``): their entries wait in ``pending`` until ``move(_:to:_:)``.
+    private var held: Set<SpaceID> = []
 
     /// A Sendable flag the deferred sync clears.
     private final class Flag: Sendable {
@@ -78,6 +80,11 @@ final class AuditLog {
         var wrote = false
         for space in order {
             guard let batch = batches[space] else { continue }
+            guard !held.contains(space) else {
+                pendingOrder.append(space)
+                pending[space] = batch
+                continue
+            }
             do {
                 try store.append(batch, to: space)
                 wrote = true
@@ -98,6 +105,36 @@ final class AuditLog {
         flush()
         nextSequence[space] = nil
         store.closeLog(space)
+    }
+
+    /// Writes what waits, then keeps `space`'s later entries in memory while its collection is
+    /// re-keyed, so the copy sealed off the actor misses none of them.
+    func hold(_ space: SpaceID) {
+        flush()
+        held.insert(space)
+    }
+
+    /// Ends a re-key that did not happen: the held entries are written to `space`'s log after
+    /// all, and whatever was written of `abandoned`'s log is removed.
+    func release(_ space: SpaceID, abandoning abandoned: SpaceID) {
+        held.remove(space)
+        remove(abandoned)
+        flush()
+    }
+
+    /// Ends a re-key that happened: the entries held for `old` are sealed again under `keys`' new
+    /// key as the next entries of `new`'s log (written with them by the re-key), and `old`'s log
+    /// is removed.
+    func move(_ old: SpaceID, to new: SpaceID, _ keys: CollectionRekeying.Keys) {
+        held.remove(old)
+        let waiting = pending.removeValue(forKey: old) ?? []
+        pendingOrder.removeAll { $0 == old }
+        nextSequence[new] = nextSequence[old]
+        remove(old)
+        guard !waiting.isEmpty else { return }
+        if pending[new] == nil { pendingOrder.append(new) }
+        pending[new, default: []].append(contentsOf: CollectionRekeying.resealAudit(waiting, keys: keys))
+        flush()
     }
 
     /// Forgets a deleted collection's log.

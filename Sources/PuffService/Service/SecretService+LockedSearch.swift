@@ -63,6 +63,8 @@ extension SecretService {
         await beginWrite()
         defer { endWrite() }
         guard collectionStates[id] === vault, !vault.isLocked, let current = vault.header else { throw .noSuchObject }
+        // A passcode change meanwhile re-keyed it: `master` is the old key.
+        guard current.space == old.space else { throw .wrongPasscode(nil) }
         // Running `always` again re-tags the journal: it finishes a change a crash interrupted.
         guard mode != current.lockedSearch || mode == .always else { return }
         try await audited(.lockedSearch, of: ItemID(collection: id, number: 0), label: change, caller: caller) {

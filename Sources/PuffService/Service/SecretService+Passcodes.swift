@@ -72,6 +72,8 @@ extension SecretService {
         case .success(let opened):
             // The collection may have been deleted, or opened by another call, while this ran.
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
+            // Or re-keyed: `master` is then the old key, which must not serve the new space.
+            guard vault.space == space else { throw .wrongPasscode(nil) }
             vault.unlock(with: opened, replacingItems: needsItems)
             if needsItems, !opened.damage.isEmpty {
                 logger.error(
@@ -184,8 +186,9 @@ extension SecretService {
         emit(.collectionDeleted(id))
     }
 
-    /// Rewraps the collection's master key under `new`, which must meet the collection's policy;
-    /// items are not re-encrypted. `old` need not meet it (it may predate the policy).
+    /// Re-keys the collection under `new`, which must meet the collection's policy: a new master
+    /// key seals every record again, so the old passcode opens no copy of what is written from
+    /// now on. `old` need not meet the policy (it may predate it).
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)`` (checked first,
     ///   so no key derivation runs and no wrong-passcode delay applies), ``ServiceError/wrongPasscode``,
@@ -226,37 +229,12 @@ extension SecretService {
         }
     }
 
-    /// Wraps `master`, the collection's key, under `new` (which must meet the policy) in a fresh
-    /// header and saves it.
+    /// Re-keys the collection under `new`, which must meet the policy: a new master key, every
+    /// kept record sealed again under it in a new space, a new header (``rekey(_:master:new:)``).
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)``,
-    ///   ``ServiceError/failed(_:)``.
+    ///   ``ServiceError/damaged(_:)``, ``ServiceError/failed(_:)``.
     func changePasscode(of id: CollectionID, master: MasterKey, new: SecureBytes) async throws(ServiceError) {
-        let policy = try policy(of: id)
-        guard policy.admits(new) else { throw .passcodePolicy(policy) }
-        guard let vault = collectionStates[id], var header = vault.header, let space = vault.space else {
-            throw .noSuchObject
-        }
-        if !vault.isHidden {
-            header.salt = PasscodeKDF.newSalt()
-            header.kdf = mode.kdf
-        }
-        let newKey = try await passcodeKey(new, header: header)
-        guard let wrapped = try? master.wrapped(under: newKey, associatedData: header.wrapAssociatedData) else {
-            throw .failed("the collection key could not be wrapped")
-        }
-        header.wrappedKey = wrapped
-        await beginWrite()
-        defer { endWrite() }
-        // The collection may have gone while the key was derived.
-        guard collectionStates[id] === vault else { throw .noSuchObject }
-        do {
-            try await store.replaceHeader(header.encoded(), of: space)
-        } catch {
-            logger.error("Writing a header failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
-            throw unsaved(error, "the new passcode could not be saved")
-        }
-        vault.header = header
-        logger.info("Passcode changed", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
+        try await rekey(id, master: master, new: new)
     }
 }

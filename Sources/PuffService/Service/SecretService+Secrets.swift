@@ -73,10 +73,11 @@ extension SecretService {
     ) async throws(ServiceError) {
         _ = try record(of: id)
         let state = try state(of: id.collection)
-        guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
-        let sealed = sealer.seal(try decode(secret, client: client), associatedData: Self.sealingContext(id))
+        guard !state.isLocked, state.sealer != nil else { throw .isLocked }
+        let plaintext = try decode(secret, client: client)
         try await updateItem(id, .changeSecret, caller: caller ?? Caller(client)) { record in
-            record.sealedSecret = sealed
+            // Sealed under the write turn: a re-key may have changed the key while this waited.
+            record.sealedSecret = state.sealer?.seal(plaintext, associatedData: Self.sealingContext(id)) ?? []
             record.contentType = secret.contentType
             return []
         }

@@ -158,6 +158,7 @@ public actor SecretService {
         hiddenHeaders = loaded.hidden
         damaged = loaded.damaged
         vaultProblems = loaded.problems
+        for space in loaded.retired { keyKeeper?.forget(space) }
         var states = loaded.collections
         let session = CollectionFields(
             id: CollectionID.session.rawValue, label: "", created: 0, modified: 0, nextItemNumber: 1, aliases: [])

@@ -11,8 +11,9 @@ import PuffStore
 /// updates it in place (Part A item 9). Owned and touched only by the ``SecretService`` actor.
 final class CollectionVault {
     let id: CollectionID
-    /// The space in the store; nil for the in-memory `session` collection.
-    let space: SpaceID?
+    /// The space in the store; nil for the in-memory `session` collection. A re-key moves the
+    /// collection to a new space (``rekeyed(space:header:opened:deadRecords:)``).
+    private(set) var space: SpaceID?
     var header: VaultHeader?
     var fields: CollectionFields
     var isLocked: Bool
@@ -140,6 +141,40 @@ final class CollectionVault {
             readsJournalToOpen = false
         }
         isLocked = false
+    }
+
+    /// Moves an unlocked collection to its re-keyed space: its keys, items (secrets sealed under
+    /// the new record key) and chain are those of the new journal, `opened`.
+    func rekeyed(space: SpaceID, header: VaultHeader, opened: OpenedCollection, deadRecords: Int) {
+        self.space = space
+        self.header = header
+        unlock(with: opened, replacingItems: true)
+        self.deadRecords = deadRecords
+    }
+
+    /// Moves a locked collection to its re-keyed space, as start-up would read it from there; an
+    /// `after-unlock` index built at an earlier unlock stays in memory, as it stays across `Lock`.
+    func rekeyed(space: SpaceID, header: VaultHeader, scanned: ScannedCollection) {
+        self.space = space
+        self.header = header
+        let keepsIndex = lockedSearch == .afterUnlock && isIndexed
+        if !isPrivate, !keepsIndex {
+            fields.nextItemNumber = max(fields.nextItemNumber, scanned.nextNumber)
+            hasher = scanned.hasher
+            items = scanned.items
+            index = scanned.index
+            isIndexed = lockedSearch == .always
+            pendingCollectionRecord = scanned.collectionRecord
+            pendingDeletionRecord = scanned.deletionRecord
+            pendingSettingsRecords = scanned.settingsRecords
+            settings = [:]
+            isOpen = false
+            readsJournalToOpen = false
+        }
+        deadRecords = scanned.deadRecords
+        format = scanned.format
+        tip = scanned.tip
+        damage = scanned.damage
     }
 
     /// Wipes the keys and stops the auto-lock timer. A collection also forgets what it shows of

@@ -2,11 +2,17 @@
 import PuffCrypto
 import PuffStore
 
-/// Writes a collection's journal anew, chained (compaction, and the upgrade of a format 1
-/// journal): the records ``JournalCompaction`` keeps are opened and sealed again at new places,
-/// numbered on from the old chain, the first naming no predecessor. Needs the record key, so a
-/// locked collection is not compacted. Runs off the actor.
+/// Writes a collection's journal anew, chained (compaction, the upgrade of a format 1 journal, a
+/// change of locked search, and a re-key): the records ``JournalCompaction`` keeps are opened and
+/// sealed again at new places, numbered on from the old chain, the first naming no predecessor.
+/// Needs the record key, so a locked collection is not compacted. Runs off the actor.
 enum JournalResealing {
+    /// Where a re-key seals the kept records: another space, under another record key.
+    struct Target: Sendable {
+        var space: SpaceID
+        var sealer: SecretSealer
+    }
+
     struct Result: Sendable {
         var records: [[UInt8]]
         /// The new newest record; nil when nothing is kept.
@@ -27,12 +33,13 @@ enum JournalResealing {
 
     /// Checks that every record of `journal` authenticates in its place and that the chain ends
     /// at `expected` (what the service last appended), then seals the kept records from
-    /// sequence number `start` on, tagged as `tagging` says.
+    /// sequence number `start` on, tagged as `tagging` says, in `target` when given (a re-key)
+    /// else in place.
     ///
     /// - Throws: ``VaultDamage`` naming what does not hold; nothing is written then.
     static func reseal(
         _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, expected: JournalChain.Tip?, start: UInt64,
-        file: String, tagging: Tagging = .kept
+        file: String, tagging: Tagging = .kept, into target: Target? = nil
     ) throws(VaultDamage) -> Result {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
@@ -55,8 +62,8 @@ enum JournalResealing {
             }
         }
         return try resealKept(
-            journal.records, format: journal.version, space: space, sealer: sealer, start: start, file: file,
-            tagging: tagging)
+            journal.records, format: journal.version, from: Target(space: space, sealer: sealer),
+            to: target ?? Target(space: space, sealer: sealer), start: start, file: file, tagging: tagging)
     }
 
     /// Keeps of `journal` only the records that authenticate in their place in the chain, for
@@ -68,8 +75,8 @@ enum JournalResealing {
     ) throws(VaultDamage) -> (result: Result, lost: [String]) {
         let checked = authenticated(journal, space: space, sealer: sealer, file: file)
         let result = try resealKept(
-            checked.good, format: journal.version, space: space, sealer: sealer, start: checked.highest + 1,
-            file: file)
+            checked.good, format: journal.version, from: Target(space: space, sealer: sealer),
+            to: Target(space: space, sealer: sealer), start: checked.highest + 1, file: file)
         return (result, checked.damage)
     }
 
@@ -107,9 +114,10 @@ enum JournalResealing {
         return (good, highest, chain.damage)
     }
 
-    /// Seals the records ``JournalCompaction`` keeps of `records` again, chained from `start`.
+    /// Opens the records ``JournalCompaction`` keeps of `records` in `source` and seals them again
+    /// in `target`, chained from `start`.
     private static func resealKept(
-        _ records: [JournalReplay.Record], format: UInt8, space: SpaceID, sealer: SecretSealer, start: UInt64,
+        _ records: [JournalReplay.Record], format: UInt8, from source: Target, to target: Target, start: UInt64,
         file: String, tagging: Tagging = .kept
     ) throws(VaultDamage) -> Result {
         let kept = try JournalCompaction.kept(records, format: format, file: file)
@@ -119,7 +127,7 @@ enum JournalResealing {
         var last: VaultRecord?
         for bytes in kept.records {
             guard let old = try? VaultRecord(decoding: bytes, format: format),
-                let plaintext = try? old.open(space: space, sealer: sealer)
+                let plaintext = try? old.open(space: source.space, sealer: source.sealer)
             else { throw VaultDamage(message: "\(file): a kept record no longer authenticates") }
             var tags = old.tags
             if case .remade(let hasher) = tagging, old.kind == .item {
@@ -129,15 +137,15 @@ enum JournalResealing {
                 tags = hasher.map { AttributeIndex(hasher: $0).tags(of: fields.attributes) } ?? []
             }
             let record = VaultRecord(
-                kind: old.kind, number: old.number, tags: tags, plaintext: plaintext, space: space, sealer: sealer,
-                link: link)
+                kind: old.kind, number: old.number, tags: tags, plaintext: plaintext, space: target.space,
+                sealer: target.sealer, link: link)
             result.records.append(record.encoded())
             link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)
             last = record
         }
         if let last, let sequence = last.link?.sequence {
             result.tip = JournalChain.Tip(sequence: sequence, tag: last.mac)
-            result.head = JournalHead(of: last, space: space, sealer: sealer).encoded()
+            result.head = JournalHead(of: last, space: target.space, sealer: target.sealer).encoded()
         }
         return result
     }

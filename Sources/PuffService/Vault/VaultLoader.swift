@@ -14,6 +14,9 @@ enum VaultLoader {
         /// What is wrong with the vault beside its collections: a damaged catalog, files that are
         /// not regular files. Each names the file and why.
         var problems: [String] = []
+        /// Spaces an interrupted re-key left behind and this start removed: any key kept for
+        /// them outside puffd is revoked.
+        var retired: [SpaceID] = []
     }
 
     /// Loads what can be loaded; a collection that fails is listed in `damaged`, never fatal.
@@ -26,7 +29,7 @@ enum VaultLoader {
     /// - Throws: ``ServiceError/failed(_:)`` when the store cannot be listed.
     static func load(store: any RecordStore, logger: Logger) async throws(ServiceError) -> Loaded {
         var loaded = Loaded()
-        let spaces: [SpaceID]
+        var spaces: [SpaceID]
         do {
             spaces = try await store.spaces()
         } catch {
@@ -52,6 +55,7 @@ enum VaultLoader {
                 "The vault's catalog is damaged: collections are found from their headers; aliases other than default and login are lost",
                 metadata: ["file": "\(catalogFile)", "error": "\(error)"])
         }
+        await settleReplacements(store: store, spaces: &spaces, into: &loaded, logger: logger)
         let listed = Dictionary(
             (loaded.catalog?.collections ?? []).map { ($0.space, $0.id) }, uniquingKeysWith: { first, _ in first })
         // Catalog order first, then visible collections the catalog lost (recovered, logged).

@@ -152,7 +152,7 @@ extension SecretInterfaces {
                     }
                     return [.array(element: "a{sv}", items)]
                 },
-            ] + agentMethods(context) + auditMethods(context) + accessMethods(context)
+            ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context)
                 + backupMethods(context)
         )
     }

@@ -23,6 +23,10 @@ public actor FileRecordStore: RecordStore {
     /// Where a head file's second slot starts: its own disk sector, so a torn write of one slot
     /// never reaches the other.
     static let headSlotSize = 512
+    /// Durable steps left before the store stops as if killed (``crash(afterSteps:)``, tests).
+    var stepsBeforeCrash: Int?
+    /// Whether it stopped so.
+    var crashed = false
 
     /// Opens (creating if needed) the vault folder and takes its lock.
     ///
@@ -83,6 +87,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) throws(StoreError) {
+        try checkRunning()
         let journal = journalPath(space)
         if access(journal, F_OK) != 0 {
             // The journal first: a header without its journal would be a space that cannot open.
@@ -142,6 +147,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
+        try checkRunning()
         let path = journalPath(space)
         let fd = try appendDescriptor(space, path: path)
         let before = lseek(fd, 0, SEEK_END)
@@ -184,6 +190,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
+        try checkRunning()
         if let current = heads.removeValue(forKey: space) { close(current.fd) }
         try DurableFiles.replace(headPath(space), with: JournalFraming.frame(head), folder: folder)
     }
@@ -199,6 +206,7 @@ public actor FileRecordStore: RecordStore {
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
         throws(StoreError) -> UInt64
     {
+        try checkRunning()
         let path = journalPath(space)
         var info = stat()
         guard lstat(path, &info) == 0 else { throw .noSuchSpace(space) }
@@ -217,6 +225,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func remove(_ space: SpaceID) throws(StoreError) {
+        try checkRunning()
         if let fd = journals.removeValue(forKey: space) { close(fd) }
         if let head = heads.removeValue(forKey: space) { close(head.fd) }
         // The header first: without it the space is gone even if the journal's unlink is lost.
@@ -237,8 +246,10 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func replaceCatalog(_ bytes: [UInt8]) throws(StoreError) {
+        try checkRunning()
         try DurableFiles.replace(
             catalogPath, with: ChecksummedFile.encode(bytes, magic: ChecksummedFile.catalogMagic), folder: folder)
+        try passCrashPoint()
     }
 
     public func passcodeAttempts() throws(StoreError) -> [UInt8]? {
@@ -247,6 +258,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func replacePasscodeAttempts(_ bytes: [UInt8]) throws(StoreError) {
+        try checkRunning()
         try DurableFiles.replace(
             attemptsPath, with: ChecksummedFile.encode(bytes, magic: ChecksummedFile.attemptsMagic), folder: folder)
     }

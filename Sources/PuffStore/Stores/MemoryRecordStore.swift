@@ -18,6 +18,7 @@ public actor MemoryRecordStore: RecordStore {
     private var stored: [SpaceID: Space] = [:]
     private var setAsideStored: [SetAsideSpace.Name: Space] = [:]
     private var catalogBytes: [UInt8]?
+    private var pendingReplacements: [SpaceReplacement] = []
     private var attemptsBytes: [UInt8]?
     /// Journals a rewrite kept aside, by file name (tests).
     public private(set) var keptJournals: [String: [[UInt8]]] = [:]
@@ -89,6 +90,25 @@ public actor MemoryRecordStore: RecordStore {
         stored[space]!.version = version
         let size = { (list: [[UInt8]]) in list.reduce(0) { $0 + $1.count + JournalFraming.frameOverhead } }
         return UInt64(max(0, size(old.records) - size(records)))
+    }
+
+    public func replaceSpace(_ old: SpaceID, with new: SpaceID, header: [UInt8], records: [[UInt8]], head: [UInt8]?)
+        async throws(StoreError)
+    {
+        try await gate()
+        guard stored[new] == nil else { throw .writeFailed("cannot replace \(old.hex): \(new.hex) exists already") }
+        stored[new] = Space(header: header, records: records, heads: [head, nil])
+        pendingReplacements.append(SpaceReplacement(old: old, new: new, isSwitched: true))
+    }
+
+    public func replacements() -> [SpaceReplacement] {
+        pendingReplacements
+    }
+
+    public func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) async throws(StoreError) {
+        try await gate()
+        stored[keepingNew ? replacement.old : replacement.new] = nil
+        pendingReplacements.removeAll { $0 == replacement }
     }
 
     public func remove(_ space: SpaceID) async throws(StoreError) {

@@ -57,6 +57,29 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/writeFailed(_:)``; the old head is then still in place.
     func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError)
 
+    /// Writes `new` whole as the replacement of `old` (a re-key, docs/vault-format.md "Re-keying"):
+    /// first a note that `new` replaces `old`, then `new`'s journal holding `records` (the current
+    /// format) and `head`, then its header. The header's atomic rename is the switch: a crash
+    /// before it leaves `old` as it was and `new` unfinished, a crash after it leaves `new`
+    /// complete beside `old`; ``replacements()`` reports either, and
+    /// ``settleReplacement(_:keepingNew:)`` ends it. `old` is not touched.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``; ``replacements()`` then says how far it got.
+    func replaceSpace(_ old: SpaceID, with new: SpaceID, header: [UInt8], records: [[UInt8]], head: [UInt8]?)
+        async throws(StoreError)
+
+    /// The replacements begun by ``replaceSpace(_:with:header:records:head:)`` and not settled yet.
+    ///
+    /// - Throws: ``StoreError/readFailed(_:)``.
+    func replacements() async throws(StoreError) -> [SpaceReplacement]
+
+    /// Ends a replacement: with `keepingNew`, removes every file of the old space (the header
+    /// first, its audit logs and kept tails too); without, every file of the new one. Then the
+    /// note, so a crash in between leaves the replacement to settle again.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``.
+    func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) async throws(StoreError)
+
     /// Removes the space's header and journal.
     ///
     /// - Throws: ``StoreError/writeFailed(_:)``.
@@ -221,6 +244,20 @@ public struct SetAsideSpace: Sendable {
         self.name = name
         self.header = header
         self.journal = journal
+    }
+}
+
+/// A re-key's note (``RecordStore/replaceSpace(_:with:header:records:head:)``): `new` replaces `old`.
+public struct SpaceReplacement: Sendable, Equatable {
+    public let old: SpaceID
+    public let new: SpaceID
+    /// Whether `new`'s header is in place: the switch happened.
+    public let isSwitched: Bool
+
+    public init(old: SpaceID, new: SpaceID, isSwitched: Bool) {
+        self.old = old
+        self.new = new
+        self.isSwitched = isSwitched
     }
 }
 

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffCrypto
+import PuffStore
+
+extension SecretService {
+    /// Changes a collection's passcode by re-keying it (issue 24 item 5, docs/vault-format.md
+    /// "Re-keying"): a fresh master key, every kept record opened and sealed again under it in a
+    /// new space, with a new head and a header wrapping it under `new`; the audit log is sealed
+    /// again under the new key, and the old key's copies in the kernel keyring are revoked.
+    ///
+    /// `master` is the collection's current key. The Argon2id run and the sealing run off the
+    /// actor; reads are served throughout, while writes wait for the write turn this holds from
+    /// reading the journal until the switch, so none is lost or left under the old key. The
+    /// switch is the new header's rename (``RecordStore/replaceSpace(_:with:header:records:head:)``):
+    /// a crash leaves the old collection with the old passcode or the new one with the new.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)``,
+    ///   ``ServiceError/damaged(_:)`` (a damaged journal is repaired first), ``ServiceError/wrongPasscode``
+    ///   (the collection was re-keyed meanwhile), ``ServiceError/failed(_:)``; nothing changed then.
+    func rekey(_ id: CollectionID, master: MasterKey, new: SecureBytes) async throws(ServiceError) {
+        let policy = try policy(of: id)
+        guard policy.admits(new) else { throw .passcodePolicy(policy) }
+        guard let vault = collectionStates[id], var derivation = vault.header, let oldSpace = vault.space else {
+            throw .noSuchObject
+        }
+        if !vault.isHidden {
+            derivation.salt = PasscodeKDF.newSalt()
+            derivation.kdf = mode.kdf
+        }
+        let newKey = try await passcodeKey(new, header: derivation)
+        await beginWrite()
+        defer { endWrite() }
+        // The collection may have gone, or been re-keyed by another call, while the key was derived.
+        guard collectionStates[id] === vault, var header = vault.header else { throw .noSuchObject }
+        guard vault.space == oldSpace else { throw .wrongPasscode(nil) }
+        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        // The header as it is now (its locked search may have changed meanwhile), under the new salt.
+        header.salt = derivation.salt
+        header.kdf = derivation.kdf
+        let newMaster = MasterKey()
+        header.space = SpaceID.random()
+        guard let wrapped = try? newMaster.wrapped(under: newKey, associatedData: header.wrapAssociatedData) else {
+            throw .failed("the collection key could not be wrapped")
+        }
+        header.wrappedKey = wrapped
+        let keys = CollectionRekeying.Keys(oldSpace: oldSpace, oldMaster: master, header: header, newMaster: newMaster)
+        let file = store.location.map { "\($0)/\(oldSpace.hex).journal" } ?? "\(oldSpace.hex).journal"
+        let journal: JournalReplay
+        do {
+            journal = try await store.replay(oldSpace)
+        } catch {
+            logger.error(
+                "A re-key could not read the journal", metadata: ["collection.id": "\(id)", "error": "\(error)"])
+            throw .failed("the collection could not be re-keyed: \(error)")
+        }
+        auditLog?.hold(oldSpace)
+        let (auditStore, expected, unlocked) = (auditLog?.store, vault.tip, !vault.isLocked)
+        let work = await BlockingWork.result { () throws(VaultDamage) -> (CollectionRekeying.Output, StoreError?) in
+            let output = try CollectionRekeying.rekey(
+                journal, keys: keys, expected: expected, id: id, unlocked: unlocked, file: file)
+            guard let auditStore else { return (output, nil) }
+            do throws(StoreError) {
+                // Written before the switch, so the new space is whole when its header appears.
+                let entries = try auditStore.entries(of: oldSpace).records
+                if !entries.isEmpty {
+                    try auditStore.append(CollectionRekeying.resealAudit(entries, keys: keys), to: keys.header.space)
+                    try auditStore.sync()
+                }
+                return (output, nil)
+            } catch {
+                return (output, error)
+            }
+        }
+        let output: CollectionRekeying.Output
+        switch work {
+        case .success((_, let auditError?)):
+            auditLog?.release(oldSpace, abandoning: header.space)
+            logger.error(
+                "A re-key could not copy the audit log", metadata: ["collection.id": "\(id)", "error": "\(auditError)"])
+            throw unsaved(auditError, "the collection's audit log could not be sealed again")
+        case .success((let done, nil)):
+            output = done
+        case .failure(let damage):
+            auditLog?.release(oldSpace, abandoning: header.space)
+            logger.error("A re-key found damage", metadata: ["collection.id": "\(id)", "reason": "\(damage.message)"])
+            throw .damaged("\(damage.message); puffctl repair \(id) keeps what authenticates, then change the passcode")
+        }
+        let replacement = SpaceReplacement(old: oldSpace, new: header.space, isSwitched: true)
+        if let failure = await switchSpace(replacement, header: header, records: output.resealed, id: id) {
+            auditLog?.release(oldSpace, abandoning: header.space)
+            throw unsaved(failure, "the new passcode could not be saved; the old one still opens the collection")
+        }
+        if let opened = output.opened {
+            vault.rekeyed(
+                space: header.space, header: header, opened: opened, deadRecords: output.resealed.deadRecords)
+        } else if let scanned = output.scanned {
+            vault.rekeyed(space: header.space, header: header, scanned: scanned)
+        }
+        if case .ephemeral = mode { vault.escrow = newMaster }
+        auditLog?.move(oldSpace, to: header.space, keys)
+        await finishSwitch(replacement, of: vault)
+        // Every copy of the old key outside puffd goes; the new one is kept as an unlock keeps it.
+        keyKeeper?.forget(oldSpace)
+        if !vault.isLocked { keepKey(newMaster, of: vault) }
+        logger.info(
+            "Passcode changed: the collection was re-keyed",
+            metadata: [
+                "collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)",
+                "records": "\(output.resealed.records.count)",
+            ])
+    }
+
+    /// Writes the re-keyed space; nil once the switch happened (also when a write after it
+    /// failed), else why not, after removing what was written of the new space.
+    private func switchSpace(
+        _ replacement: SpaceReplacement, header: VaultHeader, records: JournalResealing.Result, id: CollectionID
+    ) async -> StoreError? {
+        let failure: StoreError
+        do {
+            try await store.replaceSpace(
+                replacement.old, with: replacement.new, header: header.encoded(), records: records.records,
+                head: records.head)
+            return nil
+        } catch {
+            failure = error
+            logger.error(
+                "Writing a re-keyed collection failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
+        }
+        let begun = try? await store.replacements().first { $0.new == replacement.new }
+        if begun?.isSwitched == true { return nil }
+        if let begun { try? await store.settleReplacement(begun, keepingNew: false) }
+        return failure
+    }
+
+    /// After the switch: points the catalog at the new space (a visible collection), then
+    /// removes the old space's files. A failure is logged and left for the next start, which
+    /// ends the replacement the same way (``VaultLoader``).
+    private func finishSwitch(_ replacement: SpaceReplacement, of vault: CollectionVault) async {
+        if !vault.isHidden, var updated = catalog {
+            for index in updated.collections.indices where updated.collections[index].space == replacement.old {
+                updated.collections[index].space = replacement.new
+            }
+            catalog = updated
+            do {
+                try await store.replaceCatalog(updated.encoded())
+            } catch {
+                logger.error(
+                    "Writing the catalog after a re-key failed; the next start finishes it",
+                    metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
+                return
+            }
+        }
+        do {
+            try await store.settleReplacement(replacement, keepingNew: true)
+        } catch {
+            logger.error(
+                "Removing a re-keyed collection's old files failed; the next start removes them",
+                metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : vault.id.rawValue)", "error": "\(error)"])
+        }
+    }
+}
