@@ -155,4 +155,32 @@ struct BackupFlowTests {
         let found = try await readable(puffd, count: total, set: "stream")
         #expect(found == Array(0..<found.count), "\(found)")
     }
+
+    @Test func repairAndPasswdEachKeepASnapshotAndOnlyTheNewestAreKept() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon()
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "first pass\n").status == 0)
+        for number in 0..<2 { #expect(try await store(puffd, number) == 0) }
+        let snapshots = vault.appendingPathComponent("snapshots")
+        let names = { (try? FileManager.default.contentsOfDirectory(atPath: snapshots.path).sorted()) ?? [] }
+        #expect(try await puffctl(puffd, ["repair", "login"]).status == 0)
+        #expect(names().count == 1 && names()[0].hasSuffix("-repair.puffbak"), "\(names())")
+        #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "first pass\n").status == 0)
+        let changed = try await puffctl(puffd, ["passwd", "--stdin"], input: "first pass\nsecond pass\n")
+        #expect(changed.status == 0, "\(changed.output)")
+        let afterPasswd = names()
+        #expect(afterPasswd.count == 2 && afterPasswd[1].hasSuffix("-passwd.puffbak"), "\(afterPasswd)")
+        let again = try await puffctl(puffd, ["passwd", "--stdin"], input: "second pass\nthird pass\n")
+        #expect(again.status == 0, "\(again.output)")
+        let repaired = try await puffctl(puffd, ["repair", "login"])
+        #expect(repaired.status == 0, "\(repaired.output)")
+        #expect(names().count == 3 && names()[0].hasSuffix("-passwd.puffbak"), "\(names())")
+
+        // The snapshot before the re-key takes the collection back to the old passcode.
+        let before = snapshots.appendingPathComponent(names()[0])
+        #expect(try await puffctl(puffd, ["restore", before.path, "--force"]).status == 0)
+        #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "third pass\n").status == 2)
+        #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "first pass\n").status == 0)
+        #expect(try await readable(puffd, count: 2) == [0, 1])
+    }
 }
