@@ -42,7 +42,7 @@ fuzz_target() {
             seeds=(fuzz/corpus/decode) flags=(-dict=fuzz/decode.dict -artifact_prefix="$ARTIFACTS/") ;;
         vault)
             product=PuffFuzzVault work=$SCRATCH/corpus-vault log=$SCRATCH/fuzz-vault.log
-            seeds=(fuzz/corpus/vault Tests/PuffServiceTests/Fixtures/vault-v1)
+            seeds=(fuzz/corpus/vault Tests/PuffServiceTests/Fixtures/vault-v1 Tests/PuffServiceTests/Fixtures/vault-v2)
             flags=(-dict=fuzz/vault.dict -artifact_prefix="$ARTIFACTS/vault-") ;;
     esac
     local build=(-c release --scratch-path "$SCRATCH" --product "$product"

@@ -9,12 +9,14 @@ public enum ForeignFormats {
     /// Every file reader, in the order content detection asks them.
     public static let readers: [any ForeignFileReader.Type] = [
         LibsecretFile.self,
+        GnomeKeyringFile.self,
         KDBXReader.self,
     ]
 
     /// Every file writer.
     public static let writers: [any ForeignFileWriter.Type] = [
         LibsecretFile.self,
+        GnomeKeyringFile.self,
         KDBXWriter.self,
     ]
 

@@ -197,6 +197,33 @@ struct ItemShellFlowTests {
             try await commands.secretTool(puffd, ["lookup", "service", "mv-e2e"]).bytes == Data("moved secret".utf8))
     }
 
+    /// A protected item moves only when the person confirms, as a read would need: puffctl goes
+    /// through puffd's access gate like any client (the test pinentry answers the CONFIRM).
+    @Test func mvOfAProtectedItemAsksThePersonFirst() async throws {
+        let access = AccessFlowTests()
+        defer { try? FileManager.default.removeItem(at: access.folder) }
+        let puffd = try await access.daemon(order: ["pinentry", "none"], answering: ["CANCEL", "OK"])
+        try await access.prepare(puffd, firstRun: true)
+        #expect(try await access.puffctl(puffd, ["protect", "service=access-e2e"]).status == 0)
+        let created = try await commands.puffctl(
+            puffd, ["collection", "create", "Work", "--stdin"], input: "work pass\n")
+        #expect(created.status == 0, "\(created.output)")
+
+        let refused = try await access.puffctl(puffd, ["mv", "service=access-e2e", "Work"])
+        #expect(refused.status == 1 && refused.output.contains("not moved"), "\(refused.output)")
+        let stayed = try await access.puffctl(puffd, ["show", "service=access-e2e", "--json"])
+        let before = try JSONSerialization.jsonObject(with: stayed.bytes) as? [String: Any]
+        #expect(before?["collection"] as? String == "login", "\(stayed.output)")
+
+        let moved = try await access.puffctl(puffd, ["mv", "service=access-e2e", "Work"])
+        #expect(moved.status == 0 && moved.output.contains("to Work/1"), "\(moved.output)")
+        // Its protection came along: the moved item is still protected.
+        let listed = try await access.puffctl(puffd, ["access", "list", "--json"])
+        let entries = try JSONSerialization.jsonObject(with: listed.bytes) as? [[String: Any]]
+        let entry = entries?.first { ($0["path"] as? String)?.hasSuffix("/collection/Work/1") == true }
+        #expect(entry?["protected"] as? Bool == true, "\(listed.output)")
+    }
+
     @Test func bothBinariesReportTheVersionPuffdServes() async throws {
         let puffd = try await daemon()
         let client = try await commands.puffctl(puffd, ["--version"])

@@ -171,6 +171,39 @@ import Testing
         }
     }
 
+    @Test func everyTruncationOfAHeaderFailsWithAnErrorNotATrap() throws {
+        for command in ["make-cli", "make-py"] {
+            let bytes = try KDBXTool.make(command)
+            var headerLength = 0
+            try bytes.withUnsafeBytes { raw in
+                var cursor = ByteCursor(raw)
+                _ = try KDBXHeader.read(&cursor)
+                headerLength = cursor.position
+            }
+            // Every cut inside the header fails before the KDF; a few past it pay the KDF once each.
+            for length in Array(0...headerLength) + [headerLength + 40, headerLength + 70, bytes.count - 1] {
+                #expect(throws: ForeignFormatError.self) {
+                    try KDBXReader.read(Array(bytes.prefix(length)), passcode: KDBXTool.passcode)
+                }
+            }
+        }
+    }
+
+    @Test func aKDFCostNoToolOffersIsRefusedBeforeItRuns() throws {
+        // KDBX 3.1 keeps the AES-KDF rounds in header field 6, eight bytes little-endian.
+        var bytes = try KDBXTool.make("make-cli")
+        let rounds = try #require(
+            findSubsequence([0x06, 0x08, 0x00] + LittleEndian.bytes(UInt64(1_000_000)), in: bytes))
+        bytes.replaceSubrange((rounds + 3)..<(rounds + 11), with: LittleEndian.bytes(UInt64(1) << 40))
+        // The header alone, so that without the limit this fails at once instead of running 2^40 rounds.
+        #expect(throws: ForeignFormatError.unsupported("more than 2^32-1 AES-KDF rounds")) {
+            try bytes.withUnsafeBytes { raw in
+                var cursor = ByteCursor(raw)
+                _ = try KDBXHeader.read(&cursor)
+            }
+        }
+    }
+
     @Test func otherBytesAreNotKDBX() {
         let gnomeKeyring = Array("GnomeKeyring\n\r\0\n".utf8) + [UInt8](repeating: 0, count: 64)
         #expect(!KDBXReader.recognises(gnomeKeyring))

@@ -5,7 +5,7 @@ import PuffService
 import PuffStore
 import PuffTesting
 
-/// The golden vault of format version 1: what `Fixtures/vault-v1` holds, written once by
+/// The golden vaults: what `Fixtures/vault-v1` (and `vault-v2`) hold, written once by
 /// ``GoldenVaultWriter`` through the real service and file store, and opened by
 /// ``GoldenVaultTests`` ever after (Fixtures/README.md says when it may be rewritten: never).
 ///
@@ -41,6 +41,9 @@ enum GoldenVault {
         let items: [Item]
         /// Numbers of items created and then deleted (an `itemDeleted` record each).
         let deleted: [UInt64]
+        /// Whether its items are found while it is locked (header version 2; version 1 has
+        /// `always` for visible collections, `never` for private ones).
+        var lockedSearch: LockedSearch = .always
 
         var description: String { id.rawValue }
     }
@@ -111,8 +114,19 @@ enum GoldenVault {
         ],
         deleted: [])
 
-    /// Visible collections in catalog order.
+    /// Visible collections in catalog order (version 1).
     static let visible = [login, work, diary]
+
+    /// Visible collections in catalog order in the vault of `version`: from version 2 on, `Work`
+    /// is searched only after its first unlock (issue 24 item 6) and `Diary` reads as `never`.
+    static func visible(version: UInt16) -> [Collection] {
+        guard version >= 2 else { return visible }
+        var work = work
+        work.lockedSearch = .afterUnlock
+        var diary = diary
+        diary.lockedSearch = .never
+        return [login, work, diary]
+    }
     /// Aliases the catalog holds.
     static let aliases: [String: CollectionID] = ["default": .login, "login": .login, "work": work.id]
 

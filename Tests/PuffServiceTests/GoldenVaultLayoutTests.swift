@@ -149,3 +149,60 @@ import Testing
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 }
+
+extension GoldenVaultLayoutTests {
+    /// The version 2 files by hand: each header's version, locked-search byte and index key (only
+    /// `login`, whose locked search is `always`, keeps one), the journals' format 2 preamble and
+    /// their heads, and item records tagged only where the mode is `always` (``GoldenVaultWriter``
+    /// runs it on what it writes).
+    static func checkVersion2Layout(in folder: String) throws {
+        let names = try GoldenVault.files(in: folder)
+        let spaces = names.filter { $0.hasSuffix(".header") }.map { String($0.dropLast(".header".count)) }
+        #expect(spaces.count == 4)
+        for space in spaces {
+            #expect(names.contains("\(space).journal") && names.contains("\(space).head"), "\(space)")
+        }
+        let catalog = try read("\(folder)/catalog")
+        let catalogText = String(decoding: try framedPayload(catalog, magic: "PUFFCAT"), as: UTF8.self)
+        var spaceOf: [String: String] = [:]
+        for line in catalogText.split(separator: "\n") where line.hasPrefix("collection ") {
+            let fields = line.split(separator: " ").map(String.init)
+            try #require(fields.count == 3, "catalog line \(line)")
+            spaceOf[fields[2]] = fields[1]
+        }
+        let hiddenSpaces = spaces.filter { !spaceOf.values.contains($0) }
+        try #require(hiddenSpaces.count == 1)
+        spaceOf[GoldenVault.hidden.id.rawValue] = hiddenSpaces[0]
+        for collection in GoldenVault.visible(version: 2) + [GoldenVault.hidden] {
+            let space = try #require(spaceOf[collection.id.rawValue], "\(collection.id)")
+            let header = try framedPayload(try read("\(folder)/\(space).header"), magic: "PUFFHDR")
+            try #require(header.count > 74, "\(header.count) header bytes")
+            #expect(Array(header.prefix(11)) == Array("puff.header".utf8))
+            #expect(integer(header, at: 11, size: 2) == 2, "header version 2")
+            #expect(hex(header[53..<69]) == space)
+            let mode = collection.isPrivate ? LockedSearch.never : collection.lockedSearch
+            #expect(header[69] == mode.rawValue, "\(collection.id): locked search \(mode)")
+            let keyLength = integer(header, at: 70, size: 4)
+            #expect(keyLength == (mode == .always ? 32 : 0), "\(collection.id): index key only for always")
+
+            let journal = try read("\(folder)/\(space).journal")
+            #expect(Array(journal.prefix(16)) == Array("PUFFJNL".utf8) + [1, 2, 0, 0, 0, 0, 0, 0, 0])
+            // Format 2 records: kind, number, sequence, previous tag, tag count.
+            var offset = 16
+            var sequence: UInt64 = 0
+            while offset + 20 < journal.count {
+                let length = Int(integer(journal, at: offset, size: 4))
+                let payload = Array(journal[(offset + 20)..<min(journal.count, offset + 20 + length)])
+                try #require(payload.count == length && length >= 35, "\(collection.id): a whole frame at \(offset)")
+                sequence += 1
+                #expect(integer(payload, at: 9, size: 8) == sequence, "\(collection.id): records numbered 1, 2, 3 …")
+                let tags = integer(payload, at: 33, size: 2)
+                // An item record of an `always` collection tags each pair and the whole set.
+                let tagged = payload[0] == 1 && mode == .always
+                #expect(tagged ? tags >= 1 : tags == 0, "\(collection.id): record \(sequence) has \(tags) tags")
+                offset += 20 + length
+            }
+            #expect(offset == journal.count, "\(collection.id): frames to the end")
+        }
+    }
+}

@@ -85,13 +85,14 @@ import Testing
 
     // MARK: - Checks shared with GoldenVaultWriter
 
-    /// Opens the vault in (a copy of) `folder` and checks every collection (``GoldenVaultWriter``).
-    static func checkEveryCollectionOpens(_ folder: String) async throws {
+    /// Opens the vault of `version` in (a copy of) `folder` and checks every collection
+    /// (``GoldenVaultWriter``).
+    static func checkEveryCollectionOpens(_ folder: String, version: UInt16 = 1) async throws {
         let service = try await GoldenVault.service(
             folder: try GoldenVault.copy(folder), time: SettableTime(), logs: .init())
-        try await checkLocked(service)
+        try await checkLocked(service, version: version)
         try await unlockEverything(service)
-        for collection in GoldenVault.visible + [GoldenVault.hidden] {
+        for collection in GoldenVault.visible(version: version) + [GoldenVault.hidden] {
             try await checkContents(of: collection, in: service)
         }
     }
@@ -105,24 +106,30 @@ import Testing
     }
 
     /// What a freshly started service shows before any passcode: the catalog's collections and
-    /// aliases, every visible item through the blind index, nothing of the private or hidden ones.
-    static func checkLocked(_ service: SecretService) async throws {
+    /// aliases, every visible item through the blind index (of the collections whose locked search
+    /// is `always`), nothing of the private or hidden ones.
+    static func checkLocked(_ service: SecretService, version: UInt16 = 1) async throws {
+        let visible = GoldenVault.visible(version: version)
         #expect(await service.isInitialized)
-        #expect(await service.collections == GoldenVault.visible.map(\.id) + [.session])
+        #expect(await service.collections == visible.map(\.id) + [.session])
         for (alias, id) in GoldenVault.aliases { #expect(await service.readAlias(alias) == id, "alias \(alias)") }
         let status = await service.vaultStatus
         #expect(status.storeKind == "file")
-        #expect(status.collections.map(\.id) == GoldenVault.visible.map(\.id.rawValue))
+        #expect(status.collections.map(\.id) == visible.map(\.id.rawValue))
         #expect(status.collections.allSatisfy { $0.isLocked && $0.damage.isEmpty && !$0.isHidden })
-        #expect(status.collections.map(\.isPrivate) == GoldenVault.visible.map(\.isPrivate))
+        #expect(status.collections.map(\.isPrivate) == visible.map(\.isPrivate))
         #expect(status.collections.map(\.isDefault) == [true, false, false])
-        for collection in GoldenVault.visible {
+        if version >= 2 {
+            #expect(status.collections.map(\.lockedSearch) == visible.map(\.lockedSearch.description))
+        }
+        for collection in visible {
             let numbers = collection.isPrivate ? [] : collection.items.map(\.number)
             #expect(await service.itemIDs(in: collection.id).map(\.number) == numbers, "\(collection.id)")
             for item in collection.items {
                 for (name, value) in item.attributes {
                     let found = try await service.searchItems([name: value])
-                    let expected = collection.isPrivate ? [] : [ItemID(collection: collection.id, number: item.number)]
+                    let searched = !collection.isPrivate && collection.lockedSearch == .always
+                    let expected = searched ? [ItemID(collection: collection.id, number: item.number)] : []
                     #expect(found.unlocked.isEmpty)
                     #expect(found.locked == expected, "\(collection.id) \(name)")
                 }

@@ -26,8 +26,12 @@ import Testing
             try FileManager.default.copyItem(atPath: "\(scratch)/\(name)", toPath: "\(target)/\(name)")
         }
         // What was written must pass the very checks the committed copy will face.
-        try GoldenVaultLayoutTests.checkFileLayout(in: target)
-        try await GoldenVaultTests.checkEveryCollectionOpens(target)
+        if VaultHeader.formatVersion == 1 {
+            try GoldenVaultLayoutTests.checkFileLayout(in: target)
+        } else {
+            try GoldenVaultLayoutTests.checkVersion2Layout(in: target)
+        }
+        try await GoldenVaultTests.checkEveryCollectionOpens(target, version: VaultHeader.formatVersion)
     }
 
     private func makeScratchFolder() throws -> String {
@@ -86,10 +90,11 @@ import Testing
         numbers.append(try await create(.login, login[3].label, login[3].attributes, login[3].secret))
         #expect(numbers == [1, 2, 3, 4, 5])
 
-        let work = GoldenVault.work
+        let work = GoldenVault.visible(version: VaultHeader.formatVersion)[1]
         at(100)
         let workID = try await service.createCollection(
-            label: "Work", passcode: GoldenVault.passcode(work), isPrivate: false, isHidden: false)
+            label: "Work", passcode: GoldenVault.passcode(work), isPrivate: false, isHidden: false,
+            lockedSearch: work.lockedSearch)
         #expect(workID == work.id)
         at(110)
         _ = try await create(work.id, work.items[0].label, work.items[0].attributes, work.items[0].secret)

@@ -14,7 +14,8 @@ public enum GnomeKeyringBinary: ForeignFileReader {
     /// The content type gnome-keyring serves for every secret: it keeps none in its files.
     public static let contentType = "text/plain"
 
-    public static func recognises(_ prefix: [UInt8]) -> Bool { prefix.starts(with: magic) }
+    /// The magic and major version 0: libsecret's file format shares the magic with version 1.
+    public static func recognises(_ prefix: [UInt8]) -> Bool { prefix.starts(with: magic + [0]) }
 
     public static func needsPasscode(_ bytes: [UInt8]) -> Bool { true }
 
@@ -54,7 +55,7 @@ public enum GnomeKeyringBinary: ForeignFileReader {
     }
 
     static func readHeader(_ bytes: [UInt8]) throws(ForeignFormatError) -> Header {
-        guard recognises(bytes) else { throw .notThisFormat(.gnomeKeyring) }
+        guard bytes.starts(with: magic) else { throw .notThisFormat(.gnomeKeyring) }
         return try withBytes(of: bytes) { (raw: UnsafeRawBufferPointer) throws(ForeignFormatError) -> Header in
             var reader = GnomeKeyringBufferReader(raw, offset: magic.count, part: "the header")
             guard reader.remaining >= 4 else { throw reader.damage("the version is cut off") }

@@ -126,7 +126,9 @@ struct KDBXHeader {
         if major == 3 {
             guard let transformSeed = fields[5], transformSeed.count == 32, let rounds = fields[6], rounds.count == 8
             else { throw .damaged("the AES-KDF seed or rounds are missing") }
-            kdf = .aes(seed: transformSeed, rounds: rounds.reversed().reduce(0) { $0 << 8 | UInt64($1) })
+            let count = rounds.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+            guard count <= UInt64(UInt32.max) else { throw .unsupported("more than 2^32-1 AES-KDF rounds") }
+            kdf = .aes(seed: transformSeed, rounds: count)
             guard let streamKey = fields[8], let startBytes = fields[9], startBytes.count == 32,
                 let streamID = fields[10],
                 streamID.count == 4
@@ -146,14 +148,16 @@ struct KDBXHeader {
         case KDF.aesID:
             guard case .bytes(let seed) = dictionary["S"], seed.count == 32, case .uint64(let rounds) = dictionary["R"]
             else { throw .damaged("the AES-KDF parameters are incomplete") }
+            guard rounds <= UInt64(UInt32.max) else { throw .unsupported("more than 2^32-1 AES-KDF rounds") }
             return .aes(seed: seed, rounds: rounds)
         case KDF.argon2dID, KDF.argon2idID:
             guard case .bytes(let salt) = dictionary["S"], case .uint64(let iterations) = dictionary["I"],
                 case .uint64(let memory) = dictionary["M"], case .uint32(let lanes) = dictionary["P"],
                 case .uint32(let version) = dictionary["V"]
             else { throw .damaged("the Argon2 parameters are incomplete") }
-            // The header gives bytes; the library takes KiB. Absurd values are refused, not tried.
-            guard iterations <= UInt64(UInt32.max), memory / 1024 <= UInt64(UInt32.max), memory >= 8 * 1024 else {
+            // The header gives bytes; the library takes KiB. Costs no tool offers are refused, not
+            // tried: a planted file could ask for terabytes or years.
+            guard iterations >= 1, iterations <= UInt64(UInt32.max), memory >= 8 * 1024, memory <= 4 << 30 else {
                 throw .unsupported("Argon2 parameters out of range")
             }
             let parameters = Argon2.Parameters(
