@@ -57,6 +57,13 @@ import Testing
         type=uint32
         value=993
 
+        [8:acl0]
+        display-name=seahorse
+        path=/usr/bin/seahorse
+        read-access=true
+        write-access=true
+        remove-access=true
+
         [4]
         item-type=0
         display-name=every\\sbyte\\n
@@ -139,6 +146,8 @@ import Testing
             ])
         #expect(raw.created == 1_551_675_967)
         #expect(raw.modified == 1_551_675_968)
+        #expect(raw.leftBehind == ["an access list of 1 application(s)"])
+        #expect(network.leftBehind.isEmpty)
         #expect(collection.items[3].secret.unprotectedArray() == [0, 1, 0x0a, 0xff])
     }
 

@@ -89,6 +89,37 @@ import Testing
         #expect(try GnomeKeyringFields.hashed(.uint32(1)) == .uint32(0x1827_3645 ^ 1 ^ 0x0001_0000))
     }
 
+    @Test func anAccessListIsListedAsLeftBehind() throws {
+        let item = PortableItem(
+            label: "a", attributes: ["k": "v"], secret: Self.secure([1, 2]), created: 1, modified: 2)
+        let prepared = try GnomeKeyringBinary.Prepared(item, number: 1)
+        var body = [UInt8](repeating: 0, count: prepared.encryptedSize)
+        body.withUnsafeMutableBytes { output in
+            var writer = GnomeKeyringBufferWriter(output)
+            prepared.write(into: &writer, now: 0)
+        }
+        // The access list count (the item's last word) becomes one entry, as libgnome-keyring wrote.
+        body.removeLast(4)
+        body.appendUInt32(1)
+        body.appendUInt32(7)
+        body.appendString("seahorse")
+        body.appendString("/usr/bin/seahorse")
+        body.appendString(nil)
+        body.appendUInt32(0)
+        let salt: [UInt8] = Array(1...8)
+        let clear = try GnomeKeyringBinary.write(
+            PortableCollection(label: "c", items: [item]), passcode: Self.passcode, iterations: 1, salt: salt)
+        let header = try GnomeKeyringBinary.readHeader(clear)
+        let sealed = try GnomeKeyringCipher.seal(
+            SecureBytes(unwipedCopyOf: body), passcode: Self.passcode, salt: salt, iterations: 1)
+        var file = Array(clear.dropLast(header.ciphertext.count + 4))
+        file.appendUInt32(UInt32(sealed.count))
+        file += sealed
+        let read = try GnomeKeyringBinary.read(file, passcode: Self.passcode)
+        #expect(read.items.first?.leftBehind == ["an access list of 1 application(s)"])
+        #expect(read.items.first?.secret.unprotectedArray() == [1, 2])
+    }
+
     @Test func whatGnomeKeyringCannotHoldIsRefusedBeforeWriting() {
         func refuse(_ item: PortableItem, _ message: String) {
             #expect(throws: ForeignFormatError.cannotCross(message)) {
