@@ -121,7 +121,10 @@ extension SecretInterfaces {
                 },
                 controlMethod("Compact", in: [.init("collection", "s")], out: [.init("reclaimed", "t")]) { call in
                     let name = try call.argument(0, \.string)
-                    return [.uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name)))]
+                    let progress = context.progress(of: "Compact", for: call)
+                    return [
+                        .uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name), progress: progress))
+                    ]
                 },
                 controlMethod(
                     "Repair", in: [.init("collection", "s")],
@@ -153,7 +156,8 @@ extension SecretInterfaces {
                     return [.array(element: "a{sv}", items)]
                 },
             ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context)
-                + backupMethods(context)
+                + backupMethods(context),
+            signals: [progressSignal]
         )
     }
 }
