@@ -93,6 +93,39 @@ struct ProgressBarTests {
         _ = try await tmux(["kill-server"])
     }
 
+    @Test func ctrlCWhileTheBarIsShownLeavesNoBarOnTheTerminal() async throws {
+        try #require(Tmux.isInstalled, "tmux is missing: make deps installs it (APT_PACKAGES)")
+        defer { try? FileManager.default.removeItem(atPath: dataDir) }
+        let puffd = try await TestDaemon(arguments: ["--data-dir", dataDir, "--kdf", "interactive"])
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "progress pass\n").status == 0)
+        try await ClientDriver.expectPasses(
+            "progress_fill.py", ["\(Self.items)", "\(Self.secretBytes)"], against: puffd)
+
+        // The shell survives the Ctrl-C (its trap) and says how compact ended.
+        let script = """
+            trap 'echo shell-saw-interrupt' INT
+            '\(VaultFlowTests.puffctl)' compact --address '\(puffd.bus.address)'; echo "compact-exit-$?"
+            echo progress-test-done; exec cat
+            """
+        defer { _ = try? FileManager.default.removeItem(atPath: tmuxSocket) }
+        let started = try await ChildProcess.run(
+            ClientDriver.python,
+            [
+                "-c", Tmux.withoutInheritedDescriptors, Tmux.path, "-S", tmuxSocket, "-f", "/dev/null", "new-session",
+                "-d", "-s", "progress", "-x", "120", "-y", "20", "/bin/sh", "-c", script,
+            ],
+            environment: [:])
+        #expect(started.status == 0, "\(started.output)")
+        defer { Task { [self] in _ = try? await tmux(["kill-server"]) } }
+
+        _ = try await waitForPane("the progress bar") { $0.hasPrefix("compact [") }
+        _ = try await tmux(["send-keys", "-t", "progress", "C-c"])
+        let after = try await waitForPane("the end of the interrupted run") { $0 == "progress-test-done" }
+        #expect(after.contains("compact-exit-130"), "puffctl ended by SIGINT: \(after)")
+        #expect(!after.contains { $0.contains("compact [") || $0.contains("records") }, "the bar is erased: \(after)")
+        _ = try await tmux(["kill-server"])
+    }
+
     @Test func aPipeGetsNoBarAndJsonGetsProgressLinesOnStandardError() async throws {
         defer { try? FileManager.default.removeItem(atPath: dataDir) }
         let puffd = try await TestDaemon(arguments: ["--data-dir", dataDir, "--kdf", "interactive"])

@@ -67,6 +67,27 @@ import Testing
         #expect(all.dropFirst().allSatisfy { $0.total == total }, "the estimate is revised before the first record")
     }
 
+    @Test func aReKeyReportsTheRecordsItOpensAndSealsFromNoneToAll() async throws {
+        let fixture = try await Fixture.persistent()
+        let session = try await fixture.plainSession()
+        for number in 1...4 { _ = try await CompactionTests.put(fixture, "\(number)", "v\(number)", session: session) }
+        _ = try await CompactionTests.put(fixture, "1", "w1", session: session)
+        let journal = await fixture.storage.records(of: try await fixture.space(of: .login)).count
+        let reports = Reports()
+        let clock = fixture.clock
+
+        try await fixture.service.changePasscode(
+            of: .login, old: Fixture.passcode("correct horse"), new: Fixture.passcode("battery staple")
+        ) { report in
+            reports.append(report)
+            clock.advance(by: ProgressMeter.interval)
+        }
+        // Every record of the journal opened; the collection and its four items sealed again.
+        let total = UInt64(journal + 5)
+        #expect(reports.all.map(\.done) == Array(0...total) + [total])
+        #expect(reports.all.allSatisfy { $0.total == total && $0.unit == .records })
+    }
+
     @Test func compactionWithoutAHandlerReportsNothingAndStillWorks() async throws {
         let fixture = try await Fixture.persistent()
         let session = try await fixture.plainSession()

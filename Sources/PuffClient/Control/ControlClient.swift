@@ -75,13 +75,19 @@ public final class ControlClient: Sendable {
         _ = try await call("Lock", [.strings(collections)], expecting: "", collection: collections.first)
     }
 
-    /// `ChangePasscode`: rewraps the collection's key under `new`.
-    public func changePasscode(of collection: String, old: SecureBytes, new: SecureBytes) async throws(ClientError) {
+    /// `ChangePasscode`: re-keys the collection under `new`; `progress` gets the call's
+    /// `Progress` signals (records opened and sealed again).
+    public func changePasscode(
+        of collection: String, old: SecureBytes, new: SecureBytes,
+        progress: (@Sendable (ProgressUpdate) -> Void)? = nil
+    ) async throws(ClientError) {
         let oldPipe = try PasscodePipe.readEnd(carrying: old)
         let newPipe = try PasscodePipe.readEnd(carrying: new)
-        _ = try await call(
-            "ChangePasscode", [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], expecting: "",
-            collection: collection, timeout: Self.passcodeCallTimeout)
+        _ = try await observingProgress("ChangePasscode", progress) { () async throws(ClientError) in
+            try await call(
+                "ChangePasscode", [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], expecting: "",
+                collection: collection, timeout: Self.passcodeCallTimeout)
+        }
     }
 
     /// `CreateCollection`: a new collection, unlocked, under its own passcode and `policy` with

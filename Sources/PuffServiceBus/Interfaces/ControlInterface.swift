@@ -59,7 +59,8 @@ extension SecretInterfaces {
                 ) { call in
                     let id = CollectionID(try call.argument(0, \.string))
                     try await service.changePasscode(
-                        of: id, old: try await call.passcode(1), new: try await call.passcode(2))
+                        of: id, old: try await call.passcode(1), new: try await call.passcode(2),
+                        progress: context.progress(of: "ChangePasscode", for: call))
                     return []
                 },
                 controlMethod(
