@@ -71,7 +71,6 @@ struct ProgressBarTests {
             for run in 1 2; do '\(VaultFlowTests.puffctl)' compact --address '\(address)' || echo "compact failed"; done
             echo progress-test-done; exec cat
             """
-        defer { _ = try? FileManager.default.removeItem(atPath: tmuxSocket) }
         let started = try await ChildProcess.run(
             ClientDriver.python,
             [
@@ -81,7 +80,12 @@ struct ProgressBarTests {
             ],
             environment: [:])
         #expect(started.status == 0, "\(started.output)")
-        defer { Task { [self] in _ = try? await tmux(["kill-server"]) } }
+        defer {
+            Task { [self] in
+                _ = try? await tmux(["kill-server"])
+                try? FileManager.default.removeItem(atPath: tmuxSocket)
+            }
+        }
 
         let during = try await waitForPane("the progress bar", Self.isBar)
         let bar = during.first(where: Self.isBar)
@@ -107,7 +111,6 @@ struct ProgressBarTests {
             '\(VaultFlowTests.puffctl)' compact --address '\(puffd.bus.address)'; echo "compact-exit-$?"
             echo progress-test-done; exec cat
             """
-        defer { _ = try? FileManager.default.removeItem(atPath: tmuxSocket) }
         let started = try await ChildProcess.run(
             ClientDriver.python,
             [
@@ -116,7 +119,12 @@ struct ProgressBarTests {
             ],
             environment: [:])
         #expect(started.status == 0, "\(started.output)")
-        defer { Task { [self] in _ = try? await tmux(["kill-server"]) } }
+        defer {
+            Task { [self] in
+                _ = try? await tmux(["kill-server"])
+                try? FileManager.default.removeItem(atPath: tmuxSocket)
+            }
+        }
 
         _ = try await waitForPane("the progress bar") { $0.hasPrefix("compact [") }
         _ = try await tmux(["send-keys", "-t", "progress", "C-c"])
@@ -157,9 +165,16 @@ struct ProgressBarTests {
 enum Tmux {
     static let path = "/usr/bin/tmux"
     static let isInstalled = FileManager.default.isExecutableFile(atPath: path)
-    /// Runs its arguments with no descriptor but 0-2: the tmux server that `new-session` leaves
-    /// behind would otherwise keep the descriptor Foundation's `Process` waits on to see its child
-    /// end, and `ChildProcess.run` would wait as long as the server lives.
-    static let withoutInheritedDescriptors =
-        "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:], close_fds=True))"
+    /// Runs its arguments with no descriptor but 0-2, no signal blocked and the ending signals at
+    /// their defaults: the tmux server that `new-session` leaves behind would otherwise keep the
+    /// descriptor Foundation's `Process` waits on to see its child end (`ChildProcess.run` would
+    /// wait as long as the server lives), and inherit the test runner's blocked signals (it and
+    /// its panes would then outlive `kill-server`).
+    static let withoutInheritedDescriptors = """
+        import signal, subprocess, sys
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        for number in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_DFL)
+        sys.exit(subprocess.call(sys.argv[1:], close_fds=True))
+        """
 }
