@@ -36,10 +36,12 @@ enum JournalResealing {
     /// sequence number `start` on, tagged as `tagging` says, in `target` when given (a re-key)
     /// else in place.
     ///
+    /// `counting` is called once per record opened and once per record sealed (progress).
+    ///
     /// - Throws: ``VaultDamage`` naming what does not hold; nothing is written then.
     static func reseal(
         _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, expected: JournalChain.Tip?, start: UInt64,
-        file: String, tagging: Tagging = .kept, into target: Target? = nil
+        file: String, tagging: Tagging = .kept, into target: Target? = nil, counting: (@Sendable () -> Void)? = nil
     ) throws(VaultDamage) -> Result {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
@@ -53,6 +55,7 @@ enum JournalResealing {
                     message: "\(file) is damaged at offset \(stored.offset): record does not authenticate")
             }
             if let link = record.link { _ = chain.admit(link, mac: record.mac, offset: stored.offset) }
+            counting?()
         }
         if journal.version >= 2 {
             chain.finish(hasRecords: !journal.records.isEmpty, headFound: !journal.heads.isEmpty)
@@ -63,7 +66,8 @@ enum JournalResealing {
         }
         return try resealKept(
             journal.records, format: journal.version, from: Target(space: space, sealer: sealer),
-            to: target ?? Target(space: space, sealer: sealer), start: start, file: file, tagging: tagging)
+            to: target ?? Target(space: space, sealer: sealer), start: start, file: file, tagging: tagging,
+            counting: counting)
     }
 
     /// Keeps of `journal` only the records that authenticate in their place in the chain, for
@@ -73,6 +77,19 @@ enum JournalResealing {
     static func salvage(
         _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String
     ) throws(VaultDamage) -> (result: Result, lost: [String]) {
+        let checked = authenticated(journal, space: space, sealer: sealer, file: file)
+        let result = try resealKept(
+            checked.good, format: journal.version, from: Target(space: space, sealer: sealer),
+            to: Target(space: space, sealer: sealer), start: checked.highest + 1, file: file)
+        return (result, checked.damage)
+    }
+
+    /// The records of `journal` that authenticate in their place in the chain, the highest
+    /// sequence number seen, and what does not hold, as `status` names it (file, offset, why):
+    /// what `puffctl repair` keeps and `puffctl verify` reports.
+    static func authenticated(
+        _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String
+    ) -> (good: [JournalReplay.Record], highest: UInt64, damage: [String]) {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
         }
@@ -98,17 +115,14 @@ enum JournalResealing {
         if journal.version >= 2 {
             chain.finish(hasRecords: !journal.records.isEmpty, headFound: !journal.heads.isEmpty)
         }
-        let result = try resealKept(
-            good, format: journal.version, from: Target(space: space, sealer: sealer),
-            to: Target(space: space, sealer: sealer), start: highest + 1, file: file)
-        return (result, chain.damage)
+        return (good, highest, chain.damage)
     }
 
     /// Opens the records ``JournalCompaction`` keeps of `records` in `source` and seals them again
     /// in `target`, chained from `start`.
     private static func resealKept(
         _ records: [JournalReplay.Record], format: UInt8, from source: Target, to target: Target, start: UInt64,
-        file: String, tagging: Tagging = .kept
+        file: String, tagging: Tagging = .kept, counting: (@Sendable () -> Void)? = nil
     ) throws(VaultDamage) -> Result {
         let kept = try JournalCompaction.kept(records, format: format, file: file)
         var result = Result(records: [], tip: nil, head: nil, deadRecords: kept.deadRecords)
@@ -132,6 +146,7 @@ enum JournalResealing {
             result.records.append(record.encoded())
             link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)
             last = record
+            counting?()
         }
         if let last, let sequence = last.link?.sequence {
             result.tip = JournalChain.Tip(sequence: sequence, tag: last.mac)
