@@ -52,7 +52,8 @@ let package = Package(
         .target(
             name: "PuffService",
             dependencies: [
-                "PuffCrypto", "PuffStore", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
+                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Prompters that reach a person outside the bus (pinentry).
@@ -67,7 +68,7 @@ let package = Package(
         .target(
             name: "PuffServiceBus",
             dependencies: [
-                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion",
+                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -106,7 +107,7 @@ let package = Package(
         .testTarget(
             name: "PuffServiceTests",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
