@@ -23,6 +23,9 @@ struct BusContext: Sendable {
     let service: SecretService
     /// The agents `puffctl agent` registers, when the daemon asks agents at all.
     var agents: AgentPrompter? = nil
+    /// Sends a message on the connection serving the interfaces (the control connection's
+    /// `Progress` signals); nil where nothing is sent.
+    var send: (@Sendable (OutgoingMessage) -> Void)? = nil
 
     /// The collection at a collection path or an alias path, with its properties.
     func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {

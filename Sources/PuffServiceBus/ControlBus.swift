@@ -29,7 +29,7 @@ public struct ControlBus: Sendable {
         self.limits = limits
         self.agents = agents
         self.logger = logger
-        let context = BusContext(service: service, agents: agents)
+        let context = BusContext(service: service, agents: agents, send: { connection.send($0) })
         let control = SecretInterfaces.control(context)
         let mapping = DBusErrorMapping(logger: logger)
         router = Router(tree: ControlTree(control: control), mapError: { mapping.map($0) })

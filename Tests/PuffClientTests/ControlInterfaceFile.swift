@@ -21,11 +21,15 @@ enum ControlInterfaceFile {
     /// Every method, in file order. The file keeps one element per line, which is all this reads.
     static func methods() throws -> [MethodShape] {
         var methods: [MethodShape] = []
+        // A signal's arguments belong to no method.
+        var inSignal = false
         for line in try text().split(separator: "\n") {
             let line = line.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("<signal ") { inSignal = true }
+            if line.hasPrefix("</signal>") { inSignal = false }
             if line.hasPrefix("<method "), let name = attribute("name", in: line) {
                 methods.append(MethodShape(name: name, input: "", output: ""))
-            } else if line.hasPrefix("<arg "), let type = attribute("type", in: line), !methods.isEmpty {
+            } else if line.hasPrefix("<arg "), !inSignal, let type = attribute("type", in: line), !methods.isEmpty {
                 if attribute("direction", in: line) == "out" {
                     methods[methods.count - 1].output += type
                 } else {

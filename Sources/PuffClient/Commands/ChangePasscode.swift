@@ -11,7 +11,7 @@ struct ChangePasscode: AsyncParsableCommand {
             both come from standard input, current first, one per line; with --passcode-fd N both \
             come from N the same way, unless --new-passcode-fd M gives the new one its own \
             descriptor. The new passcode must meet the collection's policy (see `puffctl \
-            status`). Items are not re-encrypted: only the collection's key is rewrapped.
+            status`). The collection gets a new key and every record is sealed again under it;             on a terminal a progress bar on standard error shows how far that has got.
             """
     )
 
@@ -30,6 +30,8 @@ struct ChangePasscode: AsyncParsableCommand {
         let newChannel = passcodes.newSource == passcodes.oldSource ? oldChannel : try passcodes.newSource.open()
         let old = try PasscodePrompt.existing(from: oldChannel, prompt: "Current passcode for \(target.id):")
         let new = try PasscodePrompt.new(from: newChannel, for: target.id, requirement: target.policyText)
-        try await client.changePasscode(of: target.id, old: old, new: new)
+        let progress = ProgressReporter.forCommand("passwd", json: false)
+        defer { progress.finish() }
+        try await client.changePasscode(of: target.id, old: old, new: new, progress: progress.update)
     }
 }

@@ -16,6 +16,8 @@ public final class ControlClient: Sendable {
     let connection: BusConnection
     /// The name the calls are addressed to, normally ``ControlNames/busName``.
     public let busName: String
+    /// Where `Progress` signals go while a long call runs.
+    let relay = ProgressRelay()
 
     private init(connection: BusConnection, busName: String) {
         self.connection = connection
@@ -73,13 +75,19 @@ public final class ControlClient: Sendable {
         _ = try await call("Lock", [.strings(collections)], expecting: "", collection: collections.first)
     }
 
-    /// `ChangePasscode`: rewraps the collection's key under `new`.
-    public func changePasscode(of collection: String, old: SecureBytes, new: SecureBytes) async throws(ClientError) {
+    /// `ChangePasscode`: re-keys the collection under `new`; `progress` gets the call's
+    /// `Progress` signals (records opened and sealed again).
+    public func changePasscode(
+        of collection: String, old: SecureBytes, new: SecureBytes,
+        progress: (@Sendable (ProgressUpdate) -> Void)? = nil
+    ) async throws(ClientError) {
         let oldPipe = try PasscodePipe.readEnd(carrying: old)
         let newPipe = try PasscodePipe.readEnd(carrying: new)
-        _ = try await call(
-            "ChangePasscode", [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], expecting: "",
-            collection: collection, timeout: Self.passcodeCallTimeout)
+        _ = try await observingProgress("ChangePasscode", progress) { () async throws(ClientError) in
+            try await call(
+                "ChangePasscode", [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], expecting: "",
+                collection: collection, timeout: Self.passcodeCallTimeout)
+        }
     }
 
     /// `CreateCollection`: a new collection, unlocked, under its own passcode and `policy` with
@@ -167,9 +175,15 @@ public final class ControlClient: Sendable {
 
     /// `Compact`: rewrites the journal of `collection` (`""` for all) with only its live records.
     ///
+    /// `progress` gets the call's `Progress` signals (records opened and sealed again).
+    ///
     /// - Returns: The bytes reclaimed.
-    public func compact(_ collection: String) async throws(ClientError) -> UInt64 {
-        let reply = try await call("Compact", [.string(collection)], expecting: "t", collection: collection)
+    public func compact(_ collection: String, progress: (@Sendable (ProgressUpdate) -> Void)? = nil)
+        async throws(ClientError) -> UInt64
+    {
+        let reply = try await observingProgress("Compact", progress) { () async throws(ClientError) in
+            try await call("Compact", [.string(collection)], expecting: "t", collection: collection)
+        }
         guard case .uint64(let reclaimed) = reply[0] else { throw .unexpectedReply(member: "Compact") }
         return reclaimed
     }

@@ -193,11 +193,13 @@ extension SecretService {
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)`` (checked first,
     ///   so no key derivation runs and no wrong-passcode delay applies), ``ServiceError/wrongPasscode``,
     ///   ``ServiceError/failed(_:)``.
-    public func changePasscode(of id: CollectionID, old: SecureBytes, new: SecureBytes) async throws(ServiceError) {
+    public func changePasscode(
+        of id: CollectionID, old: SecureBytes, new: SecureBytes, progress: ProgressHandler? = nil
+    ) async throws(ServiceError) {
         let policy = try policy(of: id)
         guard policy.admits(new) else { throw .passcodePolicy(policy) }
         let master = try await masterKey(of: id, passcode: old)
-        try await changePasscode(of: id, master: master, new: new)
+        try await rekey(id, master: master, new: new, progress: progress)
     }
 
     /// The passcode policy of a collection that has a header.

@@ -18,7 +18,10 @@ extension SecretService {
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)``,
     ///   ``ServiceError/damaged(_:)`` (a damaged journal is repaired first), ``ServiceError/wrongPasscode``
     ///   (the collection was re-keyed meanwhile), ``ServiceError/failed(_:)``; nothing changed then.
-    func rekey(_ id: CollectionID, master: MasterKey, new: SecureBytes) async throws(ServiceError) {
+    /// `progress` counts the records opened and sealed again.
+    func rekey(_ id: CollectionID, master: MasterKey, new: SecureBytes, progress: ProgressHandler? = nil)
+        async throws(ServiceError)
+    {
         let policy = try policy(of: id)
         guard policy.admits(new) else { throw .passcodePolicy(policy) }
         guard let vault = collectionStates[id], var derivation = vault.header, let oldSpace = vault.space else {
@@ -56,9 +59,14 @@ extension SecretService {
         }
         auditLog?.hold(oldSpace)
         let (auditStore, expected, unlocked) = (auditLog?.store, vault.tip, !vault.isLocked)
+        // Every record opened, and the collection's record and its live items sealed again.
+        let meter = meter(.records, progress)
+        meter.expect(journal.records.count + vault.count + 1)
+        meter.advance(by: 0)
         let work = await BlockingWork.result { () throws(VaultDamage) -> (CollectionRekeying.Output, StoreError?) in
             let output = try CollectionRekeying.rekey(
-                journal, keys: keys, expected: expected, id: id, unlocked: unlocked, file: file)
+                journal, keys: keys, expected: expected, id: id, unlocked: unlocked, file: file,
+                counting: { meter.advance() })
             guard let auditStore else { return (output, nil) }
             do throws(StoreError) {
                 // Written before the switch, so the new space is whole when its header appears.
@@ -103,6 +111,7 @@ extension SecretService {
         // Every copy of the old key outside puffd goes; the new one is kept as an unlock keeps it.
         keyKeeper?.forget(oldSpace)
         if !vault.isLocked { keepKey(newMaster, of: vault) }
+        meter.finish()
         logger.info(
             "Passcode changed: the collection was re-keyed",
             metadata: [

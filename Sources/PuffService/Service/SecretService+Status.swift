@@ -70,15 +70,26 @@ extension SecretService {
     /// - Returns: The bytes reclaimed.
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/damaged(_:)``,
     ///   ``ServiceError/failed(_:)``.
-    public func compact(_ collection: CollectionID?) async throws(ServiceError) -> UInt64 {
+    public func compact(_ collection: CollectionID?, progress: ProgressHandler? = nil) async throws(ServiceError)
+        -> UInt64
+    {
         await beginWrite()
         defer { endWrite() }
         if let collection, try state(of: collection).isLocked, collection != .session { throw .isLocked }
-        var reclaimed: UInt64 = 0
-        for id in collection.map({ [$0] }) ?? collectionOrder {
-            guard let vault = collectionStates[id], !vault.isLocked else { continue }
-            reclaimed += try await rechain(vault)
+        let vaults = (collection.map { [$0] } ?? collectionOrder).compactMap { id in
+            collectionStates[id].flatMap { $0.isLocked ? nil : $0 }
         }
+        // Every journal record is opened, and every kept one sealed again: about the live items
+        // twice plus the dead records, until the journal is read and the estimate revised.
+        let meter = meter(.records, progress)
+        let estimates = vaults.map { 2 * $0.count + $0.deadRecords + 1 }
+        meter.expect(estimates.reduce(0, +))
+        meter.advance(by: 0)
+        var reclaimed: UInt64 = 0
+        for (vault, estimate) in zip(vaults, estimates) {
+            reclaimed += try await rechain(vault, progress: (meter, estimate))
+        }
+        meter.finish()
         return reclaimed
     }
 
@@ -100,9 +111,11 @@ extension SecretService {
     /// write turn. `tagging` remakes the item records' tags (a change of locked search).
     ///
     /// - Returns: The bytes reclaimed.
-    func rechain(_ vault: CollectionVault, tagging: JournalResealing.Tagging = .kept) async throws(ServiceError)
-        -> UInt64
-    {
+    /// `progress` counts the records opened and sealed against the `estimate` made for this vault.
+    func rechain(
+        _ vault: CollectionVault, tagging: JournalResealing.Tagging = .kept,
+        progress: (meter: ProgressMeter, estimate: Int)? = nil
+    ) async throws(ServiceError) -> UInt64 {
         guard let space = vault.space else { return 0 }
         guard let sealer = vault.sealer else { throw .isLocked }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
@@ -116,10 +129,16 @@ extension SecretService {
         }
         let expected = vault.tip
         let start = (vault.tip?.sequence ?? 0) + 1
-        let resealed = await BlockingWork.result { () throws(VaultDamage) in
+        var counting: (@Sendable () -> Void)?
+        if let (meter, estimate) = progress {
+            // Every record opened, and the collection's record and its live items sealed again.
+            meter.revise(estimate, to: journal.records.count + vault.count + 1)
+            counting = { meter.advance() }
+        }
+        let resealed = await BlockingWork.result { [counting] () throws(VaultDamage) in
             try JournalResealing.reseal(
                 journal, space: space, sealer: sealer, expected: expected, start: start, file: file,
-                tagging: tagging)
+                tagging: tagging, counting: counting)
         }
         guard case .success(let result) = resealed else {
             if case .failure(let damage) = resealed {

@@ -32,14 +32,14 @@ enum CollectionRekeying {
     /// - Throws: ``VaultDamage`` naming what does not hold; nothing is written then.
     static func rekey(
         _ journal: JournalReplay, keys: Keys, expected: JournalChain.Tip?, id: CollectionID, unlocked: Bool,
-        file: String
+        file: String, counting: (@Sendable () -> Void)? = nil
     ) throws(VaultDamage) -> Output {
         guard let oldSealer = try? SecretSealer(key: keys.oldMaster.subkey(.records)),
             let newSealer = try? SecretSealer(key: keys.newMaster.subkey(.records))
         else { throw VaultDamage(message: "\(file): the collection's keys could not be made") }
         let resealed = try JournalResealing.reseal(
             journal, space: keys.oldSpace, sealer: oldSealer, expected: expected, start: 1, file: file,
-            into: JournalResealing.Target(space: keys.header.space, sealer: newSealer))
+            into: JournalResealing.Target(space: keys.header.space, sealer: newSealer), counting: counting)
         var offset = UInt64(JournalFraming.preamble.count)
         var records: [JournalReplay.Record] = []
         records.reserveCapacity(resealed.records.count)

@@ -36,10 +36,12 @@ enum JournalResealing {
     /// sequence number `start` on, tagged as `tagging` says, in `target` when given (a re-key)
     /// else in place.
     ///
+    /// `counting` is called once per record opened and once per record sealed (progress).
+    ///
     /// - Throws: ``VaultDamage`` naming what does not hold; nothing is written then.
     static func reseal(
         _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, expected: JournalChain.Tip?, start: UInt64,
-        file: String, tagging: Tagging = .kept, into target: Target? = nil
+        file: String, tagging: Tagging = .kept, into target: Target? = nil, counting: (@Sendable () -> Void)? = nil
     ) throws(VaultDamage) -> Result {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
@@ -53,6 +55,7 @@ enum JournalResealing {
                     message: "\(file) is damaged at offset \(stored.offset): record does not authenticate")
             }
             if let link = record.link { _ = chain.admit(link, mac: record.mac, offset: stored.offset) }
+            counting?()
         }
         if journal.version >= 2 {
             chain.finish(hasRecords: !journal.records.isEmpty, headFound: !journal.heads.isEmpty)
@@ -63,7 +66,8 @@ enum JournalResealing {
         }
         return try resealKept(
             journal.records, format: journal.version, from: Target(space: space, sealer: sealer),
-            to: target ?? Target(space: space, sealer: sealer), start: start, file: file, tagging: tagging)
+            to: target ?? Target(space: space, sealer: sealer), start: start, file: file, tagging: tagging,
+            counting: counting)
     }
 
     /// Keeps of `journal` only the records that authenticate in their place in the chain, for
@@ -108,7 +112,7 @@ enum JournalResealing {
     /// in `target`, chained from `start`.
     private static func resealKept(
         _ records: [JournalReplay.Record], format: UInt8, from source: Target, to target: Target, start: UInt64,
-        file: String, tagging: Tagging = .kept
+        file: String, tagging: Tagging = .kept, counting: (@Sendable () -> Void)? = nil
     ) throws(VaultDamage) -> Result {
         let kept = try JournalCompaction.kept(records, format: format, file: file)
         var result = Result(records: [], tip: nil, head: nil, deadRecords: kept.deadRecords)
@@ -132,6 +136,7 @@ enum JournalResealing {
             result.records.append(record.encoded())
             link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)
             last = record
+            counting?()
         }
         if let last, let sequence = last.link?.sequence {
             result.tip = JournalChain.Tip(sequence: sequence, tag: last.mac)

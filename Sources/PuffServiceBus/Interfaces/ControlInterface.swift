@@ -59,7 +59,8 @@ extension SecretInterfaces {
                 ) { call in
                     let id = CollectionID(try call.argument(0, \.string))
                     try await service.changePasscode(
-                        of: id, old: try await call.passcode(1), new: try await call.passcode(2))
+                        of: id, old: try await call.passcode(1), new: try await call.passcode(2),
+                        progress: context.progress(of: "ChangePasscode", for: call))
                     return []
                 },
                 controlMethod(
@@ -121,7 +122,10 @@ extension SecretInterfaces {
                 },
                 controlMethod("Compact", in: [.init("collection", "s")], out: [.init("reclaimed", "t")]) { call in
                     let name = try call.argument(0, \.string)
-                    return [.uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name)))]
+                    let progress = context.progress(of: "Compact", for: call)
+                    return [
+                        .uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name), progress: progress))
+                    ]
                 },
                 controlMethod(
                     "Repair", in: [.init("collection", "s")],
@@ -152,7 +156,8 @@ extension SecretInterfaces {
                     }
                     return [.array(element: "a{sv}", items)]
                 },
-            ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context)
+            ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context),
+            signals: [progressSignal]
         )
     }
 }
