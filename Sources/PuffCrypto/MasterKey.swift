@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import CSodium
 
-/// A collection's master key: random, never derived from the passcode, so a passcode change only
-/// rewraps it (architecture.md Part A item 2). Records and the blind index use sub-keys of it.
+/// A collection's master key: random, never derived from the passcode (architecture.md Part A
+/// item 2); a passcode change replaces it and seals every record again (issue 24 item 5). Records,
+/// the audit log and a header-less blind index use sub-keys of it.
 public struct MasterKey: Sendable {
     /// What a sub-key is for; each use gets its own `crypto_kdf` context.
     public enum Purpose: Sendable {

@@ -54,6 +54,7 @@ extension PuffDaemon {
             audit: settings.auditEnabled ? audit : nil,
             access: settings.access,
             keepDeletedDays: settings.keepDeletedDays,
+            keepSnapshots: settings.backupKeep,
             allowsPlainSessions: settings.allowPlainSessions,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,

@@ -5,7 +5,7 @@ import Testing
 
 /// The login socket the PAM module speaks to (docs/pam.md), driven by a client that writes the
 /// same bytes: the first login creates `login` under the login password, later ones unlock it, a
-/// wrong password leaves it locked, a change rewraps it; malformed requests get no answer. And
+/// wrong password leaves it locked, a change re-keys it; malformed requests get no answer. And
 /// `--unlock-fd` opens `login` at start.
 ///
 /// Only root is believed to be the PAM module; a process of the user may only unlock (item 7 of

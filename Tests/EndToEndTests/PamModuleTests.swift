@@ -5,7 +5,7 @@ import Testing
 
 /// `pam_puff.so` under Debian's `pamtester`, with the password given through the conversation
 /// (pam_flow.py): the first login creates `login` in a running puffd, later ones unlock it, a wrong
-/// or empty password leaves it locked and the session opens, `chauthtok` rewraps it, auto_start
+/// or empty password leaves it locked and the session opens, `chauthtok` re-keys it, auto_start
 /// starts puffd (never while the user's systemd manager runs), a symlinked or foreign socket folder
 /// gets no connection, and valgrind finds no leak. Issue 24: a password given at auth by one user
 /// reaches neither the socket nor a started daemon of the user sudo switches `PAM_USER` to (item

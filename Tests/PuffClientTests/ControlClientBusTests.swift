@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 import PuffCrypto
 import PuffDBus
 import PuffTesting
@@ -56,6 +57,17 @@ struct ControlClientBusTests {
         let access = try await client.listAccess([])
         #expect(access.first?.protected == true)
         #expect(access.first?.rules == [.init(executable: "/usr/bin/secret-tool", decision: "deny", digest: nil)])
+        // A regular file: the fake reads every descriptor to its end.
+        let path = "/tmp/puff-fake-archive-\(getpid())"
+        let archive = UnixFD(taking: open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))
+        unlink(path)
+        let backup = try await client.backup(into: archive)
+        #expect(backup.files == 7 && backup.collections == 2 && backup.bytes == 9000 && backup.unknown == 1)
+        let restored = try await client.restore(from: archive, name: "b.puffbak")
+        #expect(restored.snapshot == "/v/snapshots/x-restore.puffbak" && restored.restored == ["login"])
+        let verified = try await client.verify()
+        #expect(verified.findings == [.init(file: "/v/j", offset: 40, what: "bad", isWarning: false)])
+        #expect(verified.checked == ["login"] && verified.records == 12 && verified.locked == ["work"])
         #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))
     }
 

@@ -75,6 +75,24 @@ final class FakeControl: Sendable {
         "Unlock": [.string("login")],
         "CreateCollection": [.string("new")],
         "Compact": [.uint64(4096)],
+        "Backup": [
+            Replies.dictionary([
+                ("files", .uint32(7)), ("collections", .uint32(2)), ("bytes", .uint64(9000)), ("items", .uint64(5)),
+                ("unknown", .uint32(1)),
+            ])
+        ],
+        "Restore": [
+            Replies.dictionary([
+                ("files", .uint32(7)), ("collections", .uint32(2)), ("bytes", .uint64(9000)),
+                ("snapshot", .string("/v/snapshots/x-restore.puffbak")), ("restored", .strings(["login"])),
+            ])
+        ],
+        "Verify": [
+            .array(
+                element: "a{sv}",
+                [Replies.dictionary([("file", .string("/v/j")), ("offset", .uint64(40)), ("what", .string("bad"))])]),
+            .strings(["login"]), .uint64(12), .strings(["work"]),
+        ],
         "Repair": [
             .uint64(3), .strings(["j is damaged at offset 40: record checksum does not match"]), .string("j.damaged-1"),
         ],

@@ -41,7 +41,7 @@ struct ConfigurationErrorTests {
         ),
         (
             "[vaults]\nstore = \"file\"\n",
-            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [access], [sessions], [limits], [audit], [log]"
+            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [access], [sessions], [limits], [audit], [backup], [log]"
         ),
         ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
         ("[audit]\nenabled = \"yes\"\n", "2: audit.enabled: must be true or false, not the string \"yes\""),

@@ -55,6 +55,9 @@ struct ConfigurationReadingTests {
         enabled = false
         max_bytes = 65536
 
+        [backup]
+        keep = 9
+
         [log]
         level = "debug"
         """
@@ -92,6 +95,7 @@ struct ConfigurationReadingTests {
         expected.queuedCallsPerClient = 100
         expected.auditEnabled = false
         expected.auditMaxBytes = 65536
+        expected.backupKeep = 9
         expected.logLevel = "debug"
         return expected
     }

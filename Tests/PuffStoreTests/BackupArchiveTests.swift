@@ -205,13 +205,15 @@ struct BackupArchiveTests {
         let store = try FileRecordStore(folder: folder)
         _ = try await makeVault(store, audit: try FileAuditStore(folder: folder))
         let snapshots = SnapshotFolder(vault: folder)
-        for time: UInt64 in [1000, 1000, 1000, 2000] {
-            _ = try snapshots.save(try await store.snapshot(), reason: "repair", keep: 3, now: time)
+        for (time, reason): (UInt64, String) in [
+            (1000, "restore"), (1000, "repair"), (1000, "import"), (2000, "passwd"),
+        ] {
+            _ = try snapshots.save(try await store.snapshot(), reason: reason, keep: 3, now: time)
         }
         #expect(
             snapshots.names() == [
-                "19700101T001640Z02-repair.puffbak", "19700101T001640Z03-repair.puffbak",
-                "19700101T003320Z-repair.puffbak",
+                "19700101T001640Z02-repair.puffbak", "19700101T001640Z03-import.puffbak",
+                "19700101T003320Z-passwd.puffbak",
             ])
         var info = stat()
         #expect(stat(snapshots.path, &info) == 0 && info.st_mode & 0o777 == 0o700)

@@ -7,7 +7,9 @@ import TOMLKit
 /// describes each; a key added here must be added there.
 enum ConfigurationKeys {
     /// The tables, in print order.
-    static let sections = ["vault", "prompts", "auto_lock", "items", "access", "sessions", "limits", "audit", "log"]
+    static let sections = [
+        "vault", "prompts", "auto_lock", "items", "access", "sessions", "limits", "audit", "backup", "log",
+    ]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
     static let longestPromptTimeout = 86_400
@@ -61,6 +63,7 @@ enum ConfigurationKeys {
             .flag("audit", "enabled", \.auditEnabled),
             // At least a few entries per file; at most 1 GiB, so two files stay readable at once.
             .number("audit", "max_bytes", \.auditMaxBytes, range: 4096...1 << 30),
+            .number("backup", "keep", \.backupKeep, range: 0...1000),
 
             .choice("log", "level", \.logLevel, choices: Logger.Level.allCases.map(\.rawValue), noun: "log level"),
         ]

@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var kdf = "moderate"
     /// Days a deleted collection is kept sealed, restorable, before puffd purges it at start.
     public var keepDeletedDays = 7
+    /// `[backup] keep`: automatic snapshots kept in the vault's `snapshots/` folder.
+    public var backupKeep = 3
 
     // [prompts]
     /// Who is asked to unlock, in order (``PluginRegistry/prompters``).

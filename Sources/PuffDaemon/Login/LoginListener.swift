@@ -10,7 +10,7 @@ import Synchronization
 /// old and the new one (docs/pam.md).
 ///
 /// Only root (the PAM stack) and the user itself may connect, and only root is believed to be the
-/// PAM module: its login may create `login` or start the re-sync question, its change rewraps
+/// PAM module: its login may create `login` or start the re-sync question, its change re-keys
 /// `login`. A process of the user itself may only try to unlock an existing `login`, with the
 /// wrong-passcode delay of any unlock (docs/pam.md): otherwise it could send a password of its
 /// choosing and have the person's answer to the re-sync question re-key `login` to it. Each

@@ -35,6 +35,9 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     /// The collection's locked search changed (`puffctl collection set --locked-search`); item 0,
     /// the label says from which mode to which.
     case lockedSearch = 21
+    /// The whole vault was replaced from a backup (`puffctl restore`); item 0, the label names the
+    /// backup. Written before the automatic snapshot, so the snapshot of what was replaced holds it.
+    case restoreVault = 30
 
     /// The name `puffctl audit` shows: `read`, `create`, `change-secret`, …
     public var description: String {
@@ -56,6 +59,7 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .logRemoved: "log-removed"
         case .deleteCollection: "delete-collection"
         case .lockedSearch: "locked-search"
+        case .restoreVault: "restore-vault"
         }
     }
 }

@@ -91,7 +91,7 @@ extension SecretService {
     }
 
     /// Asks for a collection's current passcode, then for its new one (twice, by the prompter),
-    /// and rewraps its key.
+    /// and re-keys the collection.
     private func runChange(_ id: CollectionID, _ asker: PromptAsker) async -> PromptOutcome {
         guard let vault = collectionStates[id], let policy = try? policy(of: id) else {
             return .failed(.noSuchObject)

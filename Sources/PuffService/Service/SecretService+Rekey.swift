@@ -38,6 +38,8 @@ extension SecretService {
         guard collectionStates[id] === vault, var header = vault.header else { throw .noSuchObject }
         guard vault.space == oldSpace else { throw .wrongPasscode(nil) }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        // The old key's files go once the switch is made: a snapshot keeps them (docs/backup.md).
+        _ = try await snapshotBeforeChange("passwd")
         // The header as it is now (its locked search may have changed meanwhile), under the new salt.
         header.salt = derivation.salt
         header.kdf = derivation.kdf

@@ -41,6 +41,7 @@ extension SecretService {
             if case .failure(let damage) = salvaged { throw .failed(damage.message) }
             throw .failed("the journal could not be repaired")
         }
+        _ = try await snapshotBeforeChange("repair")
         let suffix = ".damaged-\(now())"
         do {
             _ = try await store.rewrite(

@@ -29,6 +29,8 @@ public actor SecretService {
     let access: AccessConfiguration
     /// How many days a deleted collection is kept sealed before it is purged.
     public nonisolated let keepDeletedDays: Int
+    /// How many automatic snapshots `<vault>/snapshots/` keeps (`[backup] keep`); 0 takes none.
+    public nonisolated let keepSnapshots: Int
     /// Whether `OpenSession("plain")` is served (`[sessions] allow_plain`).
     let allowsPlainSessions: Bool
     /// Callers' executables' content digests, cached.
@@ -102,6 +104,8 @@ public actor SecretService {
     ///   - access: Who may read secrets (default: every client, as before).
     ///   - keepDeletedDays: How long deleted collections are kept, sealed, so they can be
     ///     restored; older ones are purged now.
+    ///   - keepSnapshots: How many automatic snapshots (before restore, repair, re-key, import)
+    ///     are kept; 0 takes none.
     ///   - allowsPlainSessions: Whether `OpenSession("plain")` is served (default: yes, as every
     ///     Secret Service provider does); off, only DH sessions carry secrets.
     ///   - clock: Measures `promptTimeout`, passcode delays and auto-lock times; tests pass a
@@ -123,6 +127,7 @@ public actor SecretService {
         audit: (any AuditStore)? = nil,
         access: AccessConfiguration = .open,
         keepDeletedDays: Int = 7,
+        keepSnapshots: Int = 3,
         allowsPlainSessions: Bool = true,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
@@ -142,6 +147,7 @@ public actor SecretService {
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
         self.access = access
         self.keepDeletedDays = max(0, keepDeletedDays)
+        self.keepSnapshots = max(0, keepSnapshots)
         self.allowsPlainSessions = allowsPlainSessions
         self.now = now
         self.logger = logger

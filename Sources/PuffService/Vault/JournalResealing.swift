@@ -77,6 +77,19 @@ enum JournalResealing {
     static func salvage(
         _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String
     ) throws(VaultDamage) -> (result: Result, lost: [String]) {
+        let checked = authenticated(journal, space: space, sealer: sealer, file: file)
+        let result = try resealKept(
+            checked.good, format: journal.version, from: Target(space: space, sealer: sealer),
+            to: Target(space: space, sealer: sealer), start: checked.highest + 1, file: file)
+        return (result, checked.damage)
+    }
+
+    /// The records of `journal` that authenticate in their place in the chain, the highest
+    /// sequence number seen, and what does not hold, as `status` names it (file, offset, why):
+    /// what `puffctl repair` keeps and `puffctl verify` reports.
+    static func authenticated(
+        _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String
+    ) -> (good: [JournalReplay.Record], highest: UInt64, damage: [String]) {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
         }
@@ -102,10 +115,7 @@ enum JournalResealing {
         if journal.version >= 2 {
             chain.finish(hasRecords: !journal.records.isEmpty, headFound: !journal.heads.isEmpty)
         }
-        let result = try resealKept(
-            good, format: journal.version, from: Target(space: space, sealer: sealer),
-            to: Target(space: space, sealer: sealer), start: highest + 1, file: file)
-        return (result, chain.damage)
+        return (good, highest, chain.damage)
     }
 
     /// Opens the records ``JournalCompaction`` keeps of `records` in `source` and seals them again

@@ -156,7 +156,8 @@ extension SecretInterfaces {
                     }
                     return [.array(element: "a{sv}", items)]
                 },
-            ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context),
+            ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context)
+                + backupMethods(context),
             signals: [progressSignal]
         )
     }

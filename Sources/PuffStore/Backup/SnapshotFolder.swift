@@ -42,8 +42,15 @@ public struct SnapshotFolder: Sendable {
             + digits(stamp.tm_hour, 2) + digits(stamp.tm_min, 2) + digits(stamp.tm_sec, 2) + "Z"
         let word = String(reason.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(32))
         // A second one within the same second sorts after the first: `Z-` < `Z02-` < `Z03-`.
-        var name = "\(base)-\(word)\(BackupArchive.fileExtension)"
-        var counter: Int32 = 2
+        // Whatever the reason words, so the order is the order they were taken in.
+        let taken = names().filter { $0.hasPrefix(base) }.map { name in
+            Int32(name.dropFirst(base.count).prefix { $0 != "-" }) ?? 1
+        }
+        var counter = (taken.max() ?? 0) + 1
+        var name =
+            counter == 1
+            ? "\(base)-\(word)\(BackupArchive.fileExtension)"
+            : "\(base)\(digits(counter, 2))-\(word)\(BackupArchive.fileExtension)"
         while access("\(path)/\(name)", F_OK) == 0 {
             name = "\(base)\(digits(counter, 2))-\(word)\(BackupArchive.fileExtension)"
             counter += 1

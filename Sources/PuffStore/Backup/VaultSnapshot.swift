@@ -39,13 +39,23 @@ public final class VaultSnapshot: Sendable {
 
     /// The files, sorted by name.
     public let files: [File]
+    /// Snapshots this one was made of, kept alive for their descriptors; empty when it owns them.
+    private let parts: [VaultSnapshot]
 
     /// A snapshot of `files`, whose descriptors it now owns.
     public init(files: [File]) {
         self.files = files.sorted { $0.name < $1.name }
+        parts = []
+    }
+
+    /// The files of `parts` together (the vault store's and the audit store's).
+    public init(combining parts: [VaultSnapshot]) {
+        files = parts.flatMap(\.files).sorted { $0.name < $1.name }
+        self.parts = parts
     }
 
     deinit {
+        guard parts.isEmpty else { return }
         for file in files {
             if case .open(let fd, _) = file.contents { close(fd) }
         }

@@ -60,6 +60,12 @@ public enum VaultFileCheck {
         } catch {
             return finding(error, path: path, kind: .refused)
         }
+        return finding(for: bytes, name: name, path: path)
+    }
+
+    /// The finding for the bytes of one vault file called `name`, named `path` in messages (a
+    /// backup's entry, for `puffctl verify --backup`), or nil when they are fine.
+    public static func finding(for bytes: [UInt8], name: String, path: String) -> Finding? {
         if let range = name.firstRange(of: ".journal.cut-") {
             let journal = String(path.dropLast(name.count)) + name[..<range.lowerBound] + ".journal"
             let offset = UInt64(name[range.upperBound...]) ?? 0

@@ -7,7 +7,7 @@ Makes the user `puffpam` (useradd, once), /run/user/UID (0700) and a session bus
 and a PAM service /etc/pam.d/puff-test stacking pam_puff.so with pam_permit.so. Then, with puffd
 running as the user: authenticate + open_session (password through the conversation) creates
 `login` on the first login and unlocks it on the next; a wrong and an empty password leave it
-locked and the session still opens; chauthtok (run as the user) rewraps it, so after a restart
+locked and the session still opens; chauthtok (run as the user) re-keys it, so after a restart
 only the new password opens it. With no puffd, auto_start starts one that opens `login`, but
 never while the user's systemd manager runs (puffd.service is started through puff-login.socket
 there). A socket folder that is a symlink, or another user's, gets no connection. One run under

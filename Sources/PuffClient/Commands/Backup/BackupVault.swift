@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Glibc
+
+/// `puffctl backup OUTFILE`.
+struct BackupVault: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Write a backup of the whole vault, still sealed, to a file.",
+        discussion: """
+            puffd copies every collection's files as they are on disk (hidden ones included, \
+            deleted ones still kept too), taken between two writes while it goes on serving; no \
+            passcode is needed, and none of the backup reads without the collections' passcodes. \
+            OUTFILE is written whole or not at all (0600; a link there is replaced, not followed). \
+            `puffctl verify --backup OUTFILE` checks it; `puffctl restore OUTFILE` puts it back. \
+            docs/backup.md describes the format.
+            """
+    )
+
+    @Argument(help: "Where to write the backup.")
+    var outfile: String
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let client = try await connection.connect()
+        let start = ContinuousClock.now
+        let (fd, temporary) = try ArchiveFile.create(beside: outfile)
+        let outcome: BackupOutcome
+        do {
+            outcome = try await client.backup(into: fd)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try ArchiveFile.commit(fd, temporary: temporary, to: outfile)
+        let unknown =
+            outcome.unknown == 0
+            ? "" : "; items unknown while locked in \(outcome.unknown) collection\(outcome.unknown == 1 ? "" : "s")"
+        Console.out(
+            "backed up \(outcome.collections) collection\(outcome.collections == 1 ? "" : "s") "
+                + "(\(outcome.items) item\(outcome.items == 1 ? "" : "s")\(unknown)), \(outcome.files) files, "
+                + "\(ArchiveFile.size(outcome.bytes)) in \(ArchiveFile.elapsed(since: start)) to \(outfile)")
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+
+/// `puffctl restore INFILE [--force]`.
+struct RestoreVault: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Replace the whole vault with a backup.",
+        discussion: """
+            Every collection is replaced by the backup's (what the vault holds now and the backup \
+            does not is gone from it), so it is done only once confirmed: on the terminal, by \
+            typing "restore", or with --force where there is no terminal. puffd reads and checks \
+            the whole backup first and changes nothing if any of it is damaged; then it keeps \
+            the vault as it is now as a snapshot in <vault>/snapshots/ (`puffctl restore` on that \
+            file takes it back), replaces the files and locks every collection. Wrong-passcode \
+            delays stay as they are.
+            """
+    )
+
+    @Argument(help: "The backup to restore (written by puffctl backup, or a snapshot).")
+    var infile: String
+
+    @Flag(help: "Restore without asking on the terminal (for scripts, which have none).")
+    var force = false
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let fd = try ArchiveFile.openForReading(infile)
+        if !force { try Self.confirm(infile) }
+        let client = try await connection.connect()
+        let start = ContinuousClock.now
+        let outcome = try await client.restore(from: fd, name: infile)
+        Console.out(
+            "restored \(outcome.collections) collection\(outcome.collections == 1 ? "" : "s") "
+                + "(\(outcome.files) files, \(ArchiveFile.size(outcome.bytes))) in "
+                + "\(ArchiveFile.elapsed(since: start)) from \(infile); every collection is locked")
+        if !outcome.snapshot.isEmpty {
+            Console.out(
+                "the vault as it was is kept in \(outcome.snapshot) (`puffctl restore \(outcome.snapshot)` takes it back)"
+            )
+        }
+    }
+
+    /// Asks on the terminal; only "restore", typed in full, confirms.
+    ///
+    /// - Throws: ``ClientError/usage(_:)`` when there is no terminal or the answer is another.
+    private static func confirm(_ infile: String) throws(ClientError) {
+        let terminal: TerminalChannel
+        do {
+            terminal = try TerminalChannel()
+        } catch {
+            throw .usage("restoring replaces the whole vault and there is no terminal to confirm on: pass --force")
+        }
+        let answer =
+            (try? terminal.readAnswer(
+                prompt: "Replace every collection of the vault with those of \(infile)? Type restore to confirm:"))
+            ?? ""
+        guard answer == "restore" else { throw .usage("not confirmed; nothing was restored") }
+    }
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffDBus
+
+/// What `Backup` and `Restore` answered.
+public struct BackupOutcome: Sendable, Equatable {
+    public var files: UInt32
+    public var collections: UInt32
+    public var bytes: UInt64
+    /// Items of the collections whose items are known (`Backup` only).
+    public var items: UInt64
+    /// Collections whose items are unknown while locked (`Backup` only).
+    public var unknown: UInt32
+    /// Where the vault as it was is kept (`Restore` only; "" when none was kept).
+    public var snapshot: String
+    /// The visible collections after a restore.
+    public var restored: [String]
+}
+
+/// What `Verify` found.
+public struct VerifyOutcome: Sendable, Equatable {
+    public struct Finding: Sendable, Equatable {
+        public var file: String
+        public var offset: UInt64?
+        public var what: String
+        public var isWarning: Bool
+    }
+
+    public var findings: [Finding]
+    public var checked: [String]
+    public var records: UInt64
+    public var locked: [String]
+}
+
+extension ControlClient {
+    /// How long a backup, restore or verify may take: a large vault's files are copied or read whole.
+    static let archiveCallTimeout: Duration = .seconds(600)
+
+    /// `Backup`: puffd writes the archive into `archive`, a regular file open for writing.
+    public func backup(into archive: UnixFD) async throws(ClientError) -> BackupOutcome {
+        let reply = try await call("Backup", [.unixFD(archive)], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+        return try Self.outcome(reply, member: "Backup")
+    }
+
+    /// `Restore`: puffd replaces the vault with the archive in `archive` (open for reading).
+    public func restore(from archive: UnixFD, name: String) async throws(ClientError) -> BackupOutcome {
+        let options = DBusValue.dictionary(key: "s", value: "v", [.init(.string("name"), .variant(.string(name)))])
+        let reply = try await call(
+            "Restore", [.unixFD(archive), options], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+        return try Self.outcome(reply, member: "Restore")
+    }
+
+    /// `Verify`: every vault file's frames, and every record of the unlocked collections.
+    public func verify() async throws(ClientError) -> VerifyOutcome {
+        let reply = try await call("Verify", expecting: "aa{sv}astas", timeout: Self.archiveCallTimeout)
+        guard case .array(_, let entries) = reply[0], case .array(_, let checked) = reply[1],
+            case .uint64(let records) = reply[2], case .array(_, let locked) = reply[3]
+        else { throw .unexpectedReply(member: "Verify") }
+        var findings: [VerifyOutcome.Finding] = []
+        for entry in entries {
+            guard let fields = entry.variantDictionary, let file = fields["file"]?.string,
+                let what = fields["what"]?.string
+            else { throw .unexpectedReply(member: "Verify") }
+            var offset: UInt64?
+            if case .uint64(let value)? = fields["offset"] { offset = value }
+            findings.append(.init(file: file, offset: offset, what: what, isWarning: fields["warning"]?.bool ?? false))
+        }
+        return VerifyOutcome(
+            findings: findings, checked: checked.compactMap(\.string), records: records,
+            locked: locked.compactMap(\.string))
+    }
+
+    private static func outcome(_ reply: [DBusValue], member: String) throws(ClientError) -> BackupOutcome {
+        guard let fields = reply.first?.variantDictionary else { throw .unexpectedReply(member: member) }
+        func number<T: FixedWidthInteger>(_ key: String, _: T.Type) -> T {
+            switch fields[key] {
+            case .uint32(let value)?: T(clamping: value)
+            case .uint64(let value)?: T(clamping: value)
+            default: 0
+            }
+        }
+        var restored: [String] = []
+        if case .array(_, let names)? = fields["restored"] { restored = names.compactMap(\.string) }
+        return BackupOutcome(
+            files: number("files", UInt32.self), collections: number("collections", UInt32.self),
+            bytes: number("bytes", UInt64.self), items: number("items", UInt64.self),
+            unknown: number("unknown", UInt32.self), snapshot: fields["snapshot"]?.string ?? "", restored: restored)
+    }
+}

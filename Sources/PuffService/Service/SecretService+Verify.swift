@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+public import PuffStore
+
+/// What `puffctl verify` found.
+public struct VerifyReport: Sendable, Equatable {
+    /// One problem, naming the file and, where known, the offset.
+    public struct Finding: Sendable, Equatable {
+        public var file: String
+        public var offset: UInt64?
+        public var what: String
+        /// A torn append puffd cuts off at its next read: reported, not damage.
+        public var isWarning: Bool
+    }
+
+    public var findings: [Finding]
+    /// Unlocked collections whose every record was opened and checked in its place in the chain.
+    public var checked: [CollectionID]
+    /// Records that authenticated in those.
+    public var records: Int
+    /// Visible collections that are locked: only their files' frames and checksums were checked.
+    public var locked: [CollectionID]
+}
+
+extension SecretService {
+    /// Checks the whole vault: every vault file's frames and checksums without a key
+    /// (``VaultFileCheck``, as `puffctl doctor` does), and for every unlocked collection every
+    /// record authenticating in its place in the chain and against the head (as `puffctl repair`
+    /// keeps them). Changes nothing but what reading a journal always does (a torn tail is cut
+    /// off and kept aside).
+    public func verify() async -> VerifyReport {
+        var report = VerifyReport(findings: [], checked: [], records: 0, locked: [])
+        if let folder = store.location {
+            let files = await BlockingWork.run { VaultFileCheck.findings(folder: folder) }
+            report.findings += files.map {
+                VerifyReport.Finding(file: $0.file, offset: $0.offset, what: $0.what, isWarning: $0.kind == .torn)
+            }
+        }
+        for problem in damaged {
+            report.findings.append(
+                VerifyReport.Finding(file: problem.name, offset: nil, what: problem.reason, isWarning: false))
+        }
+        for id in collectionOrder where id != .session {
+            guard let vault = collectionStates[id], let space = vault.space else { continue }
+            guard let sealer = vault.sealer, !vault.isLocked else {
+                if !vault.isHidden { report.locked.append(id) }
+                continue
+            }
+            let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+            // Under the write turn, so no append is read half-written.
+            await beginWrite()
+            let journal: JournalReplay
+            do {
+                journal = try await store.replay(space)
+            } catch {
+                endWrite()
+                report.findings.append(
+                    VerifyReport.Finding(file: file, offset: nil, what: "\(error)", isWarning: false))
+                continue
+            }
+            endWrite()
+            let checked = await BlockingWork.run {
+                JournalResealing.authenticated(journal, space: space, sealer: sealer, file: file)
+            }
+            report.findings += checked.damage.map {
+                VerifyReport.Finding(file: file, offset: nil, what: $0, isWarning: false)
+            }
+            report.records += checked.good.count
+            report.checked.append(id)
+        }
+        logger.info(
+            "Vault verified",
+            metadata: [
+                "problems": "\(report.findings.count { !$0.isWarning })", "checked": "\(report.checked.count)",
+                "records": "\(report.records)",
+            ])
+        return report
+    }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import PuffConcurrency
+import PuffDBus
+import PuffService
+
+/// `Backup`, `Restore` and `Verify` of `io.puff.Control1` (dbus/io.puff.Control1.xml, docs/backup.md).
+extension SecretInterfaces {
+    static func backupMethods(_ context: BusContext) -> [Method] {
+        let service = context.service
+        return [
+            controlMethod("Backup", in: [.init("archive", "h")], out: [.init("report", "a{sv}")]) { call in
+                let archive = try Self.regularFile(call, argument: 0, writable: true)
+                let report = try await CallSlot.released { () async throws(ServiceError) in
+                    try await service.backup(into: archive.rawValue, name: "the backup")
+                }
+                return [
+                    .variantDictionary([
+                        "files": .uint32(UInt32(clamping: report.files)),
+                        "collections": .uint32(UInt32(clamping: report.collections)),
+                        "bytes": .uint64(report.bytes), "items": .uint64(UInt64(report.items)),
+                        "unknown": .uint32(UInt32(clamping: report.unknownCollections)),
+                    ])
+                ]
+            },
+            controlMethod(
+                "Restore", in: [.init("archive", "h"), .init("options", "a{sv}")], out: [.init("report", "a{sv}")]
+            ) { call in
+                let archive = try Self.regularFile(call, argument: 0, writable: false)
+                let options = try call.argument(1, \.variantDictionary)
+                let name = options["name"]?.string ?? "a backup"
+                let report = try await CallSlot.released { () async throws(ServiceError) in
+                    try await service.restore(from: archive.rawValue, name: name, caller: call.caller)
+                }
+                return [
+                    .variantDictionary([
+                        "files": .uint32(UInt32(clamping: report.files)),
+                        "collections": .uint32(UInt32(clamping: report.headers)),
+                        "bytes": .uint64(report.bytes), "snapshot": .string(report.snapshot ?? ""),
+                        "restored": .strings(report.collections.map(\.rawValue)),
+                    ])
+                ]
+            },
+            controlMethod(
+                "Verify",
+                out: [
+                    .init("findings", "aa{sv}"), .init("checked", "as"), .init("records", "t"), .init("locked", "as"),
+                ]
+            ) { _ in
+                let report = await CallSlot.released { await service.verify() }
+                let findings = report.findings.map { finding -> DBusValue in
+                    var fields: [String: DBusValue] = [
+                        "file": .string(finding.file), "what": .string(finding.what),
+                        "warning": .boolean(finding.isWarning),
+                    ]
+                    if let offset = finding.offset { fields["offset"] = .uint64(offset) }
+                    return .variantDictionary(fields)
+                }
+                return [
+                    .array(element: "a{sv}", findings), .strings(report.checked.map(\.rawValue)),
+                    .uint64(UInt64(report.records)), .strings(report.locked.map(\.rawValue)),
+                ]
+            },
+        ]
+    }
+
+    /// The descriptor in argument `index`, when it is a regular file open for writing (or reading).
+    /// Anything else (a pipe, a FIFO, a socket) is refused: puffd never waits on a reader.
+    private static func regularFile(_ call: MethodCall, argument index: Int, writable: Bool) throws(ServiceError)
+        -> UnixFD
+    {
+        guard index < call.arguments.count, let descriptor = call.arguments[index].unixFD else {
+            throw .invalidArgument("argument \(index) must be a file descriptor (h)")
+        }
+        var info = stat()
+        guard fstat(descriptor.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .invalidArgument("the archive must be a regular file")
+        }
+        let mode = fcntl(descriptor.rawValue, F_GETFL) & O_ACCMODE
+        guard writable ? mode == O_WRONLY || mode == O_RDWR : mode == O_RDONLY || mode == O_RDWR else {
+            throw .invalidArgument("the archive must be open for \(writable ? "writing" : "reading")")
+        }
+        return descriptor
+    }
+}
