@@ -33,6 +33,7 @@ let package = Package(
         // Other stores' formats only (KDBX): Argon2d, which libsodium lacks, and gzip.
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
 
         .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL", "CArgon2", "CZlib"]),
         // The one version constant puffd, puffctl and the packages share.
@@ -47,11 +48,12 @@ let package = Package(
         .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
         // from one portable model, for puffctl's import and export; no D-Bus, no vault.
-        .target(name: "PuffFormats", dependencies: ["PuffCrypto"]),
+        .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat"]),
         .target(
             name: "PuffService",
             dependencies: [
-                "PuffCrypto", "PuffStore", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
+                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Prompters that reach a person outside the bus (pinentry).
@@ -66,7 +68,7 @@ let package = Package(
         .target(
             name: "PuffServiceBus",
             dependencies: [
-                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion",
+                "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -108,7 +110,7 @@ let package = Package(
         .testTarget(
             name: "PuffServiceTests",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
@@ -136,7 +138,7 @@ let package = Package(
             name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffService", "PuffCrypto", "PuffTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore"],
+            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats"],
             exclude: ["Clients"]
         ),
 

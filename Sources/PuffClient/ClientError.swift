@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+public import PuffFormats
 
 /// puffctl's exit statuses; scripts may rely on them.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
@@ -90,6 +91,9 @@ public enum ClientError: Error, Sendable, Equatable {
     case notConfirmed(String)
     /// `doctor` found this many problems (FAIL); it printed them with their next steps.
     case checksFailed(Int)
+    /// Another store's file (`import`) could not be read: a wrong password, damage, a format that
+    /// does not fit; nothing was imported.
+    case source(ForeignFormatError)
 
     /// Maps an error reply (or local libdbus error) of a control call.
     ///
@@ -140,7 +144,8 @@ public enum ClientError: Error, Sendable, Equatable {
             .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed, .noClipboard,
             .clipboardFailed, .outputFailed, .checksFailed, .notConfirmed:
             .usage
-        case .wrongPasscode: .wrongPasscode
+        case .wrongPasscode, .source(.wrongPasscode): .wrongPasscode
+        case .source: .usage
         case .locked, .notInitialized: .locked
         case .noSuchCollection, .noSuchObject, .noDefaultCollection, .noSuchItem, .noMatch, .ambiguous: .notFound
         case .noBus, .daemonNotRunning, .otherProvider, .noReply, .disconnected: .noDaemon
@@ -201,6 +206,8 @@ public enum ClientError: Error, Sendable, Equatable {
         case .noReply: "puffd did not answer in time: see `journalctl --user -u puffd`"
         case .disconnected: "the bus connection closed before puffd answered"
         case .notConfirmed(let reason): "not done: \(reason)"
+        case .source(.wrongPasscode): "the password does not open the source; nothing was imported"
+        case .source(let error): "the source: \(error); nothing was imported"
         case .checksFailed(let count): "doctor found \(count) problem\(count == 1 ? "" : "s"): see the next steps above"
         }
     }

@@ -29,7 +29,7 @@ public struct Puffctl: AsyncParsableCommand {
             ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self, ProtectItem.self,
             UnprotectItem.self,
             AccessCommands.self, AddItem.self, EditItem.self, RemoveItem.self, MoveItem.self, SearchItems.self,
-            Generate.self, BackupVault.self, RestoreVault.self, VerifyVault.self,
+            Generate.self, BackupVault.self, RestoreVault.self, VerifyVault.self, ImportCommand.self,
         ]
     )
 

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
-import FoundationXML
 import PuffCrypto
 
-/// Reads a KDBX database's XML into a ``KDBXDocument`` with FoundationXML's XMLParser (libxml2;
-/// external entities are not resolved). Every element marked `Protected="True"` is decrypted with
+/// Reads a KDBX database's XML into a ``KDBXDocument`` with expat (``ExpatReader``; external
+/// entities are not resolved). Every element marked `Protected="True"` is decrypted with
 /// the inner stream in document order, history entries included, because the stream runs through
 /// them all; only entries outside `<History>` are kept.
-final class KDBXXMLParser: NSObject, XMLParserDelegate {
+final class KDBXXMLParser: ExpatEvents {
     private var document = KDBXDocument()
     private var stream: StreamCipher?
     private var failure: ForeignFormatError?
@@ -23,6 +21,7 @@ final class KDBXXMLParser: NSObject, XMLParserDelegate {
     private var binaryReference: KDBXDocument.BinaryReference?
     private var protectedValue: SecureBytes?
     private var sawRoot = false
+    private(set) var stopRequested = false
 
     private init(stream: StreamCipher?) {
         self.stream = stream
@@ -30,32 +29,27 @@ final class KDBXXMLParser: NSObject, XMLParserDelegate {
 
     /// Parses `xml` (the decrypted bytes, read in place without a copy).
     static func parse(_ xml: UnsafeRawBufferPointer, stream: StreamCipher?) throws(ForeignFormatError) -> KDBXDocument {
-        guard let base = xml.baseAddress else { throw .damaged("the database's XML is empty") }
-        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: xml.count, deallocator: .none)
+        guard xml.count > 0 else { throw .damaged("the database's XML is empty") }
         let delegate = KDBXXMLParser(stream: stream)
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = delegate
-        let parsed = parser.parse()
-        if let failure = delegate.failure { throw failure }
-        guard parsed else {
-            throw .damaged("the database's XML is malformed at line \(parser.lineNumber)")
+        do {
+            try ExpatReader.read(xml, into: delegate)
+        } catch {
+            if let failure = delegate.failure { throw failure }
+            throw .damaged("the database's XML is malformed at line \(error.line)")
         }
+        if let failure = delegate.failure { throw failure }
         guard delegate.sawRoot else { throw .damaged("the database's XML has no Root") }
         return delegate.document
     }
 
-    private func fail(_ error: ForeignFormatError, _ parser: XMLParser) {
+    private func fail(_ error: ForeignFormatError) {
         if failure == nil { failure = error }
-        parser.abortParsing()
+        stopRequested = true
     }
 
     private var parent: String? { path.count >= 2 ? path[path.count - 2] : nil }
 
-    func parser(
-        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-        attributes attributeDict: [String: String] = [:]
-    ) {
+    func start(_ name: String, attributes attributeDict: [String: String]) {
         path.append(name)
         attributes.append(attributeDict)
         text = ""
@@ -72,15 +66,12 @@ final class KDBXXMLParser: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    // Expat hands CDATA sections over as characters too.
+    func characters(_ string: String) {
         text += string
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        text += String(decoding: CDATABlock, as: UTF8.self)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+    func end(_ name: String) {
         let attributeDict = attributes.last ?? [:]
         defer {
             path.removeLast()
@@ -92,7 +83,7 @@ final class KDBXXMLParser: NSObject, XMLParserDelegate {
             do throws(ForeignFormatError) {
                 protectedValue = try unprotect(text)
             } catch {
-                return fail(error, parser)
+                return fail(error)
             }
         }
         let inEntry = entry != nil && historyDepth == 0
@@ -108,7 +99,7 @@ final class KDBXXMLParser: NSObject, XMLParserDelegate {
             do throws(ForeignFormatError) {
                 try readPoolBinary(attributeDict)
             } catch {
-                return fail(error, parser)
+                return fail(error)
             }
         case ("CreationTime", "Times") where inEntry && path.count >= 3 && path[path.count - 3] == "Entry":
             entry?.created = KDBXDocument.parseTime(text)
@@ -120,21 +111,21 @@ final class KDBXXMLParser: NSObject, XMLParserDelegate {
         case ("Value", "Binary"):
             if let ref = attributeDict["Ref"] {
                 guard let index = Int(ref) else {
-                    return fail(.damaged("an attachment reference is not a number"), parser)
+                    return fail(.damaged("an attachment reference is not a number"))
                 }
                 binaryReference = .pool(index)
             } else if let protectedValue {
                 binaryReference = .inline(protectedValue)
             } else {
                 guard let bytes = Base64.decode(text) else {
-                    return fail(.damaged("an attachment is not base64"), parser)
+                    return fail(.damaged("an attachment is not base64"))
                 }
                 binaryReference = .inline(SecureBytes(unwipedCopyOf: bytes))
             }
         case ("String", "Entry") where inEntry:
             entry?.strings.append((fieldKey, fieldValue ?? .plain("")))
         case ("Binary", "Entry") where inEntry:
-            guard let binaryReference else { return fail(.damaged("an attachment has no value"), parser) }
+            guard let binaryReference else { return fail(.damaged("an attachment has no value")) }
             entry?.binaries.append((fieldKey, binaryReference))
         case ("Entry", _) where historyDepth == 0:
             if let entry { document.entries.append(entry) }

@@ -147,13 +147,17 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
+        try append(contentsOf: [record], to: space, head: head)
+    }
+
+    public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
         try checkRunning()
         let path = journalPath(space)
         let fd = try appendDescriptor(space, path: path)
         let before = lseek(fd, 0, SEEK_END)
         guard before >= 0 else { throw .writeFailed("cannot seek \(path): \(DurableFiles.describe(errno))") }
         do throws(StoreError) {
-            try DurableFiles.writeAll(fd, JournalFraming.frame(record), path: path)
+            try DurableFiles.writeAll(fd, records.flatMap(JournalFraming.frame), path: path)
             guard fdatasync(fd) == 0 else { throw DurableFiles.writeError("cannot fsync", path, errno) }
             // After the record: a crash between the two leaves a head one record behind, which
             // reads as an append never acknowledged, never as records lost.

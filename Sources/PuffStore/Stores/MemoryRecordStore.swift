@@ -22,7 +22,7 @@ public actor MemoryRecordStore: RecordStore {
     private var attemptsBytes: [UInt8]?
     /// Journals a rewrite kept aside, by file name (tests).
     public private(set) var keptJournals: [String: [[UInt8]]] = [:]
-    /// How many records were appended successfully.
+    /// How many appends succeeded: each one write and one sync on disk, whatever it held.
     public private(set) var appendCount = 0
     private var pendingFailures: [StoreError] = []
     private var failsAlways: StoreError?
@@ -63,9 +63,14 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        try await append(contentsOf: [record], to: space, head: head)
+    }
+
+    /// Counts as one append in ``appendCount`` (one write, one sync on disk).
+    public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
         try await gate()
         guard stored[space] != nil else { throw .noSuchSpace(space) }
-        stored[space]!.records.append(record)
+        stored[space]!.records.append(contentsOf: records)
         if let head {
             stored[space]!.heads[stored[space]!.nextSlot] = head
             stored[space]!.nextSlot = 1 - stored[space]!.nextSlot

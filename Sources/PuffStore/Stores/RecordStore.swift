@@ -41,6 +41,14 @@ public protocol RecordStore: Sendable {
     ///   ends where it ended before.
     func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError)
 
+    /// Appends `records` in order with one write and one `fsync` (an import's batch), then (when
+    /// given) writes `head` as the space's newest head. All of them or none are in the journal
+    /// when this returns or throws: a crash part-way leaves a torn tail replay cuts off, as for
+    /// one record.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)``; the journal then ends where it ended before.
+    func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError)
+
     /// Replaces the space's journal with `records` atomically, as a journal of `version`
     /// (compaction, upgrade, repair). The head is not touched: the caller replaces it before or
     /// after, whichever keeps the pair readable after a crash between the two.

@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
-import PuffCrypto
-import PuffTesting
+public import Foundation
+public import PuffCrypto
 
 /// A libsecret file-backend keyring made and read by the real `secret-tool` (libsecret's
 /// `SECRET_BACKEND=file`, no daemon): the oracle for Puff's reader and writer.
-struct LibsecretFixture {
-    let folder: URL
-    let password: String
-    var path: String { folder.appendingPathComponent("fixture.keyring").path }
+public struct LibsecretFixture: Sendable {
+    public let folder: URL
+    public let password: String
+    public var path: String { folder.appendingPathComponent("fixture.keyring").path }
 
-    init(password: String = "source pass") throws {
+    public init(password: String = "source pass") throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-libsecret-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.password = password
     }
 
-    func remove() { try? FileManager.default.removeItem(at: folder) }
+    public func remove() { try? FileManager.default.removeItem(at: folder) }
 
-    var environment: [String: String] {
+    public var environment: [String: String] {
         [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "SECRET_BACKEND": "file", "SECRET_FILE_TEST_PATH": path, "SECRET_FILE_TEST_PASSWORD": password,
@@ -28,7 +27,9 @@ struct LibsecretFixture {
 
     /// Stores one item with `secret-tool store`; `at` ("2019-03-04 05:06:07") runs it under
     /// faketime so the item's times lie in the past.
-    func store(label: String, attributes: [(String, String)], secret: [UInt8], at time: String? = nil) async throws {
+    public func store(label: String, attributes: [(String, String)], secret: [UInt8], at time: String? = nil)
+        async throws
+    {
         let pairs = attributes.flatMap { [$0.0, $0.1] }
         var arguments = ["store", "--label=\(label)"] + pairs
         var program = "/usr/bin/secret-tool"
@@ -42,7 +43,9 @@ struct LibsecretFixture {
 
     /// Stores one text item through libsecret's own API (python3-gi) under the schema `schema`,
     /// which libsecret keeps as `xdg:schema`: `secret-tool store` refuses secrets over 8 KiB.
-    func storeThroughLibsecret(schema: String, label: String, attributes: [String: String], text: String) async throws {
+    public func storeThroughLibsecret(schema: String, label: String, attributes: [String: String], text: String)
+        async throws
+    {
         let script = """
             import gi, json, sys
             gi.require_version('Secret', '1')
@@ -62,7 +65,7 @@ struct LibsecretFixture {
     }
 
     /// The secret `secret-tool lookup` finds for `attributes`, exactly as it prints it.
-    func lookup(_ attributes: [(String, String)]) async throws -> [UInt8] {
+    public func lookup(_ attributes: [(String, String)]) async throws -> [UInt8] {
         let result = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["lookup"] + attributes.flatMap { [$0.0, $0.1] }, environment: environment)
         guard result.status == 0 else { throw FixtureError.failed("secret-tool lookup: \(result.output)") }
@@ -70,7 +73,7 @@ struct LibsecretFixture {
     }
 
     /// What `secret-tool search --all` prints for `attributes` (labels, attributes, times).
-    func search(_ attributes: [(String, String)]) async throws -> String {
+    public func search(_ attributes: [(String, String)]) async throws -> String {
         let result = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["search", "--all"] + attributes.flatMap { [$0.0, $0.1] },
             environment: environment)
@@ -78,11 +81,11 @@ struct LibsecretFixture {
         return result.output
     }
 
-    func bytes() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    public func bytes() throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
 
-    func write(_ bytes: [UInt8]) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+    public func write(_ bytes: [UInt8]) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
-    var passcode: SecureBytes { SecureBytes(unwipedCopyOf: Array(password.utf8)) }
+    public var passcode: SecureBytes { SecureBytes(unwipedCopyOf: Array(password.utf8)) }
 
-    enum FixtureError: Error { case failed(String) }
+    public enum FixtureError: Error { case failed(String) }
 }

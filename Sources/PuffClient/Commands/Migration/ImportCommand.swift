@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+public import ArgumentParser
+import PuffCrypto
+import PuffFormats
+
+/// `puffctl import SOURCE --into COLLECTION [--format F] [--source-passcode-fd N] [--dry-run] [--json]`.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Copy the items of another store's file into a collection.",
+        discussion: """
+            The format is found from the file's content, never its name; --format names it and \
+            fails when the content is not that format. The source's password is asked on the \
+            terminal with echo off, or read as one line of descriptor N (--source-passcode-fd); \
+            never an argument. A locked COLLECTION is unlocked first (its passcode from the \
+            terminal, --stdin or --passcode-fd). The items reach puffd over a pipe and are saved \
+            as one batch: all of them or none. An item with the same label, attributes and \
+            secret as one in the collection is left unchanged, so importing a file twice changes \
+            nothing; one with the same label and attributes but another secret replaces that \
+            item's secret. Created and Modified come from the source. A wrong password or a \
+            --format that does not fit changes nothing. --dry-run prints the plan (added, \
+            replaced, unchanged, skipped and why) and changes nothing; --json prints one JSON \
+            object per item and a last one with the totals. See docs/migration.md.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The other store's file.", valueName: "SOURCE"), completion: .file())
+    var source: String
+
+    @Option(
+        name: .customLong("into"),
+        help: ArgumentHelp("The collection to import into.", valueName: "COLLECTION"),
+        completion: .custom(Completions.collections))
+    var collection: String
+
+    @Option(help: ArgumentHelp("The source's format, checked against its content.", valueName: "FORMAT"))
+    var format: ForeignFormat?
+
+    @Option(
+        name: .customLong("source-passcode-fd"),
+        help: ArgumentHelp("Read the source's password as one line of descriptor N.", valueName: "N"))
+    var sourcePasscodeDescriptor: Int32?
+
+    @Flag(help: "Print what would be added, replaced, left unchanged or skipped, and change nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print one JSON object per item, then one with the totals.")
+    var json = false
+
+    @OptionGroup var passcode: PasscodeOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if let sourcePasscodeDescriptor, sourcePasscodeDescriptor < 0 {
+            throw ValidationError("--source-passcode-fd needs a descriptor number (0 or more)")
+        }
+    }
+
+    func run() async throws {
+        let client = try await connection.connect()
+        // Checked first, so a missing collection costs no typing.
+        let target = try await client.status().target(collection)
+        let read = try readSource()
+        if target.isLocked {
+            let code = try PasscodePrompt.existing(
+                from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
+            _ = try await client.unlock(target.id, passcode: code)
+        }
+        let outcomes = try await client.importItems(read.items, into: target.id, dryRun: dryRun)
+        ImportOutput.print(outcomes, items: read.items, json: json, dryRun: dryRun, into: target.id)
+    }
+
+    /// The source's items: its file read whole, its format found, its password asked when it has one.
+    private func readSource() throws(ClientError) -> PortableCollection {
+        let bytes = try SourceFile.read(source)
+        do {
+            let reader = try ForeignFormats.reader(for: bytes, format: format)
+            var code: SecureBytes?
+            if reader.needsPasscode(bytes) {
+                let place: PasscodeSource = sourcePasscodeDescriptor.map { .descriptor($0) } ?? .terminal
+                code = try PasscodePrompt.existing(
+                    from: try place.open(), prompt: "Password of \(TerminalText.escaped(source)):")
+            }
+            return try reader.read(bytes, passcode: code)
+        } catch let error as ForeignFormatError {
+            throw .source(error)
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw .failed(name: "", message: "\(error)")
+        }
+    }
+}
+
+extension ForeignFormat: ExpressibleByArgument {}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffFormats
+
+/// What `puffctl import` prints: a line per item and the totals, or with `--json` one JSON
+/// object per line. Labels are escaped for the terminal; no secret is ever printed.
+enum ImportOutput {
+    /// One `--json` line about an item.
+    struct ItemLine: Encodable {
+        var index: Int
+        var outcome: String
+        var label: String
+        var reason: String?
+        var item: String?
+        var leftBehind: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case index, outcome, label, reason, item
+            case leftBehind = "left_behind"
+        }
+    }
+
+    /// The last `--json` line.
+    struct Totals: Encodable {
+        var collection: String
+        var dryRun: Bool
+        var added: Int
+        var replaced: Int
+        var unchanged: Int
+        var skipped: Int
+
+        enum CodingKeys: String, CodingKey {
+            case collection, added, replaced, unchanged, skipped
+            case dryRun = "dry_run"
+        }
+    }
+
+    static func print(_ outcomes: [ImportOutcomeLine], items: [PortableItem], json: Bool, dryRun: Bool, into: String) {
+        let count = { (kind: String) in outcomes.count { $0.outcome == kind } }
+        let totals = Totals(
+            collection: into, dryRun: dryRun, added: count("added"), replaced: count("replaced"),
+            unchanged: count("unchanged"), skipped: count("skipped"))
+        for outcome in outcomes {
+            let leftBehind = outcome.index < items.count ? items[outcome.index].leftBehind : []
+            if json {
+                Console.out(
+                    line(
+                        ItemLine(
+                            index: outcome.index, outcome: outcome.outcome, label: outcome.label,
+                            reason: outcome.reason.isEmpty ? nil : outcome.reason,
+                            item: outcome.path.isEmpty ? nil : outcome.path,
+                            leftBehind: leftBehind.isEmpty ? nil : leftBehind)))
+                continue
+            }
+            var text =
+                "\(outcome.outcome.padding(toLength: 9, withPad: " ", startingAt: 0)) "
+                + "'\(TerminalText.escaped(outcome.label))'"
+            if !outcome.reason.isEmpty { text += ": \(TerminalText.escaped(outcome.reason))" }
+            if !leftBehind.isEmpty {
+                text += " (not imported: \(leftBehind.map(TerminalText.escaped).joined(separator: ", ")))"
+            }
+            Console.out(text)
+        }
+        if json {
+            Console.out(line(totals))
+        } else {
+            let verb = dryRun ? "would be" : "were"
+            Console.error(
+                "\(totals.added) added, \(totals.replaced) replaced, \(totals.unchanged) unchanged, "
+                    + "\(totals.skipped) skipped (items that \(verb) imported into '\(into)')"
+                    + (dryRun ? "; nothing was changed (--dry-run)" : ""))
+        }
+    }
+
+    /// `value` as one line of JSON, keys sorted.
+    static func line(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Only strings, numbers and flags are encoded, which cannot fail.
+        let data = try! encoder.encode(value)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffCrypto
+public import PuffFormats
+import PuffStore
+
+extension SecretService {
+    /// Imports `items` (read from another store by puffctl) into an unlocked collection as one
+    /// durable batch: one journal append and one fsync for the whole batch, one audit entry per
+    /// item added or replaced, `itemCreated`/`itemChanged` per item. Importing the same items
+    /// again changes nothing: an item with the same label, attributes, content type and secret
+    /// (``PortableItem/isSameItem(as:)``) is ``ImportOutcome/Kind/unchanged``; one with the same
+    /// label and attributes but another secret is ``ImportOutcome/Kind/replaced``; a later source
+    /// item with the label and attributes of an earlier one is skipped, so the first one wins
+    /// every time. Created and Modified come from the source where it has them.
+    ///
+    /// The work yields every ``importSlice`` items, so other clients are served while it runs;
+    /// the write turn is held throughout, so no other change interleaves.
+    ///
+    /// - Parameter dryRun: Decide and report, change nothing.
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/damaged(_:)``,
+    ///   ``ServiceError/failed(_:)`` when the batch cannot be saved (nothing changes then).
+    public func importItems(
+        _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller
+    ) async throws(ServiceError) -> [ImportOutcome] {
+        await beginWrite()
+        defer { endWrite() }
+        let state = try state(of: collection)
+        guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
+        noteUse(state)
+        let time = now()
+        var plan = ImportPlan(nextNumber: state.fields.nextItemNumber, count: state.count)
+        for number in state.order {
+            guard let record = state.items[number] else { continue }
+            plan.existing[ImportPlan.key(record.label, record.attributes), default: []].append(number)
+        }
+        for (index, item) in items.enumerated() {
+            if index % Self.importSlice == Self.importSlice - 1 { await Task.yield() }
+            try decide(item, index: index, in: state, sealer: sealer, time: time, plan: &plan)
+        }
+        guard !dryRun else { return plan.outcomes }
+        let changed = plan.added + plan.replaced
+        guard !changed.isEmpty else { return plan.outcomes }
+        try await persistImport(changed, in: state, replacing: plan.replaced.count, caller: caller)
+        for record in plan.replaced {
+            state.update(record.item)
+            emit(
+                .itemChanged(
+                    ItemID(collection: collection, number: record.item.number), [.modified(record.item.modified)]))
+        }
+        for record in plan.added {
+            state.insert(record.item)
+            emit(.itemCreated(ItemID(collection: collection, number: record.item.number)))
+        }
+        state.fields.nextItemNumber = plan.nextNumber
+        state.fields.modified = time
+        return plan.outcomes
+    }
+
+    /// How many items an import decides between two yields of the actor.
+    static let importSlice = 128
+
+    /// Decides what happens to one source item and records it in `plan`.
+    private func decide(
+        _ item: PortableItem, index: Int, in state: CollectionVault, sealer: SecretSealer, time: UInt64,
+        plan: inout ImportPlan
+    ) throws(ServiceError) {
+        let collection = state.id
+        do {
+            try checkLabel(item.label)
+            try checkAttributes(item.attributes)
+            try checkSecretSize(item.secret.count)
+        } catch {
+            plan.skip(index, item.label, error.description)
+            return
+        }
+        let key = ImportPlan.key(item.label, item.attributes)
+        guard plan.seen.insert(key).inserted else {
+            plan.skip(index, item.label, "an earlier item of the source has the same label and attributes")
+            return
+        }
+        if let numbers = plan.existing[key], let first = numbers.first, var record = state.items[first] {
+            for number in numbers {
+                guard let candidate = state.items[number] else { continue }
+                let id = ItemID(collection: collection, number: number)
+                let stored = PortableItem(
+                    label: candidate.label, attributes: candidate.attributes,
+                    secret: try plaintext(of: candidate, id, in: state), contentType: candidate.contentType)
+                if stored.isSameItem(as: item) {
+                    plan.outcomes.append(ImportOutcome(kind: .unchanged, index: index, label: item.label, item: id))
+                    return
+                }
+            }
+            let id = ItemID(collection: collection, number: first)
+            record.contentType = item.contentType
+            record.sealedSecret = sealer.seal(item.secret, associatedData: Self.sealingContext(id))
+            record.modified = item.modified ?? time
+            plan.replaced.append(ImportPlan.Change(item: record, secret: item.secret))
+            plan.outcomes.append(ImportOutcome(kind: .replaced, index: index, label: item.label, item: id))
+            return
+        }
+        guard plan.count < limits.itemsPerCollection, plan.nextNumber < VaultRecord.numberLimit else {
+            plan.skip(index, item.label, "the collection holds as many items as it may")
+            return
+        }
+        let id = ItemID(collection: collection, number: plan.nextNumber)
+        let created = item.created ?? time
+        let record = StoredItem(
+            collection: collection.rawValue, number: plan.nextNumber, label: item.label, attributes: item.attributes,
+            type: "", contentType: item.contentType,
+            sealedSecret: sealer.seal(item.secret, associatedData: Self.sealingContext(id)), created: created,
+            modified: item.modified ?? created)
+        plan.nextNumber += 1
+        plan.count += 1
+        plan.added.append(ImportPlan.Change(item: record, secret: item.secret))
+        plan.outcomes.append(ImportOutcome(kind: .added, index: index, label: item.label, item: id))
+    }
+
+    /// Writes every changed item's record in one append, then one audit entry per item.
+    private func persistImport(
+        _ changes: [ImportPlan.Change], in vault: CollectionVault, replacing: Int, caller: Caller
+    ) async throws(ServiceError) {
+        let drafts = changes.map { change in
+            let item = change.item
+            let fields = ItemFields(
+                label: item.label, attributes: item.attributeList, type: item.type, contentType: item.contentType,
+                created: item.created, modified: item.modified)
+            return RecordDraft(
+                kind: .item, number: item.number, tags: vault.tags(of: item.attributeList),
+                plaintext: fields.plaintext(secret: change.secret))
+        }
+        let firstReplaced = changes.count - replacing
+        do {
+            try await persistBatch(drafts, in: vault, obsoleting: replacing)
+        } catch {
+            for (offset, change) in changes.enumerated() {
+                audit(
+                    offset >= firstReplaced ? .replace : .create,
+                    of: ItemID(collection: vault.id, number: change.item.number), label: change.item.label,
+                    caller: caller, result: .failed, deferred: true)
+            }
+            auditLog?.flush()
+            throw error
+        }
+        for (offset, change) in changes.enumerated() {
+            audit(
+                offset >= firstReplaced ? .replace : .create,
+                of: ItemID(collection: vault.id, number: change.item.number), label: change.item.label,
+                caller: caller, result: .allowed, deferred: true)
+        }
+        auditLog?.flush()
+    }
+}
+
+extension SecretService {
+    /// ``persist(_:in:obsoleting:)`` for several records: sealed at consecutive places in the
+    /// collection's chain and appended with one write, one fsync and the last one's head.
+    func persistBatch(_ drafts: [RecordDraft], in vault: CollectionVault, obsoleting: Int) async throws(ServiceError) {
+        guard let space = vault.space, let sealer = vault.sealer, !drafts.isEmpty else { return }
+        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        if vault.format < VaultRecord.currentFormat { try await rechain(vault) }
+        var tip = vault.tip
+        var records: [VaultRecord] = []
+        records.reserveCapacity(drafts.count)
+        for draft in drafts {
+            let link = tip.map { VaultRecord.Link(sequence: $0.sequence + 1, previous: $0.tag) } ?? .first(1)
+            let record = VaultRecord(
+                kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
+                sealer: sealer, link: link)
+            records.append(record)
+            tip = JournalChain.Tip(sequence: link.sequence, tag: record.mac)
+        }
+        let head = JournalHead(of: records[records.count - 1], space: space, sealer: sealer)
+        do {
+            try await store.append(contentsOf: records.map { $0.encoded() }, to: space, head: head.encoded())
+        } catch {
+            logger.error(
+                "Vault write failed",
+                metadata: [
+                    "vault.kind": "\(type(of: store).kind)", "collection.id": "\(vault.id)", "error": "\(error)",
+                ])
+            throw .failed("the import could not be saved")
+        }
+        vault.tip = tip
+        if obsoleting > 0 {
+            vault.deadRecords += obsoleting
+            await compactIfWorthIt(vault)
+        }
+    }
+}
+
+/// An import's decisions so far (``SecretService/importItems(_:into:dryRun:caller:)``).
+struct ImportPlan {
+    /// A record to write and its secret in the clear (for the journal record).
+    struct Change {
+        var item: StoredItem
+        var secret: SecureBytes
+    }
+
+    /// The collection's items by label and attributes.
+    var existing: [[UInt8]: [UInt64]] = [:]
+    /// The source's labels and attributes seen so far.
+    var seen: Set<[UInt8]> = []
+    var outcomes: [ImportOutcome] = []
+    var added: [Change] = []
+    var replaced: [Change] = []
+    var nextNumber: UInt64
+    var count: Int
+
+    init(nextNumber: UInt64, count: Int) {
+        self.nextNumber = nextNumber
+        self.count = count
+    }
+
+    mutating func skip(_ index: Int, _ label: String, _ reason: String) {
+        outcomes.append(ImportOutcome(kind: .skipped, index: index, label: label, reason: reason))
+    }
+
+    /// One key per label and attribute set, byte for byte (Swift's `==` on strings would join
+    /// canonically equivalent ones): lengths first, so no two sets share a key.
+    static func key(_ label: String, _ attributes: [String: String]) -> [UInt8] {
+        var key: [UInt8] = []
+        func add(_ text: String) {
+            withUnsafeBytes(of: UInt32(text.utf8.count).littleEndian) { key.append(contentsOf: $0) }
+            key.append(contentsOf: text.utf8)
+        }
+        add(label)
+        for (name, value) in attributes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            add(name)
+            add(value)
+        }
+        return key
+    }
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffConcurrency
+import PuffDBus
+import PuffService
+
+/// `io.puff.Control1.ImportItems` (dbus/io.puff.Control1.xml): `puffctl import`'s items into
+/// one collection as one batch, the items over a pipe (``ImportPipe``), never in the message.
+extension SecretInterfaces {
+    static func importMethods(_ context: BusContext) -> [Method] {
+        let service = context.service
+        return [
+            controlMethod(
+                "ImportItems", in: [.init("collection", "s"), .init("items", "h"), .init("options", "a{sv}")],
+                out: [.init("outcomes", "aa{sv}")]
+            ) { call in
+                let collection = CollectionID(try call.argument(0, \.string))
+                guard call.arguments.count > 1, let descriptor = call.arguments[1].unixFD else {
+                    throw ServiceError.invalidArgument("items must be a pipe's file descriptor (h)")
+                }
+                let options = try call.argument(2, \.variantDictionary)
+                let dryRun = options["dry_run"]?.bool ?? false
+                // Read off the cooperative pool and without a call slot: the batch may be large.
+                let items = try await CallSlot.released { () async throws(ServiceError) in
+                    try await BlockingWork.run { () throws(ServiceError) in try ImportPipe.read(descriptor) }
+                }
+                let outcomes = try await service.importItems(
+                    items, into: collection, dryRun: dryRun, caller: call.caller)
+                return [.array(element: "a{sv}", outcomes.map(\.controlEntry))]
+            }
+        ]
+    }
+}
+
+extension ImportOutcome {
+    /// The `a{sv}` `ImportItems` answers with per source item.
+    var controlEntry: DBusValue {
+        .variantDictionary([
+            "index": .uint32(UInt32(clamping: index)), "outcome": .string(kind.rawValue), "label": .string(label),
+            "reason": .string(reason), "path": .objectPath(item.map(ObjectPaths.path(of:)) ?? ObjectPath.root),
+        ])
+    }
+}
