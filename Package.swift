@@ -89,6 +89,9 @@ let package = Package(
             dependencies: [
                 "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `import` of a pass store runs gpg.
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(name: "puffctl", dependencies: ["PuffClient"]),
