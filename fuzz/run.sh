@@ -48,9 +48,7 @@ fuzz_target() {
             flags=(-dict=fuzz/vault.dict -artifact_prefix="$ARTIFACTS/vault-") ;;
         formats)
             product=PuffFuzzFormats work=$SCRATCH/corpus-formats log=$SCRATCH/fuzz-formats.log
-            # FoundationXML leaks its error objects on malformed XML (_CFErrorCreateFromXMLInterface):
-            # not Puff's, and a few hundred bytes an input, so leak checking is off here.
-            seeds=(fuzz/corpus/formats) flags=(-artifact_prefix="$ARTIFACTS/formats-" -detect_leaks=0) ;;
+            seeds=(fuzz/corpus/formats) flags=(-artifact_prefix="$ARTIFACTS/formats-") ;;
     esac
     local build=(-c release --scratch-path "$SCRATCH" --product "$product"
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPUFF_FUZZ)

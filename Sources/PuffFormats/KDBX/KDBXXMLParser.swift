@@ -43,7 +43,8 @@ final class KDBXXMLParser: ExpatEvents {
     /// Parses `xml` (the decrypted bytes, read in place without a copy).
     static func parse(_ xml: UnsafeRawBufferPointer, stream: StreamCipher?) throws(ForeignFormatError) -> KDBXDocument {
         guard xml.count > 0 else { throw .damaged("the database's XML is empty") }
-        // KeePass writes UTF-8; FoundationXML trapped on a name that was not (a fuzzer's find).
+        // KeePass writes UTF-8; FoundationXML, the parser before expat, trapped on a name that was not
+        // (a fuzzer's find), so nothing else reaches the parser.
         guard isUTF8(xml) else { throw .damaged("the database's XML is not UTF-8") }
         let delegate = KDBXXMLParser(stream: stream)
         do {
