@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "PuffClientTests",
             dependencies: [
-                "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting", "PuffVersion",
+                "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting", "PuffFormats", "PuffVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Help texts compared by HelpSnapshotTests (`make snapshots` rewrites them).

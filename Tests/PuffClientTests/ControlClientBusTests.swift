@@ -2,6 +2,7 @@
 import Glibc
 import PuffCrypto
 import PuffDBus
+import PuffFormats
 import PuffTesting
 import Testing
 
@@ -45,6 +46,9 @@ struct ControlClientBusTests {
         #expect(repaired.kept == 3 && repaired.lost.count == 1 && repaired.keptAt == "j.damaged-1")
         #expect(try await client.listItems(in: "login").map(\.path) == ["/i/1"])
         #expect(try await client.moveItem("/i/1", to: "work") == "/i/2")
+        let imported = try await client.importItems(
+            [PortableItem(label: "mail", attributes: ["user": "a"], secret: secure("s"))], into: "work", dryRun: false)
+        #expect(imported == [.init(outcome: "added", index: 0, label: "mail", reason: "", path: "/i/3")])
         try await client.registerAgent(at: ObjectPath("/io/puff/Agent")!)
         try await client.unregisterAgent(at: ObjectPath("/io/puff/Agent")!)
         let audit = try await client.audit(since: 5, collection: "")

@@ -104,6 +104,16 @@ final class FakeControl: Sendable {
         "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
         "Audit": Replies.audit,
         "MoveItem": [.objectPath(ObjectPath("/i/2")!)],
+        "ImportItems": [
+            .array(
+                element: "a{sv}",
+                [
+                    Replies.dictionary([
+                        ("outcome", .string("added")), ("index", .uint32(0)), ("label", .string("mail")),
+                        ("reason", .string("")), ("path", .objectPath(ObjectPath("/i/3")!)),
+                    ])
+                ])
+        ],
         "ListAccess": [
             .array(
                 element: "a{sv}",
