@@ -51,7 +51,10 @@ struct GnomeKeyringImportTests {
         #expect(
             byLabel["every byte"]?.attributes["xdg:schema"] == "org.freedesktop.Secret.Generic",
             sourceLocation: sourceLocation)
-        // Written by a daemon whose clock read 2019-03-04, years before this run.
+        // Stored again when the daemon's clock read two days later.
+        let again = byLabel["Ünïcödé ✓ label"]
+        #expect((again?.modified ?? 0) > (again?.created ?? .max), sourceLocation: sourceLocation)
+        // Written by a daemon whose clock read 2019-03-04 and 2019-03-06, years before this run.
         let past: ClosedRange<UInt64> = 1_551_600_000...1_552_000_000
         #expect(
             served.allSatisfy { past.contains($0.created) && past.contains($0.modified) },

@@ -85,7 +85,9 @@ struct KDBXImportTests {
     /// The fixture as pykeepass reads it really holds the cases.
     static func expectCases(_ items: [ImportedItem], sourceLocation: SourceLocation = #_sourceLocation) {
         let fiveYearsAgo = UInt64(Date().timeIntervalSince1970) - 5 * 365 * 86400
-        #expect(items.contains { $0.label.contains("🔑") && $0.attributes["ключ"] == "значение ✓" })
+        #expect(
+            items.contains { $0.label.contains("🔑") && $0.attributes["ключ"] == "значение ✓" },
+            sourceLocation: sourceLocation)
         #expect(items.contains { $0.attributes["empty"] == "" }, sourceLocation: sourceLocation)
         #expect(items.contains { $0.attributes.count >= 50 }, sourceLocation: sourceLocation)
         #expect(items.contains { $0.secretHex == ImportedItem.hex(everyByte) }, sourceLocation: sourceLocation)
@@ -94,6 +96,7 @@ struct KDBXImportTests {
         #expect(
             items.contains { ($0.created ?? .max) < fiveYearsAgo && ($0.modified ?? .max) < fiveYearsAgo },
             sourceLocation: sourceLocation)
+        #expect(items.contains { ($0.modified ?? 0) > ($0.created ?? .max) }, "an entry edited later")
     }
 
     /// Makes the fixture, checks it, imports it (a dry run first) and checks what puffd serves.

@@ -9,8 +9,8 @@ Commands:
                   the database password always on keepassxc-cli's stdin, never in argv.
   make-cli-rm FILE  the same, then `rm` of one entry into the recycle bin (KeePassXC then writes
                   KDBX 4.1 with the AES-KDF).
-  make-cli-past FILE  make-cli with keepassxc-cli's clock at 2017-05-06 (libfaketime), then
-                  pykeepass (which keeps the file KDBX 3.1 and the entries' times) adds what
+  make-cli-past FILE  make-cli with keepassxc-cli's clock at 2017-05-06 (libfaketime), an
+                  `edit` of Sub/inner at 2018-07-08, then pykeepass (which keeps the file KDBX 3.1 and the entries' times) adds what
                   keepassxc-cli cannot: 50 custom fields, an empty and a unicode custom field,
                   FDO_SECRETS_CONTENT_TYPE beside the FDO_SECRETS_DATA attachment.
   make-py FILE    pykeepass create_database (KDBX 4, Argon2d): unicode labels, empty values, 50
@@ -86,6 +86,9 @@ def make_cli_past(path, password):
     global CLI_ENV
     CLI_ENV = PAST
     make_cli(path, password)
+    # An entry edited a year later, so its Modified is not its Created.
+    CLI_ENV = dict(PAST, FAKETIME="@2018-07-08 09:10:11")
+    cli(password, "edit", "-q", "-p", path, "Sub/inner", stdin_extra=b"inner secret v2\n")
     from pykeepass import PyKeePass
     kp = PyKeePass(path, password=password)
     e = kp.find_entries(title="Grüße 🔑", first=True)
