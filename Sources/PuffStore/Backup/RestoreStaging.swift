@@ -11,11 +11,14 @@ enum RestoreStaging {
         name.hasPrefix("restore-") && SpaceID(hex: String(name.dropFirst(8))) != nil
     }
 
-    /// Reads the archive on `fd` into a new staging folder of `vault`.
+    /// Reads the archive on `fd` into a new staging folder of `vault`; `counting` is told the
+    /// archive's bytes as each entry is read and written.
     ///
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming the archive and the offset of
     ///   the first thing wrong (the staging folder is then removed); ``StoreError/writeFailed(_:)``.
-    static func stage(from fd: Int32, path: String, vault: String) throws(StoreError) -> StagedRestore {
+    static func stage(from fd: Int32, path: String, vault: String, counting: ByteCounting? = nil) throws(StoreError)
+        -> StagedRestore
+    {
         var reader = try BackupReader(fd: fd, path: path)
         let name = "restore-\(SpaceID.random().hex)"
         let staging = "\(vault)/\(name)"
@@ -24,6 +27,7 @@ enum RestoreStaging {
             var names: [String] = []
             var files = 0
             var folders: Set<String> = []
+            var counted: UInt64 = 0
             while let entry = try reader.next() {
                 let parts = entry.name.split(separator: "/")
                 if parts.count == 3 {
@@ -37,7 +41,10 @@ enum RestoreStaging {
                 }
                 try write(entry.bytes, to: "\(staging)/\(entry.name)")
                 files += 1
+                counting?(Int(reader.position - counted))
+                counted = reader.position
             }
+            counting?(Int(reader.position - counted))
             for folder in folders { try DurableFiles.syncFolder(folder) }
             if !folders.isEmpty { try DurableFiles.syncFolder("\(staging)/deleted") }
             try DurableFiles.syncFolder(staging)

@@ -13,7 +13,9 @@ struct RestoreVault: AsyncParsableCommand {
             the whole backup first and changes nothing if any of it is damaged; then it keeps \
             the vault as it is now as a snapshot in <vault>/snapshots/ (`puffctl restore` on that \
             file takes it back), replaces the files and locks every collection. Wrong-passcode \
-            delays stay as they are.
+            delays stay as they are. On a terminal, a progress bar on standard error shows the bytes done, the rate and the \
+            time left, and is erased at the end; with --json, progress lines on standard error \
+            instead; on a pipe, nothing.
             """
     )
 
@@ -23,6 +25,9 @@ struct RestoreVault: AsyncParsableCommand {
     @Flag(help: "Restore without asking on the terminal (for scripts, which have none).")
     var force = false
 
+    @Flag(help: "Print the result as one JSON object, and progress as JSON lines on standard error.")
+    var json = false
+
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
@@ -30,7 +35,11 @@ struct RestoreVault: AsyncParsableCommand {
         if !force { try Self.confirm(infile) }
         let client = try await connection.connect()
         let start = ContinuousClock.now
-        let outcome = try await client.restore(from: fd, name: infile)
+        let progress = ProgressReporter.forCommand("restore", json: json)
+        defer { progress.finish() }
+        let outcome = try await client.restore(from: fd, name: infile, progress: progress.update)
+        progress.finish()
+        guard !json else { return Console.out(BackupOutput.json(restore: outcome, from: infile)) }
         Console.out(
             "restored \(outcome.collections) collection\(outcome.collections == 1 ? "" : "s") "
                 + "(\(outcome.files) files, \(ArchiveFile.size(outcome.bytes))) in "
