@@ -65,6 +65,11 @@ extension ProgressBarTests {
         defer { try? FileManager.default.removeItem(atPath: files) }
         let (source, password) = try Self.writeSource(
             count: Self.sourceItems, size: Self.sourceSecretBytes, in: files)
+        // restore needs the person: the default collection's passcode.
+        #expect(
+            FileManager.default.createFile(
+                atPath: "\(files)/vault.pass", contents: Data("progress pass\n".utf8),
+                attributes: [.posixPermissions: 0o600]))
 
         // Each command in turn, its result kept off the pane where it is long (import's item
         // lines), then a word when it failed; the pane stays to be read.
@@ -74,7 +79,7 @@ extension ProgressBarTests {
             \(puffctl) import '\(source)' --into login --source-passcode-fd 3 \(address) 3<'\(password)' >/dev/null || echo import-failed
             \(puffctl) backup '\(files)/vault.puffbak' \(address) || echo backup-failed
             \(puffctl) verify \(address) || echo verify-failed
-            \(puffctl) restore --force '\(files)/vault.puffbak' \(address) || echo restore-failed
+            \(puffctl) restore --force '\(files)/vault.puffbak' --passcode-fd 4 \(address) 4<'\(files)/vault.pass' || echo restore-failed
             echo progress-test-done; exec cat
             """
         let started = try await ChildProcess.run(
@@ -138,7 +143,7 @@ extension ProgressBarTests {
                 """
                 \(puffctl) \(importing) 3<'\(password)' 2>&1 >/dev/null
                 \(puffctl) backup \(archive) 2>&1 && \(puffctl) verify 2>&1 && \(puffctl) verify --backup \(archive) 2>&1 \
-                && \(puffctl) restore --force \(archive) 2>&1
+                && printf 'progress pass\\n' | \(puffctl) restore --force --stdin \(archive) 2>&1
                 """,
             ], environment: puffd.clientEnvironment)
         #expect(piped.status == 0, "\(piped.output)")
@@ -157,7 +162,7 @@ extension ProgressBarTests {
                 \(puffctl) backup \(archive)-2 --json 2>&1 >/dev/null
                 \(puffctl) verify --json 2>&1 >/dev/null
                 \(puffctl) verify --backup \(archive)-2 --json 2>&1 >/dev/null
-                \(puffctl) restore --force \(archive)-2 --json 2>&1 >/dev/null
+                printf 'progress pass\\n' | \(puffctl) restore --force --stdin \(archive)-2 --json 2>&1 >/dev/null
                 """,
             ], environment: puffd.clientEnvironment)
         let progress = json.output.split(separator: "\n").map(String.init)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
 public import PuffDBus
 
 /// What `Backup` and `Restore` answered.
@@ -46,13 +47,20 @@ extension ControlClient {
         return try Self.outcome(reply, member: "Backup")
     }
 
-    /// `Restore`: puffd replaces the vault with the archive in `archive` (open for reading);
-    /// `progress` gets the call's `Progress` signals (bytes of the archive read, then of the
-    /// vault kept as a snapshot).
+    /// `Restore`: puffd replaces the vault with the archive in `archive` (open for reading). The
+    /// person agrees with the `passcode` of `collection` (the default collection when nil), or,
+    /// with no passcode, by answering puffd's prompter. `progress` gets the call's `Progress`
+    /// signals (bytes of the archive read, then of the vault kept as a snapshot).
     public func restore(
-        from archive: UnixFD, name: String, progress: (@Sendable (ProgressUpdate) -> Void)? = nil
+        from archive: UnixFD, name: String, passcode: SecureBytes? = nil, collection: String? = nil,
+        progress: (@Sendable (ProgressUpdate) -> Void)? = nil
     ) async throws(ClientError) -> BackupOutcome {
-        let options = DBusValue.dictionary(key: "s", value: "v", [.init(.string("name"), .variant(.string(name)))])
+        var entries: [DBusValue.DictEntry] = [.init(.string("name"), .variant(.string(name)))]
+        if let passcode {
+            entries.append(.init(.string("passcode"), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
+        }
+        if let collection { entries.append(.init(.string("collection"), .variant(.string(collection)))) }
+        let options = DBusValue.dictionary(key: "s", value: "v", entries)
         let reply = try await observingProgress("Restore", progress) { () async throws(ClientError) in
             try await call(
                 "Restore", [.unixFD(archive), options], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
