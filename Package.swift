@@ -148,6 +148,8 @@ let package = Package(
         .executableTarget(name: "PuffFuzzVault", dependencies: ["PuffStore", "PuffService", "PuffCrypto"]),
         // libFuzzer target for the foreign-format readers an import runs (gnome-keyring, libsecret, KDBX).
         .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto"]),
+        // `make bench`'s source files for `puffctl import`, written with Puff's own writer (bench/run.sh).
+        .executableTarget(name: "PuffBenchKeyring", dependencies: ["PuffFormats", "PuffCrypto"]),
     ]
 )
 
