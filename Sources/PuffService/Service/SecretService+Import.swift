@@ -19,12 +19,17 @@ extension SecretService {
     /// throughout, so no other change (nor a lock) interleaves. Readers may see the items appear
     /// a slice at a time once the batch is durable.
     ///
-    /// - Parameter dryRun: Decide and report, change nothing.
+    /// - Parameters:
+    ///   - dryRun: Decide and report, change nothing.
+    ///   - progress: Told the items decided (each one's secret sealed), the last once saved.
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/damaged(_:)``,
     ///   ``ServiceError/failed(_:)`` when the batch cannot be saved (nothing changes then).
     public func importItems(
-        _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller
+        _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller,
+        progress: ProgressHandler? = nil
     ) async throws(ServiceError) -> [ImportOutcome] {
+        let meter = meter(.items, progress)
+        meter.expect(items.count)
         await beginWrite()
         defer { endWrite() }
         let state = try state(of: collection)
@@ -36,13 +41,22 @@ extension SecretService {
             guard let record = state.items[number] else { continue }
             plan.existing[ImportPlan.key(record.label, record.attributes), default: []].append(number)
         }
+        meter.advance(by: 0)
         for (index, item) in items.enumerated() {
             await Self.yieldAtSliceEnd(index)
             try decide(item, index: index, in: state, sealer: sealer, time: time, plan: &plan)
+            if index < items.count - 1 { meter.advance() }
         }
-        guard !dryRun else { return plan.outcomes }
+        // The last item counts once the batch is saved, so the count ends with the work.
+        guard !dryRun else {
+            meter.finish()
+            return plan.outcomes
+        }
         let changed = plan.added + plan.replaced
-        guard !changed.isEmpty else { return plan.outcomes }
+        guard !changed.isEmpty else {
+            meter.finish()
+            return plan.outcomes
+        }
         try await persistImport(changed, in: state, replacing: plan.replaced.count, caller: caller)
         for (index, record) in plan.replaced.enumerated() {
             await Self.yieldAtSliceEnd(index)
@@ -58,6 +72,7 @@ extension SecretService {
         }
         state.fields.nextItemNumber = plan.nextNumber
         state.fields.modified = time
+        meter.finish()
         return plan.outcomes
     }
 

@@ -84,7 +84,11 @@ struct ImportCommand: AsyncParsableCommand {
                 from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
             _ = try await client.unlock(target.id, passcode: code)
         }
-        let outcomes = try await client.importItems(read.items, into: target.id, dryRun: dryRun)
+        let progress = ProgressReporter.forCommand("import", json: json)
+        defer { progress.finish() }
+        let outcomes = try await client.importItems(
+            read.items, into: target.id, dryRun: dryRun, progress: progress.update)
+        progress.finish()
         ImportOutput.print(
             outcomes + LiveImport.skippedLines(live, after: read.items.count), items: read.items, json: json,
             dryRun: dryRun, into: target.id, origins: LiveImport.origins(live))
@@ -102,7 +106,7 @@ struct ImportCommand: AsyncParsableCommand {
                 code = try PasscodePrompt.existing(
                     from: try place.open(), prompt: "Password of \(TerminalText.escaped(source)):")
             }
-            return try reader.read(bytes, passcode: code)
+            return try ImportReadProgress(json: json).reading { try reader.read(bytes, passcode: code) }
         } catch let error as ForeignFormatError {
             throw .source(error)
         } catch let error as ClientError {
