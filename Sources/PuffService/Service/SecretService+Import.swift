@@ -12,14 +12,17 @@ extension SecretService {
     /// (``PortableItem/isSameItem(as:)``) is ``ImportOutcome/Kind/unchanged``; one with the same
     /// label and attributes but another secret is ``ImportOutcome/Kind/replaced``; a later source
     /// item with the label and attributes of an earlier one is skipped, so the first one wins
-    /// every time. Created and Modified come from the source where it has them.
+    /// every time. Created and Modified come from the source where it has them. An import that
+    /// adds or replaces anything first saves the vault as an automatic snapshot
+    /// (``snapshotBeforeChange(_:)``), so `puffctl restore` undoes it; a dry run or an import
+    /// that changes nothing takes none.
     ///
     /// The work yields every ``importSlice`` items, so other clients are served while it runs;
     /// the write turn is held throughout, so no other change interleaves.
     ///
     /// - Parameter dryRun: Decide and report, change nothing.
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/damaged(_:)``,
-    ///   ``ServiceError/failed(_:)`` when the batch cannot be saved (nothing changes then).
+    ///   ``ServiceError/failed(_:)`` when the snapshot or the batch cannot be saved (nothing changes then).
     public func importItems(
         _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller
     ) async throws(ServiceError) -> [ImportOutcome] {
@@ -41,6 +44,8 @@ extension SecretService {
         guard !dryRun else { return plan.outcomes }
         let changed = plan.added + plan.replaced
         guard !changed.isEmpty else { return plan.outcomes }
+        // An import that changes something can be undone with `puffctl restore` (docs/backup.md).
+        _ = try await snapshotBeforeChange("import")
         try await persistImport(changed, in: state, replacing: plan.replaced.count, caller: caller)
         for record in plan.replaced {
             state.update(record.item)
