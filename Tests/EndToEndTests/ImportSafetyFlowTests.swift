@@ -81,7 +81,7 @@ struct ImportSafetyFlowTests {
         #expect(names().count == 1, "an import that changes nothing takes no snapshot: \(names())")
 
         let snapshot = snapshots.appendingPathComponent(taken[0]).path
-        let restored = try await puffctl(puffd, ["restore", snapshot, "--force"])
+        let restored = try await puffctl(puffd, ["restore", snapshot, "--force", "--stdin"], input: "right pass\n")
         #expect(restored.status == 0, "\(restored.output)")
         #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "right pass\n").status == 0)
         // Only the item stored before the import.

@@ -49,6 +49,12 @@ struct ControlClientBusTests {
         let imported = try await client.importItems(
             [PortableItem(label: "mail", attributes: ["user": "a"], secret: secure("s"))], into: "work", dryRun: false)
         #expect(imported == [.init(outcome: "added", index: 0, label: "mail", reason: "", path: "/i/3")])
+        let exported = try await client.exportItems(of: "work", passcode: nil)
+        #expect(exported.collection.label == "Work")
+        #expect((exported.collection.created, exported.collection.modified) == (100, 200))
+        #expect(exported.collection.items.map(\.label) == ["mail"])
+        #expect(exported.collection.items.first?.secret.unprotectedArray() == Array("s".utf8))
+        #expect(exported.leftOut == [.init(path: "/i/4", label: "kept", reason: "declined")])
         try await client.registerAgent(at: ObjectPath("/io/puff/Agent")!)
         try await client.unregisterAgent(at: ObjectPath("/io/puff/Agent")!)
         let audit = try await client.audit(since: 5, collection: "")

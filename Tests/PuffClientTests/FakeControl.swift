@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffCrypto
 import PuffDBus
+import PuffFormats
 import PuffTesting
 import Synchronization
 
@@ -114,6 +116,20 @@ final class FakeControl: Sendable {
                     ])
                 ])
         ],
+        "ExportItems": [
+            Replies.dictionary([
+                ("label", .string("Work")), ("created", .uint64(100)), ("modified", .uint64(200)),
+                ("items", .uint32(1)),
+            ]),
+            .array(
+                element: "a{sv}",
+                [
+                    Replies.dictionary([
+                        ("path", .objectPath(ObjectPath("/i/4")!)), ("label", .string("kept")),
+                        ("reason", .string("declined")),
+                    ])
+                ]),
+        ],
         "ListAccess": [
             .array(
                 element: "a{sv}",
@@ -188,6 +204,7 @@ final class FakeControl: Sendable {
             switch argument {
             case .string(let value): call.strings.append(value)
             case .array(_, let values): call.strings += values.compactMap(\.string)
+            case .unixFD(let fd) where member == "ExportItems": writeExport(to: fd.rawValue)
             case .unixFD(let fd): call.passcodes.append(readToEnd(fd.rawValue))
             case .dictionary:
                 for (key, value) in argument.variantDictionary ?? [:] {
@@ -201,6 +218,24 @@ final class FakeControl: Sendable {
             }
         }
         return call
+    }
+
+    /// What the fake's `ExportItems` hands over: one item, `mail` with the secret `s`.
+    private static func writeExport(to fd: Int32) {
+        struct Output: PortableBatch.Output {
+            let fd: Int32
+            mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+                guard Glibc.write(fd, bytes.baseAddress!, bytes.count) == bytes.count else { throw Errno(errno) }
+            }
+        }
+        struct Errno: Error {
+            let code: Int32
+            init(_ code: Int32) { self.code = code }
+        }
+        var output = Output(fd: fd)
+        let item = PortableItem(
+            label: "mail", attributes: ["user": "a"], secret: SecureBytes(unwipedCopyOf: Array("s".utf8)))
+        try? PortableBatch.write([item], to: &output)
     }
 
     private static func readToEnd(_ fd: Int32) -> String {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
 public import PuffDBus
 
 /// What `Backup` and `Restore` answered.
@@ -41,9 +42,18 @@ extension ControlClient {
         return try Self.outcome(reply, member: "Backup")
     }
 
-    /// `Restore`: puffd replaces the vault with the archive in `archive` (open for reading).
-    public func restore(from archive: UnixFD, name: String) async throws(ClientError) -> BackupOutcome {
-        let options = DBusValue.dictionary(key: "s", value: "v", [.init(.string("name"), .variant(.string(name)))])
+    /// `Restore`: puffd replaces the vault with the archive in `archive` (open for reading). The
+    /// person agrees with the `passcode` of `collection` (the default collection when nil), or,
+    /// with no passcode, by answering puffd's prompter.
+    public func restore(
+        from archive: UnixFD, name: String, passcode: SecureBytes? = nil, collection: String? = nil
+    ) async throws(ClientError) -> BackupOutcome {
+        var entries: [DBusValue.DictEntry] = [.init(.string("name"), .variant(.string(name)))]
+        if let passcode {
+            entries.append(.init(.string("passcode"), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
+        }
+        if let collection { entries.append(.init(.string("collection"), .variant(.string(collection)))) }
+        let options = DBusValue.dictionary(key: "s", value: "v", entries)
         let reply = try await call(
             "Restore", [.unixFD(archive), options], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
         return try Self.outcome(reply, member: "Restore")

@@ -15,9 +15,11 @@ enum ImportOutput {
         var reason: String?
         var item: String?
         var leftBehind: [String]?
+        /// The source collection of an `import --bus` item.
+        var from: String?
 
         enum CodingKeys: String, CodingKey {
-            case index, outcome, label, reason, item
+            case index, outcome, label, reason, item, from
             case leftBehind = "left_behind"
         }
     }
@@ -37,10 +39,11 @@ enum ImportOutput {
         }
     }
 
-    /// Prints puffd's `outcomes` for `items`, after what the source's reader `skipped`.
+    /// Prints puffd's `outcomes` for `items`, after what the source's reader `skipped`;
+    /// `origins` names each item's source collection (`import --bus`).
     static func print(
         _ outcomes: [ImportOutcomeLine], items: [PortableItem], skipped: [PortableSkip] = [], json: Bool,
-        dryRun: Bool, into: String
+        dryRun: Bool, into: String, origins: [String] = []
     ) {
         let count = { (kind: String) in outcomes.count { $0.outcome == kind } }
         let totals = Totals(
@@ -56,6 +59,7 @@ enum ImportOutput {
         }
         for outcome in outcomes {
             let leftBehind = outcome.index < items.count ? items[outcome.index].leftBehind : []
+            let from = outcome.index < origins.count ? origins[outcome.index] : nil
             if json {
                 Console.out(
                     line(
@@ -63,12 +67,13 @@ enum ImportOutput {
                             index: outcome.index, outcome: outcome.outcome, label: outcome.label,
                             reason: outcome.reason.isEmpty ? nil : outcome.reason,
                             item: outcome.path.isEmpty ? nil : outcome.path,
-                            leftBehind: leftBehind.isEmpty ? nil : leftBehind)))
+                            leftBehind: leftBehind.isEmpty ? nil : leftBehind, from: from)))
                 continue
             }
             var text =
                 "\(outcome.outcome.padding(toLength: 9, withPad: " ", startingAt: 0)) "
                 + "'\(TerminalText.escaped(outcome.label))'"
+            if let from { text += " from '\(TerminalText.escaped(from))'" }
             if !outcome.reason.isEmpty { text += ": \(TerminalText.escaped(outcome.reason))" }
             if !leftBehind.isEmpty {
                 text += " (not imported: \(leftBehind.map(TerminalText.escaped).joined(separator: ", ")))"

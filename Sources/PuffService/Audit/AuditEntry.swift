@@ -29,6 +29,10 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     /// The log's file was found removed while puffd ran; puffd started a new one, which begins
     /// with this entry (item 0).
     case logRemoved = 15
+    /// The item's secret was handed to `puffctl export` for a file under another password; the
+    /// result says whether the access gate let it through. A refused consent to the whole
+    /// export is one entry for item 0, labelled with the collection's label.
+    case export = 16
     /// The whole collection was deleted (set aside, restorable); the entry's item is 0 and its
     /// label the collection's.
     case deleteCollection = 20
@@ -57,6 +61,7 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .revokeAccess: "access-revoke"
         case .registerAgent: "agent-register"
         case .logRemoved: "log-removed"
+        case .export: "export"
         case .deleteCollection: "delete-collection"
         case .lockedSearch: "locked-search"
         case .restoreVault: "restore-vault"

@@ -84,6 +84,8 @@ extension SecretService {
     func ask(
         _ purpose: PromptRequest.Purpose, caller: Caller, until deadline: Duration, through other: (any Prompter)? = nil
     ) async -> PromptReply {
+        // A deadline already past asks nobody: no dialog is shown only to be withdrawn.
+        guard deadline > timeline.now else { return .dismissed }
         let request = PromptRequest(
             purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
         let prompter = other ?? self.prompter

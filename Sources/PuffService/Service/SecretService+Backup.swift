@@ -18,22 +18,6 @@ public struct BackupReport: Sendable, Equatable {
     public var bytes: UInt64 { summary.bytes }
 }
 
-/// What `puffctl restore` did.
-public struct RestoreReport: Sendable, Equatable {
-    /// What the archive held.
-    public var summary: BackupSummary
-    /// Where the vault as it was before is kept (nil for a vault kept in memory or `[backup] keep = 0`).
-    public var snapshot: String?
-    /// The visible collections now, all locked.
-    public var collections: [CollectionID]
-    /// Files in the archive.
-    public var files: Int { summary.files }
-    /// Collection headers in the archive, hidden ones included.
-    public var headers: Int { summary.collections }
-    /// The archive's size.
-    public var bytes: UInt64 { summary.bytes }
-}
-
 extension SecretService {
     /// Writes a backup of the whole vault to `fd` (a regular file the caller opened): every
     /// collection's files still sealed, hidden ones included, taken at one instant between two
@@ -112,100 +96,5 @@ extension SecretService {
             if vault.isLocked, vault.isPrivate { unknown += 1 } else { items += vault.count }
         }
         return (items, unknown)
-    }
-
-    /// Replaces the whole vault with the backup on `fd` (`puffctl restore`, which has the person
-    /// confirm). The archive is unpacked and checked whole first; then the vault as it is is
-    /// kept as an automatic snapshot, a `restore-vault` entry is written to every open
-    /// collection's log, every collection is locked (keys dropped, the kernel keyring's too) and
-    /// the files are replaced, crash-safe; the vault is read again, every collection locked.
-    /// The wrong-passcode delays stay as they were.
-    ///
-    /// - Throws: ``ServiceError/failed(_:)`` naming the archive and offset of damage (nothing is
-    ///   changed then), or when the snapshot or the replacement cannot be written.
-    public func restore(from fd: Int32, name: String, caller: Caller) async throws(ServiceError) -> RestoreReport {
-        let staged: StagedRestore
-        do {
-            staged = try await store.stageRestore(from: fd, path: name)
-        } catch {
-            logger.error("A restore was refused: the backup does not read", metadata: ["error": "\(error)"])
-            throw .failed("nothing was restored: \(error)")
-        }
-        await beginWrite()
-        defer { endWrite() }
-        auditVaultRestore(name: name, caller: caller)
-        let snapshot: String?
-        do {
-            snapshot = try await snapshotBeforeChange("restore")
-        } catch {
-            await store.discardRestore(staged)
-            throw error
-        }
-        let before = collectionOrder.filter { $0 != .session && collectionStates[$0]?.isHidden == false }
-        closeEveryCollection()
-        do {
-            try await store.commitRestore(staged)
-        } catch {
-            logger.critical(
-                "A restore could not replace the vault's files; puffd finishes it at its next start",
-                metadata: ["error": "\(error)", "snapshot": "\(snapshot ?? "-")"])
-            throw .failed("the vault's files could not be replaced: \(error); restart puffd to finish the restore")
-        }
-        try await reloadVault(announcingGone: before)
-        logger.notice(
-            "Vault restored from a backup; every collection is locked",
-            metadata: [
-                "from": "\(name)", "files": "\(staged.summary.files)", "snapshot": "\(snapshot ?? "-")",
-                "client.name": "\(caller.client)", "client.executable": "\(caller.executable ?? "-")",
-            ])
-        return RestoreReport(
-            summary: staged.summary, snapshot: snapshot,
-            collections: collectionOrder.filter { $0 != .session })
-    }
-
-    /// One `restore-vault` entry in the log of every open collection.
-    private func auditVaultRestore(name: String, caller: Caller) {
-        guard let auditLog else { return }
-        for id in collectionOrder {
-            guard let vault = collectionStates[id], let space = vault.space, let sealer = vault.auditSealer else {
-                continue
-            }
-            let fields = AuditFields(
-                action: AuditAction.restoreVault.rawValue, result: AuditResult.allowed.rawValue, time: now(), item: 0,
-                label: name, executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
-            auditLog.append(fields, to: space, sealer: sealer)
-        }
-    }
-
-    /// Locks every collection for good (keys dropped, here and in the kernel keyring) and closes
-    /// every audit log, so nothing is left pointing at the files about to be replaced.
-    private func closeEveryCollection() {
-        for id in collectionOrder where id != .session {
-            guard let vault = collectionStates[id] else { continue }
-            vault.lock()
-            forgetKey(of: vault)
-            if let space = vault.space { auditLog?.close(space) }
-        }
-        for space in hiddenHeaders.keys { auditLog?.close(space) }
-    }
-
-    /// Reads the vault again after its files were replaced: every collection as after a start
-    /// (locked), `session` kept. Announces the visible collections that went and those there now.
-    private func reloadVault(announcingGone before: [CollectionID]) async throws(ServiceError) {
-        let loaded = try await VaultLoader.load(store: store, logger: logger)
-        catalog = loaded.catalog
-        hiddenHeaders = loaded.hidden
-        damaged = loaded.damaged
-        vaultProblems = loaded.problems
-        var states = loaded.collections
-        states[.session] = collectionStates[.session]
-        collectionStates = states
-        collectionOrder = loaded.order + [.session]
-        var aliases = Dictionary(
-            uniqueKeysWithValues: (catalog?.aliases ?? [:]).map { ($0.key, CollectionID($0.value)) })
-        aliases["session"] = .session
-        self.aliases = aliases
-        for id in before { emit(.collectionDeleted(id)) }
-        for id in loaded.order { emit(.collectionCreated(id)) }
     }
 }

@@ -29,8 +29,14 @@ extension SecretInterfaces {
                 let archive = try Self.regularFile(call, argument: 0, writable: false)
                 let options = try call.argument(1, \.variantDictionary)
                 let name = options["name"]?.string ?? "a backup"
+                // The person's consent: options["passcode"] (a pipe) of options["collection"] (the
+                // default collection when absent), else a yes through the prompter chain.
+                let consent = try await call.consent(1)
+                let collection = options["collection"]?.string.flatMap { $0.isEmpty ? nil : CollectionID($0) }
                 let report = try await CallSlot.released { () async throws(ServiceError) in
-                    try await service.restore(from: archive.rawValue, name: name, caller: call.caller)
+                    try await service.restore(
+                        from: archive.rawValue, name: name, caller: call.caller, consent: consent,
+                        collection: collection)
                 }
                 return [
                     .variantDictionary([

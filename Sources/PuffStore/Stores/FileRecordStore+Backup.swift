@@ -44,6 +44,11 @@ extension FileRecordStore {
         try RestoreStaging.stage(from: fd, path: path, vault: folder)
     }
 
+    /// ``stageRestore(from:path:)`` as if `freeBytes` were free in the vault's file system (tests).
+    nonisolated func stageRestore(from fd: Int32, path: String, freeBytes: UInt64) throws(StoreError) -> StagedRestore {
+        try RestoreStaging.stage(from: fd, path: path, vault: folder, freeBytes: freeBytes)
+    }
+
     public nonisolated func discardRestore(_ staged: StagedRestore) {
         RestoreStaging.remove("\(folder)/\(staged.folder)")
     }

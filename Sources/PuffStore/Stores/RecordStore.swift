@@ -54,11 +54,13 @@ public protocol RecordStore: Sendable {
     /// after, whichever keeps the pair readable after a crash between the two.
     ///
     /// - Parameter keepingOldAs: When given, the old journal is kept under this suffix
-    ///   (`<space>.journal<suffix>`) instead of being replaced away.
-    /// - Returns: The bytes the journal shrank by.
+    ///   (`<space>.journal<suffix>`) instead of being replaced away; when a file of that name is
+    ///   already there (a second repair within the same second), under the first free of
+    ///   `<suffix>-2`, `<suffix>-3`, …: an earlier kept journal is never replaced.
+    /// - Returns: The bytes the journal shrank by, and the suffix the old journal is kept under.
     /// - Throws: ``StoreError/writeFailed(_:)``; the old journal is then still in place.
     func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
-        async throws(StoreError) -> UInt64
+        async throws(StoreError) -> JournalRewrite
 
     /// Replaces the space's head atomically with `head` alone.
     ///
@@ -339,6 +341,24 @@ extension RecordStore {
 
     /// Replaces the space's journal with `records` of the current version, dropping the old one.
     public func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64 {
-        try await rewrite(space, records: records, version: VaultRecord.currentFormat, keepingOldAs: nil)
+        try await rewrite(space, records: records, version: VaultRecord.currentFormat, keepingOldAs: nil).shrunk
+    }
+}
+
+/// What ``RecordStore/rewrite(_:records:version:keepingOldAs:)`` did.
+public struct JournalRewrite: Sendable, Equatable {
+    /// The bytes the journal shrank by.
+    public var shrunk: UInt64
+    /// The suffix the old journal is kept under (`<space>.journal<suffix>`), nil when not kept.
+    public var keptAs: String?
+
+    public init(shrunk: UInt64, keptAs: String?) {
+        self.shrunk = shrunk
+        self.keptAs = keptAs
+    }
+
+    /// The suffix to try after `base` was taken `attempt - 1` times: `base`, `base-2`, `base-3`, …
+    static func suffix(_ base: String, attempt: Int) -> String {
+        attempt == 1 ? base : "\(base)-\(attempt)"
     }
 }

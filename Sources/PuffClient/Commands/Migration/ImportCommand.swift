@@ -3,11 +3,12 @@ public import ArgumentParser
 import PuffCrypto
 import PuffFormats
 
-/// `puffctl import SOURCE --into COLLECTION [--format F] [--source-passcode-fd N] [--dry-run] [--json]`.
+/// `puffctl import SOURCE --into COLLECTION [--format F] [--source-passcode-fd N] [--dry-run] [--json]`,
+/// and `puffctl import --bus ADDRESS --into COLLECTION` from a running provider (``LiveImport``).
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Copy the items of another store's file or pass store into a collection.",
+        abstract: "Copy the items of another store's file or pass store, or of a running provider, into a collection.",
         discussion: """
             The format is found from the file's content, never its name; --format names it and \
             fails when the content is not that format. SOURCE may be a file of gnome-keyring, \
@@ -25,7 +26,11 @@ struct ImportCommand: AsyncParsableCommand {
             another secret replaces that item's secret. Created and Modified come from the \
             source. A wrong password or a --format that does not fit changes nothing. --dry-run \
             prints the plan (added, replaced, unchanged, skipped and why) and changes nothing; \
-            --json prints one JSON object per item and a last one with the totals. See \
+            --json prints one JSON object per item and a last one with the totals. With --bus \
+            ADDRESS instead of SOURCE, every item of every unlocked collection of the provider \
+            that owns org.freedesktop.secrets on that bus (gnome-keyring, KeePassXC, KWallet, \
+            oo7) is copied; its locked collections are skipped and listed, and never unlocked \
+            unless --unlock-source asks the provider to (it then shows its own prompt). See \
             docs/migration.md.
             """
     )
@@ -33,7 +38,16 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(
         help: ArgumentHelp("The other store's file, or a pass store's folder.", valueName: "SOURCE"),
         completion: .file())
-    var source: String
+    var source: String?
+
+    @Option(
+        name: .customLong("bus"),
+        help: ArgumentHelp(
+            "Copy from the provider running on the bus at ADDRESS instead of a file.", valueName: "ADDRESS"))
+    var bus: String?
+
+    @Flag(help: "With --bus: ask the other provider to unlock its locked collections (it shows its own prompt).")
+    var unlockSource = false
 
     @Option(
         name: .customLong("into"),
@@ -62,6 +76,9 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
+        try LiveImport.validate(source: source, bus: bus, format: format, passcodeDescriptor: sourcePasscodeDescriptor)
+        if unlockSource, bus == nil { throw ValidationError("--unlock-source is for --bus ADDRESS") }
+        if salvage, bus != nil { throw ValidationError("--salvage is for a SOURCE file") }
         if let sourcePasscodeDescriptor, sourcePasscodeDescriptor < 0 {
             throw ValidationError("--source-passcode-fd needs a descriptor number (0 or more)")
         }
@@ -71,9 +88,15 @@ struct ImportCommand: AsyncParsableCommand {
         let client = try await connection.connect()
         // Checked first, so a missing collection costs no typing.
         let target = try await client.status().target(collection)
-        let read = try await ImportSource(
-            path: source, format: format, salvage: salvage, passcodeDescriptor: sourcePasscodeDescriptor
-        ).read()
+        let live = try await LiveImport.read(bus, unlocking: unlockSource, json: json)
+        let read: PortableCollection
+        if let live {
+            read = PortableCollection(label: "", items: live.items)
+        } else {
+            read = try await ImportSource(
+                path: source ?? "", format: format, salvage: salvage, passcodeDescriptor: sourcePasscodeDescriptor
+            ).read()
+        }
         if target.isLocked {
             let code = try PasscodePrompt.existing(
                 from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
@@ -81,7 +104,8 @@ struct ImportCommand: AsyncParsableCommand {
         }
         let outcomes = try await client.importItems(read.items, into: target.id, dryRun: dryRun)
         ImportOutput.print(
-            outcomes, items: read.items, skipped: read.skipped, json: json, dryRun: dryRun, into: target.id)
+            outcomes + LiveImport.skippedLines(live, after: read.items.count), items: read.items,
+            skipped: read.skipped, json: json, dryRun: dryRun, into: target.id, origins: LiveImport.origins(live))
     }
 
 }

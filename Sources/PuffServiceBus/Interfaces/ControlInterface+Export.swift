@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffConcurrency
+import PuffDBus
+import PuffFormats
+import PuffService
+
+/// `io.puff.Control1.ExportItems` (dbus/io.puff.Control1.xml): one collection's items for
+/// `puffctl export`, over a pipe (``ExportPipe``), never in the message; the person agrees first
+/// and the access gate decides per item.
+extension SecretInterfaces {
+    static func exportMethods(_ context: BusContext) -> [Method] {
+        let service = context.service
+        return [
+            controlMethod(
+                "ExportItems", in: [.init("collection", "s"), .init("items", "h"), .init("options", "a{sv}")],
+                out: [.init("summary", "a{sv}"), .init("left_out", "aa{sv}")]
+            ) { call in
+                let collection = CollectionID(try call.argument(0, \.string))
+                guard call.arguments.count > 1, let descriptor = call.arguments[1].unixFD else {
+                    throw ServiceError.invalidArgument("items must be a pipe's file descriptor (h)")
+                }
+                try ExportPipe.check(descriptor)
+                let consent = try await call.consent(2)
+                let result = try await service.exportItems(
+                    of: collection, consent: consent, caller: call.caller,
+                    progress: context.progress(of: "ExportItems", for: call))
+                let items = result.collection.items
+                // Written off the cooperative pool and without a call slot: the reader sets the pace.
+                try await CallSlot.released { () async throws(ServiceError) in
+                    try await BlockingWork.run { () throws(ServiceError) in
+                        try ExportPipe.write(items, to: descriptor)
+                    }
+                }
+                let summary: [String: DBusValue] = [
+                    "label": .string(result.collection.label), "created": .uint64(result.collection.created ?? 0),
+                    "modified": .uint64(result.collection.modified ?? 0),
+                    "items": .uint32(UInt32(clamping: items.count)),
+                ]
+                return [
+                    .variantDictionary(summary),
+                    .array(element: "a{sv}", result.leftOut.map(\.controlEntry)),
+                ]
+            }
+        ]
+    }
+}
+
+extension ExportResult.LeftOut {
+    /// The `a{sv}` `ExportItems` answers with per item left out.
+    var controlEntry: DBusValue {
+        .variantDictionary([
+            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(label), "reason": .string(reason),
+        ])
+    }
+}
