@@ -24,12 +24,32 @@ struct ImportSafetyFlowTests {
         return file.path
     }
 
+    /// A HOME whose `plain.keyring` gnome-keyring-daemon itself damaged: a secret holding a
+    /// newline. Made again (at most three times) when the driver fails: under load, gnome-keyring
+    /// now and then answers a call on a collection it has just created with "no such object".
+    func corruptedKeyring() async throws -> GnomeKeyringFileTests.Home {
+        let driver = ClientDriver.directory.appendingPathComponent("gnome_keyring.py").path
+        var outputs: [String] = []
+        for _ in 1...3 {
+            let home = try GnomeKeyringFileTests.Home()
+            let result = try await ChildProcess.run(
+                ClientDriver.python, [driver, "make-corrupt", home.url.path], environment: home.environment,
+                timeout: HangGuard.driver)
+            if result.status == 0, !result.output.contains("FAIL") { return home }
+            outputs.append(String(result.output.suffix(400)))
+            home.remove()
+        }
+        throw DriverFailed(description: "gnome_keyring.py make-corrupt failed three times: \(outputs)")
+    }
+
+    struct DriverFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
     @Test(.enabled(if: GnomeKeyringDaemon.installed))
     func aKeyringGnomeKeyringCorruptedIsRefusedAndSalvagedOnlyWhenAskedWithoutThePhantom() async throws {
-        let home = try GnomeKeyringFileTests.Home()
+        let home = try await corruptedKeyring()
         defer { home.remove() }
-        // gnome-keyring-daemon itself writes the damage: a secret holding a newline.
-        try await home.run("make-corrupt")
         let path = home.keyrings.appendingPathComponent("plain.keyring").path
         let puffd = try await flow.daemon()
 
