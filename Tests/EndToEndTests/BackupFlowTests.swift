@@ -217,4 +217,24 @@ struct BackupFlowTests {
         #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "right pass\n").status == 0)
         #expect(try await readable(puffd, count: 2) == [0])
     }
+
+    /// A person's slip: `puffctl backup <vault>/catalog` (or into snapshots/) would rename the
+    /// archive over a vault file. Refused; the catalog is as it was.
+    @Test func aBackupIsNeverWrittenInsideTheVaultFolder() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon()
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "right pass\n").status == 0)
+        let catalog = vault.appendingPathComponent("catalog")
+        let before = try Data(contentsOf: catalog)
+        try FileManager.default.createDirectory(
+            at: vault.appendingPathComponent("snapshots"), withIntermediateDirectories: true)
+        for target in [catalog.path, vault.appendingPathComponent("snapshots/mine.puffbak").path] {
+            let refused = try await puffctl(puffd, ["backup", target])
+            #expect(refused.status != 0 && refused.output.contains("is inside the vault folder"), "\(refused.output)")
+        }
+        #expect(try Data(contentsOf: catalog) == before)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: vault.appendingPathComponent("snapshots").path) == [])
+        #expect(try await store(puffd, 0) == 0, "the vault still works")
+    }
 }

@@ -11,7 +11,8 @@ struct BackupVault: AsyncParsableCommand {
             puffd copies every collection's files as they are on disk (hidden ones included, \
             deleted ones still kept too), taken between two writes while it goes on serving; no \
             passcode is needed, and none of the backup reads without the collections' passcodes. \
-            OUTFILE is written whole or not at all (0600; a link there is replaced, not followed). \
+            OUTFILE is written whole or not at all (0600; a link there is replaced, not followed), and \
+            never inside the vault folder. \
             `puffctl verify --backup OUTFILE` checks it; `puffctl restore OUTFILE` puts it back. \
             docs/backup.md describes the format.
             """
@@ -24,6 +25,7 @@ struct BackupVault: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await connection.connect()
+        try ArchiveFile.refuseInside(vault: try await client.status().dataDirectory, path: outfile)
         let start = ContinuousClock.now
         let (fd, temporary) = try ArchiveFile.create(beside: outfile)
         let outcome: BackupOutcome
