@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 import Testing
 
 @testable import PuffCrypto
@@ -54,6 +55,19 @@ import Testing
             secure([UInt8](repeating: 1, count: 32)), seed: secure([UInt8](repeating: 2, count: 32)), rounds: 1000)
         #expect(
             hex(transformed.unprotectedArray()) == "0d7c727b3e88f2d8c5306f4f2ec5a85c931b9307695689e0f7591dd87a323f81")
+    }
+
+    @Test func aesKDFCountsItsRoundsInStridesAndGivesTheSameKey() throws {
+        let key = [UInt8](repeating: 1, count: 32)
+        let seed = [UInt8](repeating: 2, count: 32)
+        let counted = Mutex<[UInt64]>([])
+        let rounds = 2 * AESKDF.countingStride + 1000
+        let transformed = try AESKDF.transform(secure(key), seed: secure(seed), rounds: rounds) { done in
+            counted.withLock { $0.append(done) }
+        }
+        #expect(counted.withLock { $0 } == [AESKDF.countingStride, 2 * AESKDF.countingStride, rounds])
+        let plain = try AESKDF.transform(secure(key), seed: secure(seed), rounds: rounds)
+        #expect(transformed.unprotectedArray() == plain.unprotectedArray())
     }
 
     @Test func argon2dAndArgon2idMatchArgon2Cffi() throws {

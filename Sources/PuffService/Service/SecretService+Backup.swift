@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 import Logging
 public import PuffStore
 
@@ -24,9 +25,14 @@ extension SecretService {
     /// appends (docs/backup.md). The files are captured under the write turn, which is held only
     /// for that; they are copied afterwards, off the actor, while clients are served.
     ///
-    /// - Parameter name: The archive's name in messages.
+    /// - Parameters:
+    ///   - name: The archive's name in messages.
+    ///   - progress: Told the bytes of the vault's files copied.
     /// - Throws: ``ServiceError/failed(_:)``.
-    public func backup(into fd: Int32, name: String) async throws(ServiceError) -> BackupReport {
+    public func backup(into fd: Int32, name: String, progress: ProgressHandler? = nil) async throws(ServiceError)
+        -> BackupReport
+    {
+        let meter = meter(.bytes, progress)
         await beginWrite()
         let snapshot: VaultSnapshot
         do {
@@ -37,9 +43,14 @@ extension SecretService {
         }
         let (items, unknown) = knownItems()
         endWrite()
-        let written = await BlockingWork.result { () throws(StoreError) in try snapshot.write(to: fd, path: name) }
+        meter.expect(Int(clamping: snapshot.length))
+        meter.advance(by: 0)
+        let written = await BlockingWork.result { () throws(StoreError) in
+            try snapshot.write(to: fd, path: name, counting: { meter.advance(by: $0) })
+        }
         switch written {
         case .success(let summary):
+            meter.finish()
             logger.notice(
                 "Vault backed up",
                 metadata: ["files": "\(summary.files)", "bytes": "\(summary.bytes)", "to": "\(name)"])
@@ -55,16 +66,25 @@ extension SecretService {
     /// (`passwd`), an import. Call it holding the write turn (``beginWrite()``), so the snapshot
     /// falls between two appends and the change follows it with nothing in between.
     ///
-    /// - Parameter reason: One word for the file name: `restore`, `repair`, `passwd`, `import`.
+    /// - Parameters:
+    ///   - reason: One word for the file name: `restore`, `repair`, `passwd`, `import`.
+    ///   - progress: Counts the bytes copied against the `estimate` made for them.
     /// - Returns: The snapshot's path; nil for a vault kept in memory or `[backup] keep = 0`.
     /// - Throws: ``ServiceError/failed(_:)`` when it cannot be written: the change must not go
     ///   on then, since it could not be undone.
-    public func snapshotBeforeChange(_ reason: String) async throws(ServiceError) -> String? {
-        guard store.location != nil, keepSnapshots > 0 else { return nil }
+    public func snapshotBeforeChange(_ reason: String, progress: (meter: ProgressMeter, estimate: Int)? = nil)
+        async throws(ServiceError) -> String?
+    {
+        guard takesSnapshots else { return nil }
         let snapshot = try await captureSnapshot()
+        var counting: ByteCounting?
+        if let (meter, estimate) = progress {
+            meter.revise(estimate, to: Int(clamping: snapshot.length))
+            counting = { meter.advance(by: $0) }
+        }
         let path: String?
         do {
-            path = try await store.saveSnapshot(snapshot, reason: reason, keep: keepSnapshots)
+            path = try await store.saveSnapshot(snapshot, reason: reason, keep: keepSnapshots, counting: counting)
         } catch {
             logger.error("An automatic snapshot failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
             throw .failed("the vault could not be saved as a snapshot first (\(error)); nothing was changed")
@@ -72,6 +92,9 @@ extension SecretService {
         logger.notice("Vault snapshot taken", metadata: ["reason": "\(reason)", "at": "\(path ?? "-")"])
         return path
     }
+
+    /// Whether ``snapshotBeforeChange(_:progress:)`` writes one: a vault in files that keeps any.
+    var takesSnapshots: Bool { store.location != nil && keepSnapshots > 0 }
 
     /// The vault's files and audit logs now. The caller holds the write turn.
     func captureSnapshot() async throws(ServiceError) -> VaultSnapshot {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 import Logging
 public import PuffStore
 
@@ -32,17 +33,26 @@ extension SecretService {
     /// dropped, the kernel keyring's too) and the files are replaced, crash-safe; the vault is
     /// read again, every collection locked. The wrong-passcode delays stay as they were.
     ///
+    /// `progress` is told, once the person agreed, the archive's bytes read, then those of the
+    /// vault kept as a snapshot (estimated as the archive's size until it is taken).
+    ///
     /// - Throws: ``ServiceError/notConfirmed(_:)``, ``ServiceError/wrongPasscode``,
     ///   ``ServiceError/noSuchObject`` (no such `collection`); ``ServiceError/failed(_:)``
     ///   naming the archive and offset of damage (nothing is changed then), or when the snapshot
     ///   or the replacement cannot be written.
     public func restore(
-        from fd: Int32, name: String, caller: Caller, consent: Consent, collection: CollectionID? = nil
+        from fd: Int32, name: String, caller: Caller, consent: Consent, collection: CollectionID? = nil,
+        progress: ProgressHandler? = nil
     ) async throws(ServiceError) -> RestoreReport {
         try await requireRestoreConsent(consent, collection: collection, name: name, caller: caller)
+        let meter = meter(.bytes, progress)
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        meter.expect(takesSnapshots ? 2 * size : size)
+        meter.advance(by: 0)
         let staged: StagedRestore
         do {
-            staged = try await store.stageRestore(from: fd, path: name)
+            staged = try await store.stageRestore(from: fd, path: name, counting: { meter.advance(by: $0) })
         } catch {
             logger.error("A restore was refused: the backup does not read", metadata: ["error": "\(error)"])
             throw .failed("nothing was restored: \(error)")
@@ -52,7 +62,7 @@ extension SecretService {
         auditVaultRestore(name: name, caller: caller, result: .allowed)
         let snapshot: String?
         do {
-            snapshot = try await snapshotBeforeChange("restore")
+            snapshot = try await snapshotBeforeChange("restore", progress: (meter, size))
         } catch {
             await store.discardRestore(staged)
             throw error
@@ -68,6 +78,7 @@ extension SecretService {
             throw .failed("the vault's files could not be replaced: \(error); restart puffd to finish the restore")
         }
         try await reloadVault(announcingGone: before)
+        meter.finish()
         logger.notice(
             "Vault restored from a backup; every collection is locked",
             metadata: [

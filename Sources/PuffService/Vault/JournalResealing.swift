@@ -88,7 +88,7 @@ enum JournalResealing {
     /// sequence number seen, and what does not hold, as `status` names it (file, offset, why):
     /// what `puffctl repair` keeps and `puffctl verify` reports.
     static func authenticated(
-        _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String
+        _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String, counting: ByteCounting? = nil
     ) -> (good: [JournalReplay.Record], highest: UInt64, damage: [String]) {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
@@ -98,6 +98,7 @@ enum JournalResealing {
         var good: [JournalReplay.Record] = []
         var highest = heads.map(\.sequence).max() ?? 0
         for stored in journal.records {
+            defer { counting?(stored.bytes.count) }
             chain.skipDamage(&damaged, before: stored.offset)
             guard let record = try? VaultRecord(decoding: stored.bytes, format: journal.version),
                 (try? record.open(space: space, sealer: sealer)) != nil

@@ -34,6 +34,8 @@ public struct BackupReader {
     private let path: String
     private let size: UInt64
     private var offset: UInt64 = 0
+    /// How far into the archive it has read.
+    public var position: UInt64 { offset }
     private let whole = StreamingDigest()
     private var entries: UInt32 = 0
     private var names: Set<String> = []

@@ -15,14 +15,15 @@ enum RestoreStaging {
     /// written as it is read (memory stays at one piece) and checked as `puffd` would read it
     /// (``RestoreCheck``). Before anything is written, the archive's size is checked against the
     /// space free in the vault's file system: the staged files take at most that much.
+    /// `counting` is told the archive's bytes as they are read and written.
     ///
     /// - Parameter freeBytes: The space free for the staging (tests); nil asks the file system.
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming the archive and the offset of
     ///   the first thing wrong, ``StoreError/writeFailed(_:)`` (no space, a write failed); the
     ///   staging folder is then removed, and the vault was not touched.
-    static func stage(from fd: Int32, path: String, vault: String, freeBytes: UInt64? = nil) throws(StoreError)
-        -> StagedRestore
-    {
+    static func stage(
+        from fd: Int32, path: String, vault: String, freeBytes: UInt64? = nil, counting: ByteCounting? = nil
+    ) throws(StoreError) -> StagedRestore {
         var reader = try BackupReader(fd: fd, path: path)
         var info = stat()
         let size = fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
@@ -39,6 +40,7 @@ enum RestoreStaging {
             var files = 0
             var folders: Set<String> = []
             var open: (name: String, fd: Int32)?
+            var counted: UInt64 = 0
             defer { if let open { close(open.fd) } }
             while let entry = try reader.next(receiving: { (head, piece) throws(StoreError) in
                 if open?.name != head.name {
@@ -54,6 +56,8 @@ enum RestoreStaging {
                     open = (head.name, fd)
                 }
                 try DurableFiles.writeAll(open!.fd, piece, path: "\(staging)/\(head.name)")
+                counting?(piece.count)
+                counted += UInt64(piece.count)
             }) {
                 let file = "\(staging)/\(entry.name)"
                 try DurableFiles.sync(open!.fd, path: file)
@@ -65,7 +69,10 @@ enum RestoreStaging {
                 }
                 if !entry.name.contains("/") { names.append(entry.name) }
                 files += 1
+                counting?(Int(reader.position - counted))
+                counted = reader.position
             }
+            counting?(Int(reader.position - counted))
             for folder in folders { try DurableFiles.syncFolder("\(staging)/deleted/\(folder)") }
             if !folders.isEmpty { try DurableFiles.syncFolder("\(staging)/deleted") }
             try DurableFiles.syncFolder(staging)

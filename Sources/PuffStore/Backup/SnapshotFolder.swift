@@ -20,15 +20,16 @@ public struct SnapshotFolder: Sendable {
 
     /// Writes `snapshot` as a new archive (temporary file, `fsync`, `rename`, folder `fsync`),
     /// then removes the oldest beyond `keep`: only once the new one is complete, and never the
-    /// new one. With `keep` 0 nothing is written.
+    /// new one. With `keep` 0 nothing is written. `counting` is told the bytes copied
+    /// (``VaultSnapshot/write(to:path:counting:)``).
     ///
     /// - Parameter reason: A word for the file name (`restore`, `repair`, `passwd`, `import`).
     /// - Returns: The new archive's path, nil when none is kept.
     /// - Throws: ``StoreError/writeFailed(_:)``, ``StoreError/readFailed(_:)``; nothing is then
     ///   left behind.
-    public func save(_ snapshot: VaultSnapshot, reason: String, keep: Int, now: UInt64? = nil) throws(StoreError)
-        -> String?
-    {
+    public func save(
+        _ snapshot: VaultSnapshot, reason: String, keep: Int, now: UInt64? = nil, counting: ByteCounting? = nil
+    ) throws(StoreError) -> String? {
         guard keep > 0 else { return nil }
         try DurableFiles.makePrivateFolder(path)
         var stamp = tm()
@@ -65,7 +66,7 @@ public struct SnapshotFolder: Sendable {
         }
         let fd = try DurableFiles.openPrivate(temporary, O_WRONLY | O_CREAT | O_EXCL)
         do throws(StoreError) {
-            _ = try snapshot.write(to: fd, path: final)
+            _ = try snapshot.write(to: fd, path: final, counting: counting)
             try DurableFiles.sync(fd, path: temporary)
         } catch {
             close(fd)

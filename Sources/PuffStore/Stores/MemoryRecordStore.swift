@@ -248,9 +248,13 @@ public actor MemoryRecordStore: RecordStore {
         throw .writeFailed("a vault kept in memory has no files to back up")
     }
 
-    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) -> String? { nil }
+    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int, counting: ByteCounting?) -> String? {
+        nil
+    }
 
-    public func stageRestore(from fd: Int32, path: String) throws(StoreError) -> StagedRestore {
+    public func stageRestore(from fd: Int32, path: String, counting: ByteCounting?) throws(StoreError)
+        -> StagedRestore
+    {
         throw .writeFailed("a vault kept in memory cannot be restored from a backup")
     }
 

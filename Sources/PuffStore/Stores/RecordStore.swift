@@ -153,15 +153,18 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/readFailed(_:)``; a memory store has no files to snapshot.
     func snapshot() async throws(StoreError) -> VaultSnapshot
 
-    /// Writes `snapshot` into the vault's snapshot folder, keeping the newest `keep`.
+    /// Writes `snapshot` into the vault's snapshot folder, keeping the newest `keep`; `counting`
+    /// is told the bytes copied.
     ///
     /// - Returns: Its path, or nil when `keep` is 0.
-    func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) async throws(StoreError) -> String?
+    func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int, counting: ByteCounting?)
+        async throws(StoreError) -> String?
 
-    /// Unpacks the backup on `fd` beside the vault, checked whole, without touching the vault.
+    /// Unpacks the backup on `fd` beside the vault, checked whole, without touching the vault;
+    /// `counting` is told the archive's bytes as they are read (its size in all).
     ///
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming `path` and the offset.
-    func stageRestore(from fd: Int32, path: String) async throws(StoreError) -> StagedRestore
+    func stageRestore(from fd: Int32, path: String, counting: ByteCounting?) async throws(StoreError) -> StagedRestore
 
     /// Replaces the vault's files with `staged`'s; a crash in the middle finishes at the next
     /// start. The caller makes sure no write runs meanwhile.
@@ -342,6 +345,18 @@ extension RecordStore {
     /// Replaces the space's journal with `records` of the current version, dropping the old one.
     public func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64 {
         try await rewrite(space, records: records, version: VaultRecord.currentFormat, keepingOldAs: nil).shrunk
+    }
+
+    /// ``saveSnapshot(_:reason:keep:counting:)`` counting nothing.
+    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) async throws(StoreError)
+        -> String?
+    {
+        try await saveSnapshot(snapshot, reason: reason, keep: keep, counting: nil)
+    }
+
+    /// ``stageRestore(from:path:counting:)`` counting nothing.
+    public func stageRestore(from fd: Int32, path: String) async throws(StoreError) -> StagedRestore {
+        try await stageRestore(from: fd, path: path, counting: nil)
     }
 }
 

@@ -17,7 +17,9 @@ struct RestoreVault: AsyncParsableCommand {
             neither. puffd reads and checks the whole backup first and changes nothing if any of \
             it is damaged or would not open; then it keeps the vault as it is now as a snapshot \
             in <vault>/snapshots/ (`puffctl restore` on that file takes it back), replaces the \
-            files and locks every collection. Wrong-passcode delays stay as they are.
+            files and locks every collection. Wrong-passcode delays stay as they are. On a terminal, a progress bar on \
+            standard error shows the bytes done, the rate and the time left, and is erased at the \
+            end; with --json, progress lines on standard error instead; on a pipe, nothing.
             """
     )
 
@@ -26,6 +28,9 @@ struct RestoreVault: AsyncParsableCommand {
 
     @Flag(help: "Restore without asking on the terminal (for scripts, which have none).")
     var force = false
+
+    @Flag(help: "Print the result as one JSON object, and progress as JSON lines on standard error.")
+    var json = false
 
     @Option(help: "Whose passcode confirms the restore (default: the default collection).")
     var collection: String?
@@ -46,7 +51,12 @@ struct RestoreVault: AsyncParsableCommand {
             code = try PasscodePrompt.existing(from: try passcode.source.open(), prompt: "Passcode for \(target):")
         }
         let start = ContinuousClock.now
-        let outcome = try await client.restore(from: fd, name: infile, passcode: code, collection: collection)
+        let progress = ProgressReporter.forCommand("restore", json: json)
+        defer { progress.finish() }
+        let outcome = try await client.restore(
+            from: fd, name: infile, passcode: code, collection: collection, progress: progress.update)
+        progress.finish()
+        guard !json else { return Console.out(BackupOutput.json(restore: outcome, from: infile)) }
         Console.out(
             "restored \(outcome.collections) collection\(outcome.collections == 1 ? "" : "s") "
                 + "(\(outcome.files) files, \(ArchiveFile.size(outcome.bytes))) in "

@@ -94,7 +94,8 @@ struct ImportCommand: AsyncParsableCommand {
             read = PortableCollection(label: "", items: live.items)
         } else {
             read = try await ImportSource(
-                path: source ?? "", format: format, salvage: salvage, passcodeDescriptor: sourcePasscodeDescriptor
+                path: source ?? "", format: format, salvage: salvage, passcodeDescriptor: sourcePasscodeDescriptor,
+                json: json
             ).read()
         }
         if target.isLocked {
@@ -102,7 +103,11 @@ struct ImportCommand: AsyncParsableCommand {
                 from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
             _ = try await client.unlock(target.id, passcode: code)
         }
-        let outcomes = try await client.importItems(read.items, into: target.id, dryRun: dryRun)
+        let progress = ProgressReporter.forCommand("import", json: json)
+        defer { progress.finish() }
+        let outcomes = try await client.importItems(
+            read.items, into: target.id, dryRun: dryRun, progress: progress.update)
+        progress.finish()
         ImportOutput.print(
             outcomes + LiveImport.skippedLines(live, after: read.items.count), items: read.items,
             skipped: read.skipped, json: json, dryRun: dryRun, into: target.id, origins: LiveImport.origins(live))

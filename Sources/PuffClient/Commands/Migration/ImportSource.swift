@@ -14,6 +14,8 @@ struct ImportSource {
     var salvage: Bool
     /// `--source-passcode-fd`.
     var passcodeDescriptor: Int32?
+    /// `--json`: the reading's progress as JSON lines (``ImportReadProgress``).
+    var json: Bool
 
     /// The source's items, and what of it was skipped and why.
     func read() async throws(ClientError) -> PortableCollection {
@@ -56,8 +58,9 @@ struct ImportSource {
             }
             var code: SecureBytes?
             if reader.needsPasscode(bytes) { code = try sourcePasscode() }
-            guard salvage else { return try reader.read(bytes, passcode: code) }
-            let reading = try GnomeKeyringFile.read(bytes, passcode: code, salvage: true)
+            let progress = ImportReadProgress(json: json)
+            guard salvage else { return try progress.reading { try reader.read(bytes, passcode: code) } }
+            let reading = try progress.reading { try GnomeKeyringFile.read(bytes, passcode: code, salvage: true) }
             var collection = reading.collection
             collection.skipped += reading.skipped.map { PortableSkip(label: nil, reason: "damaged: \($0)") }
             return collection
