@@ -94,6 +94,9 @@ public enum ClientError: Error, Sendable, Equatable {
     /// Another store's file (`import`) could not be read: a wrong password, damage, a format that
     /// does not fit; nothing was imported.
     case source(ForeignFormatError)
+    /// The provider on the other bus of `import --bus` could not be read (no bus, no provider,
+    /// a malformed or oversized reply); nothing was imported. The text says what.
+    case liveSource(String)
 
     /// Maps an error reply (or local libdbus error) of a control call.
     ///
@@ -145,7 +148,7 @@ public enum ClientError: Error, Sendable, Equatable {
             .clipboardFailed, .outputFailed, .checksFailed, .notConfirmed:
             .usage
         case .wrongPasscode, .source(.wrongPasscode): .wrongPasscode
-        case .source: .usage
+        case .source, .liveSource: .usage
         case .locked, .notInitialized: .locked
         case .noSuchCollection, .noSuchObject, .noDefaultCollection, .noSuchItem, .noMatch, .ambiguous: .notFound
         case .noBus, .daemonNotRunning, .otherProvider, .noReply, .disconnected: .noDaemon
@@ -208,6 +211,7 @@ public enum ClientError: Error, Sendable, Equatable {
         case .notConfirmed(let reason): "not done: \(reason)"
         case .source(.wrongPasscode): "the password does not open the source; nothing was imported"
         case .source(let error): "the source: \(error); nothing was imported"
+        case .liveSource(let reason): "the provider on the other bus: \(reason); nothing was imported"
         case .checksFailed(let count): "doctor found \(count) problem\(count == 1 ? "" : "s"): see the next steps above"
         }
     }

@@ -13,9 +13,11 @@ enum ImportOutput {
         var reason: String?
         var item: String?
         var leftBehind: [String]?
+        /// The source collection of an `import --bus` item.
+        var from: String?
 
         enum CodingKeys: String, CodingKey {
-            case index, outcome, label, reason, item
+            case index, outcome, label, reason, item, from
             case leftBehind = "left_behind"
         }
     }
@@ -35,13 +37,18 @@ enum ImportOutput {
         }
     }
 
-    static func print(_ outcomes: [ImportOutcomeLine], items: [PortableItem], json: Bool, dryRun: Bool, into: String) {
+    /// Prints `outcomes`; `origins` names each item's source collection (`import --bus`).
+    static func print(
+        _ outcomes: [ImportOutcomeLine], items: [PortableItem], json: Bool, dryRun: Bool, into: String,
+        origins: [String] = []
+    ) {
         let count = { (kind: String) in outcomes.count { $0.outcome == kind } }
         let totals = Totals(
             collection: into, dryRun: dryRun, added: count("added"), replaced: count("replaced"),
             unchanged: count("unchanged"), skipped: count("skipped"))
         for outcome in outcomes {
             let leftBehind = outcome.index < items.count ? items[outcome.index].leftBehind : []
+            let from = outcome.index < origins.count ? origins[outcome.index] : nil
             if json {
                 Console.out(
                     line(
@@ -49,12 +56,13 @@ enum ImportOutput {
                             index: outcome.index, outcome: outcome.outcome, label: outcome.label,
                             reason: outcome.reason.isEmpty ? nil : outcome.reason,
                             item: outcome.path.isEmpty ? nil : outcome.path,
-                            leftBehind: leftBehind.isEmpty ? nil : leftBehind)))
+                            leftBehind: leftBehind.isEmpty ? nil : leftBehind, from: from)))
                 continue
             }
             var text =
                 "\(outcome.outcome.padding(toLength: 9, withPad: " ", startingAt: 0)) "
                 + "'\(TerminalText.escaped(outcome.label))'"
+            if let from { text += " from '\(TerminalText.escaped(from))'" }
             if !outcome.reason.isEmpty { text += ": \(TerminalText.escaped(outcome.reason))" }
             if !leftBehind.isEmpty {
                 text += " (not imported: \(leftBehind.map(TerminalText.escaped).joined(separator: ", ")))"

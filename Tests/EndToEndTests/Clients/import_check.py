@@ -3,7 +3,7 @@
 
 Run with Debian's interpreter: /usr/bin/python3 import_check.py COLLECTION_ID
 Standard input: a JSON list of {"label", "attributes", "secret_hex", "created", "modified"}
-("created"/"modified" may be null: not checked). For each expected item exactly one item of the
+("created"/"modified" may be null: not checked) and optionally "content_type". For each expected item exactly one item of the
 collection must have its attributes; its label, attributes, secret bytes and times must match.
 Also checks the collection holds no other items ("count").
 
@@ -35,6 +35,8 @@ def main():
             failures.append("FAIL item %d: label differs" % index)
         if got.get_secret() != bytes.fromhex(item["secret_hex"]):
             failures.append("FAIL item %d: secret differs" % index)
+        if "content_type" in item and got.get_secret_content_type() != item["content_type"]:
+            failures.append("FAIL item %d: content type differs" % index)
         if item.get("created") is not None and got.get_created() != item["created"]:
             failures.append("FAIL item %d: created differs" % index)
         if item.get("modified") is not None and got.get_modified() != item["modified"]:

@@ -3,11 +3,12 @@ public import ArgumentParser
 import PuffCrypto
 import PuffFormats
 
-/// `puffctl import SOURCE --into COLLECTION [--format F] [--source-passcode-fd N] [--dry-run] [--json]`.
+/// `puffctl import SOURCE --into COLLECTION [--format F] [--source-passcode-fd N] [--dry-run] [--json]`,
+/// and `puffctl import --bus ADDRESS --into COLLECTION` from a running provider (``LiveImport``).
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Copy the items of another store's file into a collection.",
+        abstract: "Copy the items of another store's file, or of a running provider, into a collection.",
         discussion: """
             The format is found from the file's content, never its name; --format names it and \
             fails when the content is not that format. The source's password is asked on the \
@@ -20,12 +21,22 @@ struct ImportCommand: AsyncParsableCommand {
             item's secret. Created and Modified come from the source. A wrong password or a \
             --format that does not fit changes nothing. --dry-run prints the plan (added, \
             replaced, unchanged, skipped and why) and changes nothing; --json prints one JSON \
-            object per item and a last one with the totals. See docs/migration.md.
+            object per item and a last one with the totals. With --bus ADDRESS instead of SOURCE, \
+            every item of every unlocked collection of the provider that owns \
+            org.freedesktop.secrets on that bus (gnome-keyring, KeePassXC, KWallet, oo7) is \
+            copied; its locked collections are skipped and listed, and never unlocked. See \
+            docs/migration.md.
             """
     )
 
     @Argument(help: ArgumentHelp("The other store's file.", valueName: "SOURCE"), completion: .file())
-    var source: String
+    var source: String?
+
+    @Option(
+        name: .customLong("bus"),
+        help: ArgumentHelp(
+            "Copy from the provider running on the bus at ADDRESS instead of a file.", valueName: "ADDRESS"))
+    var bus: String?
 
     @Option(
         name: .customLong("into"),
@@ -51,6 +62,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
+        try LiveImport.validate(source: source, bus: bus, format: format, passcodeDescriptor: sourcePasscodeDescriptor)
         if let sourcePasscodeDescriptor, sourcePasscodeDescriptor < 0 {
             throw ValidationError("--source-passcode-fd needs a descriptor number (0 or more)")
         }
@@ -60,18 +72,22 @@ struct ImportCommand: AsyncParsableCommand {
         let client = try await connection.connect()
         // Checked first, so a missing collection costs no typing.
         let target = try await client.status().target(collection)
-        let read = try readSource()
+        let live = try await LiveImport.read(bus, json: json)
+        let read = try live.map { PortableCollection(label: "", items: $0.items) } ?? readSource()
         if target.isLocked {
             let code = try PasscodePrompt.existing(
                 from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
             _ = try await client.unlock(target.id, passcode: code)
         }
         let outcomes = try await client.importItems(read.items, into: target.id, dryRun: dryRun)
-        ImportOutput.print(outcomes, items: read.items, json: json, dryRun: dryRun, into: target.id)
+        ImportOutput.print(
+            outcomes + LiveImport.skippedLines(live, after: read.items.count), items: read.items, json: json,
+            dryRun: dryRun, into: target.id, origins: LiveImport.origins(live))
     }
 
     /// The source's items: its file read whole, its format found, its password asked when it has one.
     private func readSource() throws(ClientError) -> PortableCollection {
+        let source = self.source ?? ""
         let bytes = try SourceFile.read(source)
         do {
             let reader = try ForeignFormats.reader(for: bytes, format: format)

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffDBus
+public import PuffFormats
+
+/// The running provider that owns `org.freedesktop.secrets` on another bus (gnome-keyring,
+/// KeePassXC, KWallet, oo7), read as an ordinary Secret Service client for `puffctl import --bus`
+/// (docs/migration.md, "Live migration").
+///
+/// Every item of every unlocked collection is read: label, attributes, Created, Modified, the
+/// secret and its content type. Locked collections are listed as skipped and never unlocked, so
+/// the other provider shows no prompt. Secrets cross the other bus under the spec's DH session
+/// (plain only when the provider refuses it, which ``LiveReading/plainSession`` records) and are
+/// held in secure memory. Every reply is bounded (``LiveLimits``): a hostile provider makes the
+/// read fail, never grow without end.
+public enum LiveProviderSource {
+    static let secretsName = BusName("org.freedesktop.secrets")!
+    static let servicePath = ObjectPath(unchecked: "/org/freedesktop/secrets")
+    static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
+    static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
+    static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
+
+    /// Reads the provider on the bus at `address`.
+    ///
+    /// - Throws: ``ClientError/liveSource(_:)`` naming what failed (no bus, no provider, a
+    ///   malformed or oversized reply, a secret that did not decrypt); nothing secret in it.
+    public static func read(address: String) async throws(ClientError) -> LiveReading {
+        let bus = try await LiveBus.connect(address: address)
+        defer { bus.close() }
+        let provider = try await bus.provider()
+        let paths = try await bus.property(
+            "Collections", of: servicePath, interface: serviceInterface, on: provider
+        ).objectPaths.orFail("the Collections property is not a list of object paths")
+        guard paths.count <= LiveLimits.maximumCollections else {
+            throw .liveSource(
+                "the provider lists \(paths.count) collections (at most \(LiveLimits.maximumCollections))")
+        }
+        var reading = LiveReading()
+        var seen = Set<String>()
+        var wanted: [(path: ObjectPath, collection: String)] = []
+        for path in paths where seen.insert(path.rawValue).inserted {
+            let collection = try await LiveCollection.read(path, on: provider, bus: bus)
+            if collection.locked {
+                reading.skippedCollections.append(
+                    .init(
+                        label: collection.label,
+                        reason: "locked on the other provider; unlock it there and run again (no prompt was started)"))
+                continue
+            }
+            for item in collection.items where seen.insert(item.rawValue).inserted {
+                wanted.append((item, collection.label))
+            }
+            guard wanted.count <= PortableBatch.maximumItems else {
+                throw .liveSource("the provider lists more than \(PortableBatch.maximumItems) items")
+            }
+        }
+        let described = try await LiveItemDescription.read(wanted.map(\.path), on: provider, bus: bus)
+        let session = try await LiveSession.open(on: provider, bus: bus)
+        defer { session.close(bus: bus) }
+        reading.plainSession = session.isPlain
+        let secrets = try await session.secrets(of: described.filter { !$0.locked }.map(\.path), bus: bus)
+        for (index, description) in described.enumerated() {
+            let origin = wanted[index].collection
+            guard !description.locked, let secret = secrets[description.path.rawValue] else {
+                reading.skippedItems.append(
+                    .init(
+                        label: description.label, collection: origin,
+                        reason: description.locked
+                            ? "locked on the other provider" : "the other provider did not release its secret"))
+                continue
+            }
+            reading.items.append(description.item(secret: secret.value, contentType: secret.contentType))
+            reading.origins.append(origin)
+        }
+        return reading
+    }
+}
+
+/// What ``LiveProviderSource/read(address:)`` found.
+public struct LiveReading: Sendable {
+    /// A collection that was not read, and why.
+    public struct SkippedCollection: Sendable, Equatable {
+        public var label: String
+        public var reason: String
+    }
+
+    /// An item of an unlocked collection that was not read, and why.
+    public struct SkippedItem: Sendable, Equatable {
+        public var label: String
+        public var collection: String
+        public var reason: String
+    }
+
+    /// Every item read, collections flattened in the provider's order.
+    public var items: [PortableItem] = []
+    /// The label of the collection each of ``items`` came from, by index.
+    public var origins: [String] = []
+    public var skippedCollections: [SkippedCollection] = []
+    public var skippedItems: [SkippedItem] = []
+    /// Whether the provider refused the DH session, so the secrets crossed its bus in plain.
+    public var plainSession = false
+}
+
+extension Optional {
+    /// The value, or ``ClientError/liveSource(_:)`` saying the reply was malformed.
+    func orFail(_ what: String) throws(ClientError) -> Wrapped {
+        guard let self else { throw .liveSource("a malformed reply: \(what)") }
+        return self
+    }
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffTesting
+import Testing
+
+/// `puffctl import --bus` through the built puffd and puffctl: a real gnome-keyring-daemon on a
+/// second private bus is migrated into puffd on the test bus and read back with
+/// python3-secretstorage; a bus with no provider, puffd's own bus and hostile fake providers
+/// (Clients/hostile_provider.py) fail with a message and change nothing.
+@Suite(.serialized, .enabled(if: TestBus.isAvailable), .timeLimit(.minutes(HangGuard.testMinutes)))
+struct LiveImportTests {
+    let flows = ImportFlowTests()
+
+    /// A python3 driver serving a provider on its own bus, until released; it prints `ready`.
+    final class Provider: @unchecked Sendable {
+        // @unchecked: set once in init and only read afterwards.
+        let bus: TestBus
+        private let process = Process()
+        private let input = Pipe()
+        private let output = Pipe()
+
+        init(_ script: String, _ arguments: [String], input text: String = "") throws {
+            bus = try TestBus()
+            process.executableURL = URL(fileURLWithPath: ClientDriver.python)
+            process.arguments = [ClientDriver.directory.appendingPathComponent(script).path] + arguments
+            process.environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            input.fileHandleForWriting.write(Data(text.utf8))
+            // Everything it prints up to `ready`; a line with FAIL, or its end, is a failed premise.
+            var seen: [String] = []
+            while true {
+                let line = TestBus.firstLine(of: output)
+                seen.append(line)
+                if line == "ready" { return }
+                if line.isEmpty || line.hasPrefix("FAIL") || line.hasPrefix("Traceback") {
+                    throw TestDaemonError.neverOwnedName("\(script) did not start: \(seen.suffix(8))")
+                }
+            }
+        }
+
+        /// Stops it and returns what it printed after `ready`.
+        func finish() -> String {
+            try? input.fileHandleForWriting.close()
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            return String(decoding: rest, as: UTF8.self)
+        }
+
+        deinit {
+            try? input.fileHandleForWriting.close()
+            kill(process.processIdentifier, SIGTERM)
+        }
+    }
+
+    func importing(_ puffd: TestDaemon, bus: String, _ extra: [String] = []) async throws -> ChildProcess.Result {
+        try await flows.commands.puffctl(puffd, ["import", "--bus", bus, "--into", "login"] + extra)
+    }
+
+    func home() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("puff-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return url
+    }
+
+    func jsonLines(_ output: String) -> [[String: Any]] {
+        output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    @Test(.enabled(if: GnomeKeyringDaemon.installed))
+    func aRunningGnomeKeyringsUnlockedCollectionsArriveExactlyAndASecondRunChangesNothing() async throws {
+        let home = try home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let keyring = try Provider("gnome_keyring_live.py", [home.path], input: "login password ✓\n")
+        let expected = try Data(contentsOf: home.appendingPathComponent("expected.json"))
+        let served = try #require(try JSONSerialization.jsonObject(with: expected) as? [[String: Any]])
+        // The premise: the fixture set in login, one item in session, nothing of the locked vault2.
+        #expect(served.count == 9, "\(served.count) items served")
+        let puffd = try await flows.daemon()
+
+        let plan = try await importing(puffd, bus: keyring.bus.address, ["--dry-run"])
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(plan.output.contains("9 added, 0 replaced, 0 unchanged, 0 skipped"), "\(plan.output)")
+        #expect(plan.output.contains("nothing was changed (--dry-run)"), "\(plan.output)")
+        try await expectHolds(puffd, Data("[]".utf8))
+
+        let first = try await importing(puffd, bus: keyring.bus.address)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.output.contains("9 added, 0 replaced, 0 unchanged, 0 skipped"), "\(first.output)")
+        #expect(first.output.contains("skipped   collection 'vault2': locked on the other provider"), "\(first.output)")
+        #expect(first.output.contains("added     'every byte' from 'Login'"), "\(first.output)")
+        #expect(!first.output.contains("in plain"), "gnome-keyring speaks DH: \(first.output)")
+        try await expectHolds(puffd, expected)
+
+        let second = try await importing(puffd, bus: keyring.bus.address, ["--json"])
+        #expect(second.status == 0, "\(second.output)")
+        let lines = jsonLines(second.output)
+        #expect(lines.filter { $0["outcome"] as? String == "unchanged" }.count == 9, "\(second.output)")
+        #expect(lines.last?["unchanged"] as? Int == 9 && lines.last?["added"] as? Int == 0, "\(second.output)")
+        #expect(
+            lines.contains { $0["source_collection"] as? String == "vault2" && $0["outcome"] as? String == "skipped" })
+        #expect(lines.contains { $0["from"] as? String == "session" }, "\(second.output)")
+        try await expectHolds(puffd, expected)
+        let after = keyring.finish()
+        #expect(after.contains("ok vault2 still locked") && !after.contains("FAIL"), "no prompt unlocked it: \(after)")
+    }
+
+    /// import_check.py: login holds exactly the items of `expected` (expected.json's list).
+    func expectHolds(_ puffd: TestDaemon, _ expected: Data, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        let script = ClientDriver.directory.appendingPathComponent("import_check.py").path
+        let check = try await ChildProcess.run(
+            ClientDriver.python, [script, "login"], environment: puffd.clientEnvironment, input: expected)
+        #expect(check.status == 0, "\(check.output)", sourceLocation: sourceLocation)
+    }
+
+    @Test func noBusNoProviderOrPuffdItselfFailsSayingSoAndChangesNothing() async throws {
+        let puffd = try await flows.daemon()
+        let nowhere = try await importing(puffd, bus: "unix:path=/nonexistent/puff-no-bus")
+        #expect(nowhere.status == 1, "\(nowhere.output)")
+        #expect(
+            nowhere.output.contains("cannot reach the bus at unix:path=/nonexistent/puff-no-bus"), "\(nowhere.output)")
+        #expect(nowhere.output.contains("nothing was imported"), "\(nowhere.output)")
+
+        let empty = try TestBus()
+        let nobody = try await importing(puffd, bus: empty.address)
+        #expect(nobody.status == 1, "\(nobody.output)")
+        #expect(nobody.output.contains("nothing owns org.freedesktop.secrets on the bus at"), "\(nobody.output)")
+
+        let itself = try await importing(puffd, bus: puffd.bus.address)
+        #expect(itself.status == 1, "\(itself.output)")
+        #expect(itself.output.contains("is puffd itself, not another provider"), "\(itself.output)")
+        try await expectHolds(puffd, Data("[]".utf8))
+    }
+
+    @Test func aProviderThatRefusesDHIsReadInPlainAndPuffctlSaysSo() async throws {
+        let provider = try Provider("hostile_provider.py", ["plain"])
+        let puffd = try await flows.daemon()
+        let result = try await importing(puffd, bus: provider.bus.address)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("its secrets crossed that bus in plain"), "\(result.output)")
+        let expected =
+            #"[{"label": "fake item", "attributes": {"kind": "fake"}, "secret_hex": ""#
+            + Array("plain secret".utf8).map { String(format: "%02x", $0) }.joined()
+            + #"", "created": 1500000000, "modified": 1500000001}]"#
+        try await expectHolds(puffd, Data(expected.utf8))
+    }
+
+    @Test(arguments: [
+        ("huge-label", "the reply to GetAll is too large"),
+        ("malformed", "a malformed reply: the Attributes of /org/freedesktop/secrets/collection/fake/1 are not a{ss}"),
+        ("bad-ciphertext", "did not decrypt with the session key"),
+        ("oversized-secret", "is larger than 16 MiB"),
+    ])
+    func aHostileProviderMakesTheImportFailCleanlyAndChangeNothing(mode: String, message: String) async throws {
+        let provider = try Provider("hostile_provider.py", [mode])
+        let puffd = try await flows.daemon()
+        let result = try await importing(puffd, bus: provider.bus.address)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains(message), "\(result.output)")
+        #expect(result.output.contains("nothing was imported"), "\(result.output)")
+        try await expectHolds(puffd, Data("[]".utf8))
+    }
+
+    @Test func anItemWhoseSecretTheProviderWithholdsIsListedAsSkipped() async throws {
+        let provider = try Provider("hostile_provider.py", ["extra-secret"])
+        let puffd = try await flows.daemon()
+        let result = try await importing(puffd, bus: provider.bus.address)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            result.output.contains("skipped   'fake item' from 'fake': the other provider did not release its secret"),
+            "\(result.output)")
+        #expect(result.output.contains("0 added, 0 replaced, 0 unchanged, 1 skipped"), "\(result.output)")
+        try await expectHolds(puffd, Data("[]".utf8))
+    }
+}
