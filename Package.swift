@@ -142,12 +142,15 @@ let package = Package(
             exclude: ["Clients"]
         ),
 
+        // What the fuzz targets' entry points share: libFuzzer's driver, the replay tool, seeds.
+        .target(name: "PuffFuzzing"),
         // libFuzzer target for WireCodec.decode (`make fuzz`, docs/fuzzing.md); a replay tool in a normal build.
-        .executableTarget(name: "PuffFuzzDecode", dependencies: ["PuffDBus"]),
+        .executableTarget(name: "PuffFuzzDecode", dependencies: ["PuffDBus", "PuffFuzzing"]),
         // libFuzzer target for the vault reader: journal framing, header, catalog, records, payloads (`make fuzz`).
-        .executableTarget(name: "PuffFuzzVault", dependencies: ["PuffStore", "PuffService", "PuffCrypto"]),
+        .executableTarget(
+            name: "PuffFuzzVault", dependencies: ["PuffStore", "PuffService", "PuffCrypto", "PuffFuzzing"]),
         // libFuzzer target for the foreign-format readers an import runs (gnome-keyring, libsecret, KDBX).
-        .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto"]),
+        .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto", "PuffFuzzing"]),
     ]
 )
 

@@ -60,7 +60,8 @@ package enum ForeignFormatsFuzzing {
             return plain ? "xml read" : "xml refused"
         default:
             let blocks = (try? KDBXBlocks.readHashedStream(SecureBytes(unwipedCopyOf: rest), from: 0)) != nil
-            _ = try? Gzip.decompress(SecureBytes(unwipedCopyOf: rest), limit: 16 << 20)
+            _ = try? Gzip.decompress(
+                SecureBytes(unwipedCopyOf: rest), limit: ForeignInflateLimit.bytes(forCompressed: rest.count))
             return blocks ? "blocks read" : "blocks refused"
         }
     }

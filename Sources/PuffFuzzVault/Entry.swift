@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Two entry points over VaultCheck.run (docs/fuzzing.md), as in PuffFuzzDecode:
+// Two entry points over VaultCheck.run (docs/fuzzing.md), their shared body in PuffFuzzing:
 // - built with `-DPUFF_FUZZ -sanitize=fuzzer` (`make fuzz`): libFuzzer's LLVMFuzzerTestOneInput,
 //   which traps on a broken invariant so libFuzzer saves the input, and a `main` that runs
 //   libFuzzer's driver;
@@ -8,24 +8,14 @@
 //   regular file of a directory) through the same checks and exits 1 if any failed, and
 //   `PuffFuzzVault --write-seeds DIR`, which writes the generated seeds.
 
-import Glibc
+import PuffFuzzing
 
 #if PUFF_FUZZ
-    /// libFuzzer's driver (compiler-rt's libFuzzer, linked by `-sanitize=fuzzer`); SwiftPM points
-    /// the executable's `main` at this module's `@main`, so libFuzzer's own `main` is not used.
-    @_silgen_name("LLVMFuzzerRunDriver")
-    private func runDriver(
-        _ argc: UnsafeMutablePointer<CInt>,
-        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-    ) -> CInt
-
     /// libFuzzer's per-input callback: traps on a broken invariant so libFuzzer saves the input.
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzVault(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-        let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
         do {
-            _ = try VaultCheck.run(bytes)
+            _ = try VaultCheck.run(FuzzMain.bytes(data, size))
         } catch {
             fatalError("PuffFuzzVault: \(error)")
         }
@@ -35,95 +25,17 @@ import Glibc
     /// Hands the command line to libFuzzer.
     @main
     enum Fuzz {
-        static func main() {
-            var argc = CommandLine.argc
-            var argv = CommandLine.unsafeArgv
-            exit(runDriver(&argc, &argv, fuzzVault))
-        }
+        static func main() { FuzzMain.runLibFuzzer(fuzzVault) }
     }
 #else
     /// Replays saved inputs (a corpus, the golden vault, a crash file) through the checks.
     @main
     enum Replay {
         static func main() {
-            var arguments = Array(CommandLine.arguments.dropFirst())
-            if arguments.count == 2, arguments[0] == "--write-seeds" {
-                exit(writeSeeds(to: arguments[1]) ? 0 : 1)
-            }
-            let verbose = arguments.first == "-v"
-            if verbose { arguments.removeFirst() }
-            guard !arguments.isEmpty, !arguments.contains("-h"), !arguments.contains("--help") else {
-                print("usage: PuffFuzzVault [-v] FILE|DIR...   (replays inputs through the vault reader's checks)")
-                print("       PuffFuzzVault --write-seeds DIR  (writes the generated seeds)")
-                exit(arguments.isEmpty ? 2 : 0)
-            }
-            var counts: [VaultCheck.Outcome: Int] = [:]
-            var failed = 0
-            for path in arguments.flatMap(files(at:)) {
-                guard let bytes = read(path) else {
-                    print("FAIL \(path): cannot read")
-                    failed += 1
-                    continue
-                }
-                do {
-                    let outcome = try VaultCheck.run(bytes)
-                    counts[outcome, default: 0] += 1
-                    if verbose { print("ok \(path): \(outcome.rawValue)") }
-                } catch {
-                    print("FAIL \(path): \(error)")
-                    failed += 1
-                }
-            }
-            let total = counts.values.reduce(failed, +)
-            let summary = VaultCheck.Outcome.allCases.map { "\(counts[$0, default: 0]) \($0.rawValue)" }
-            print("\(total) inputs: \(summary.joined(separator: ", ")), \(failed) failed")
-            exit(failed == 0 && total > 0 ? 0 : 1)
-        }
-
-        /// Writes ``FuzzSeeds/all()`` into `folder` (which must exist), one file each.
-        static func writeSeeds(to folder: String) -> Bool {
-            for (name, bytes) in FuzzSeeds.all() {
-                let path = "\(folder)/\(name)"
-                guard let file = fopen(path, "wb") else {
-                    print("cannot write \(path)")
-                    return false
-                }
-                let written = fwrite(bytes, 1, bytes.count, file)
-                fclose(file)
-                guard written == bytes.count else { return false }
-            }
-            return true
-        }
-
-        /// `path` itself, or the regular files directly inside it but notes (`*.md`), sorted.
-        static func files(at path: String) -> [String] {
-            guard let directory = opendir(path) else { return [path] }
-            defer { closedir(directory) }
-            var names: [String] = []
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name.hasPrefix(".") || name.hasSuffix(".md") { continue }
-                let child = path.hasSuffix("/") ? path + name : path + "/" + name
-                var info = stat()
-                if stat(child, &info) == 0, info.st_mode & S_IFMT == S_IFREG { names.append(child) }
-            }
-            return names.sorted()
-        }
-
-        /// The whole file, or nil.
-        static func read(_ path: String) -> [UInt8]? {
-            guard let file = fopen(path, "rb") else { return nil }
-            defer { fclose(file) }
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let n = fread(&chunk, 1, chunk.count, file)
-                bytes += chunk[0..<n]
-                if n < chunk.count { break }
-            }
-            return ferror(file) == 0 ? bytes : nil
+            FuzzMain.replay(
+                FuzzReplayTarget(name: "PuffFuzzVault", checks: "the vault reader's checks", seeds: FuzzSeeds.all) {
+                    try VaultCheck.run($0).rawValue
+                })
         }
     }
 #endif

@@ -41,11 +41,13 @@ public struct LibsecretFixture: Sendable {
         guard result.status == 0 else { throw FixtureError.failed("secret-tool store: \(result.output)") }
     }
 
-    /// Stores one text item through libsecret's own API (python3-gi) under the schema `schema`,
-    /// which libsecret keeps as `xdg:schema`: `secret-tool store` refuses secrets over 8 KiB.
-    public func storeThroughLibsecret(schema: String, label: String, attributes: [String: String], text: String)
-        async throws
-    {
+    /// Stores one text item through libsecret's own API (python3-gi) under the schema `schema`
+    /// with `contentType`: `secret-tool store` refuses secrets over 8 KiB. `at` runs it under
+    /// libfaketime, as ``store(label:attributes:secret:at:)``.
+    public func storeThroughLibsecret(
+        schema: String, label: String, attributes: [String: String], text: String,
+        contentType: String = "text/plain", at time: String? = nil
+    ) async throws {
         let script = """
             import gi, json, sys
             gi.require_version('Secret', '1')
@@ -53,15 +55,59 @@ public struct LibsecretFixture: Sendable {
             request = json.loads(sys.stdin.read())
             fields = {name: Secret.SchemaAttributeType.STRING for name in request['attributes']}
             schema = Secret.Schema.new(request['schema'], Secret.SchemaFlags.NONE, fields)
-            ok = Secret.password_store_sync(schema, request['attributes'], None, request['label'], request['text'], None)
+            value = Secret.Value.new(request['text'], -1, request['content_type'])
+            ok = Secret.password_store_binary_sync(
+                schema, request['attributes'], None, request['label'], value, None)
             sys.exit(0 if ok else 1)
             """
         let request = try JSONSerialization.data(withJSONObject: [
-            "schema": schema, "label": label, "attributes": attributes, "text": text,
+            "schema": schema, "label": label, "attributes": attributes, "text": text, "content_type": contentType,
         ])
+        var environment = environment
+        if let time {
+            environment["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+            environment["FAKETIME"] = "@\(time)"
+        }
         let result = try await ChildProcess.run(
             "/usr/bin/python3", ["-c", script], environment: environment, input: request)
         guard result.status == 0 else { throw FixtureError.failed("libsecret store: \(result.output)") }
+    }
+
+    /// One item as libsecret's file backend itself reads it back (``items()``).
+    public struct Item: Decodable, Sendable {
+        public var label: String
+        public var attributes: [String: String]
+        public var created: UInt64
+        public var modified: UInt64
+        public var contentType: String
+        public var secretHex: String
+
+        enum CodingKeys: String, CodingKey {
+            case label, attributes, created, modified
+            case contentType = "content_type"
+            case secretHex = "secret_hex"
+        }
+    }
+
+    /// Every item as libsecret's file backend reads it (python3-gi, `Secret.password_search_sync`
+    /// over all items, secrets loaded): the oracle for what an import must serve.
+    public func items() async throws -> [Item] {
+        let script = """
+            import gi, json
+            gi.require_version('Secret', '1')
+            from gi.repository import Secret
+            flags = Secret.SearchFlags.ALL | Secret.SearchFlags.UNLOCK | Secret.SearchFlags.LOAD_SECRETS
+            out = []
+            for item in Secret.password_search_sync(None, {}, flags, None):
+                value = item.retrieve_secret_sync(None)
+                out.append({'label': item.get_label(), 'attributes': dict(item.get_attributes()),
+                            'created': item.get_created(), 'modified': item.get_modified(),
+                            'content_type': value.get_content_type(), 'secret_hex': value.get().hex()})
+            print(json.dumps(out))
+            """
+        let result = try await ChildProcess.run("/usr/bin/python3", ["-c", script], environment: environment)
+        guard result.status == 0 else { throw FixtureError.failed("libsecret search: \(result.output)") }
+        return try JSONDecoder().decode([Item].self, from: result.bytes)
     }
 
     /// The secret `secret-tool lookup` finds for `attributes`, exactly as it prints it.

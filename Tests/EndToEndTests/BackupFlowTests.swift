@@ -119,7 +119,7 @@ struct BackupFlowTests {
         let flipped = try await puffctl(puffd, ["verify", "--backup", backup.path])
         #expect(
             flipped.status == 1 && flipped.output.contains("\(backup.path) is damaged at offset"), "\(flipped.output)")
-        let refused = try await puffctl(puffd, ["restore", backup.path, "--force"])
+        let refused = try await puffctl(puffd, ["restore", backup.path, "--force", "--stdin"], input: "right pass\n")
         #expect(refused.status == 1 && refused.output.contains("nothing was restored"), "\(refused.output)")
     }
 
@@ -144,7 +144,8 @@ struct BackupFlowTests {
         for backup in backups {
             #expect(try await puffctl(puffd, ["verify", "--backup", backup.path]).status == 0)
         }
-        let restored = try await puffctl(puffd, ["restore", backups[1].path, "--force"])
+        let restored = try await puffctl(
+            puffd, ["restore", backups[1].path, "--force", "--stdin"], input: "right pass\n")
         #expect(restored.status == 0, "\(restored.output)")
         #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "right pass\n").status == 0)
         let checked = try await puffctl(puffd, ["verify"])
@@ -178,9 +179,62 @@ struct BackupFlowTests {
 
         // The snapshot before the re-key takes the collection back to the old passcode.
         let before = snapshots.appendingPathComponent(names()[0])
-        #expect(try await puffctl(puffd, ["restore", before.path, "--force"]).status == 0)
+        let back = try await puffctl(puffd, ["restore", before.path, "--force", "--stdin"], input: "third pass\n")
+        #expect(back.status == 0, "\(back.output)")
         #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "third pass\n").status == 2)
         #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "first pass\n").status == 0)
         #expect(try await readable(puffd, count: 2) == [0, 1])
+    }
+
+    /// A same-user client (or a script) that calls Restore without the person: refused, audited,
+    /// and the vault as it was (an item stored after the backup still reads, no snapshot taken).
+    @Test func aRestoreWithoutThePersonIsRefusedAuditedAndChangesNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon()
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "right pass\n").status == 0)
+        #expect(try await store(puffd, 0) == 0)
+        let backup = folder.appendingPathComponent("vault.puffbak")
+        #expect(try await puffctl(puffd, ["backup", backup.path]).status == 0)
+        #expect(try await store(puffd, 1) == 0)
+
+        let passed = try await ClientDriver.expectPasses("control_attack.py", ["restore", backup.path], against: puffd)
+        #expect(passed == 2)
+        let unconfirmed = try await puffctl(puffd, ["restore", backup.path, "--force"])
+        #expect(unconfirmed.status != 0 && unconfirmed.output.contains("nobody confirmed"), "\(unconfirmed.output)")
+        #expect(try await readable(puffd, count: 2) == [0, 1])
+        let snapshots = vault.appendingPathComponent("snapshots").path
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: snapshots)) ?? []).isEmpty)
+        let audit = try await puffctl(puffd, ["audit", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(audit.output.utf8)) as? [String: Any]
+        let entries = try #require(object?["entries"] as? [[String: Any]], "\(audit.output)")
+        let restores = entries.filter { $0["action"] as? String == "restore-vault" }.map {
+            $0["result"] as? String ?? ""
+        }
+        #expect(restores == ["dismissed", "refused", "dismissed"], "\(entries)")
+
+        let restored = try await puffctl(puffd, ["restore", backup.path, "--force", "--stdin"], input: "right pass\n")
+        #expect(restored.status == 0, "\(restored.output)")
+        #expect(try await puffctl(puffd, ["unlock", "--stdin"], input: "right pass\n").status == 0)
+        #expect(try await readable(puffd, count: 2) == [0])
+    }
+
+    /// A person's slip: `puffctl backup <vault>/catalog` (or into snapshots/) would rename the
+    /// archive over a vault file. Refused; the catalog is as it was.
+    @Test func aBackupIsNeverWrittenInsideTheVaultFolder() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let puffd = try await daemon()
+        #expect(try await puffctl(puffd, ["init", "--stdin"], input: "right pass\n").status == 0)
+        let catalog = vault.appendingPathComponent("catalog")
+        let before = try Data(contentsOf: catalog)
+        try FileManager.default.createDirectory(
+            at: vault.appendingPathComponent("snapshots"), withIntermediateDirectories: true)
+        for target in [catalog.path, vault.appendingPathComponent("snapshots/mine.puffbak").path] {
+            let refused = try await puffctl(puffd, ["backup", target])
+            #expect(refused.status != 0 && refused.output.contains("is inside the vault folder"), "\(refused.output)")
+        }
+        #expect(try Data(contentsOf: catalog) == before)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: vault.appendingPathComponent("snapshots").path) == [])
+        #expect(try await store(puffd, 0) == 0, "the vault still works")
     }
 }

@@ -178,4 +178,33 @@ struct LiveImportTests {
         #expect(result.output.contains("0 added, 0 replaced, 0 unchanged, 1 skipped"), "\(result.output)")
         try await expectHolds(puffd, Data("[]".utf8))
     }
+
+    @Test func aLockedCollectionIsUnlockedThroughTheProvidersPromptOnlyWithUnlockSource() async throws {
+        let provider = try Provider("hostile_provider.py", ["locked"])
+        let puffd = try await flows.daemon()
+        let without = try await importing(puffd, bus: provider.bus.address)
+        #expect(without.status == 0, "\(without.output)")
+        #expect(
+            without.output.contains("skipped   collection 'fake': locked on the other provider"), "\(without.output)")
+        #expect(without.output.contains("0 added"), "\(without.output)")
+        try await expectHolds(puffd, Data("[]".utf8))
+
+        let with = try await importing(puffd, bus: provider.bus.address, ["--unlock-source"])
+        #expect(with.status == 0, "\(with.output)")
+        #expect(with.output.contains("1 added"), "\(with.output)")
+        let asked = provider.finish()
+        #expect(asked.components(separatedBy: "unlock asked").count - 1 == 1, "only --unlock-source asks: \(asked)")
+    }
+
+    @Test func aDismissedUnlockPromptLeavesTheCollectionSkippedSayingSo() async throws {
+        let provider = try Provider("hostile_provider.py", ["locked-dismissed"])
+        let puffd = try await flows.daemon()
+        let result = try await importing(puffd, bus: provider.bus.address, ["--unlock-source"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            result.output.contains(
+                "skipped   collection 'fake': still locked on the other provider: its unlock prompt was dismissed"),
+            "\(result.output)")
+        try await expectHolds(puffd, Data("[]".utf8))
+    }
 }

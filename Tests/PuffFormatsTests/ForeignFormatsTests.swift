@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
+import Synchronization
 import Testing
 
 @testable import PuffFormats
@@ -10,6 +11,22 @@ import Testing
 
     func libsecretBytes() throws -> [UInt8] {
         try LibsecretFile.write(PortableCollection(label: "", items: []), passcode: passcode)
+    }
+
+    @Test func aReaderReportsEachItemItReadsToTheProgressOfItsTask() throws {
+        let items = (0..<3).map {
+            PortableItem(label: "\($0)", attributes: [:], secret: SecureBytes(unwipedCopyOf: [UInt8($0)]))
+        }
+        let bytes = try LibsecretFile.write(PortableCollection(label: "", items: items), passcode: passcode)
+        let reports = Mutex<[String]>([])
+        let progress = ReadProgress { stage, done, total in reports.withLock { $0.append("\(stage) \(done)/\(total)") }
+        }
+        let read = try ReadProgress.$current.withValue(progress) { try LibsecretFile.read(bytes, passcode: passcode) }
+        #expect(read.items.count == 3)
+        #expect(reports.withLock { $0 } == ["items 0/3", "items 1/3", "items 2/3", "items 3/3"])
+        // Outside a reporting read, nothing is told.
+        _ = try LibsecretFile.read(bytes, passcode: passcode)
+        #expect(reports.withLock { $0.count } == 4)
     }
 
     @Test func aLibsecretFileIsRecognisedByItsContent() throws {

@@ -94,4 +94,33 @@ import Testing
         for _ in 1...2 { _ = try await CompactionTests.put(fixture, "1", "v", session: session) }
         #expect(try await fixture.service.compact(.login) > 0)
     }
+
+    @Test func anImportReportsEveryItemDecidedAndTheLastOnceTheBatchIsSaved() async throws {
+        let fixture = try await Fixture.persistent()
+        let clock = fixture.clock
+        // Each report moves the clock past the interval, so every item gets one.
+        let reports = Reports()
+        let outcomes = try await fixture.service.importItems(
+            ImportTests.source, into: .login, dryRun: false, caller: ImportTests.caller
+        ) { report in
+            reports.append(report)
+            clock.advance(by: ProgressMeter.interval)
+        }
+        #expect(outcomes.count == 3)
+        #expect(reports.all.map(\.done) == [0, 1, 2, 3])
+        #expect(reports.all.allSatisfy { $0.total == 3 && $0.unit == .items })
+
+        // A batch that cannot be saved never reports its last item done.
+        let failed = Reports()
+        await fixture.storage.failNextWrite()
+        await #expect(throws: ServiceError.failed("the import could not be saved")) {
+            try await fixture.service.importItems(
+                [ImportTests.item("new", "s")], into: .login, dryRun: false, caller: ImportTests.caller
+            ) { report in
+                failed.append(report)
+                clock.advance(by: ProgressMeter.interval)
+            }
+        }
+        #expect(failed.all.map(\.done) == [0])
+    }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Glibc
+import PuffCrypto
 import PuffTesting
 import Testing
 
@@ -15,16 +16,33 @@ struct BackupArchiveTests {
     }
 
     /// A vault with two spaces (one with a longer journal and a head), a catalog and an audit log.
-    private func makeVault(_ store: FileRecordStore, audit: FileAuditStore) async throws -> (SpaceID, SpaceID) {
+    /// Headers and catalog parse, as a restore checks (their keys are not real).
+    static func makeVault(_ store: FileRecordStore, audit: FileAuditStore) async throws -> (SpaceID, SpaceID) {
         let (first, second) = (SpaceID.random(), SpaceID.random())
-        try await store.replaceHeader([1, 1], of: first)
-        try await store.replaceHeader([2, 2], of: second)
+        try await store.replaceHeader(header(first, id: "first"), of: first)
+        try await store.replaceHeader(header(second, id: "second"), of: second)
         try await store.append([10, 11], to: first, head: [7, 7])
         try await store.append([12], to: first, head: [8, 8])
         try await store.append([20], to: second)
-        try await store.replaceCatalog([5, 5, 5])
+        var catalog = Catalog(hiddenKDF: .interactive)
+        catalog.collections = [.init(space: first, id: "first"), .init(space: second, id: "second")]
+        try await store.replaceCatalog(catalog.encoded())
         try audit.append([[30, 31]], to: first)
         return (first, second)
+    }
+
+    /// A header of `space` that parses (its wrapped key opens nothing).
+    static func header(_ space: SpaceID, id: String?, version: UInt16 = 2) -> [UInt8] {
+        var header = VaultHeader(
+            flags: id == nil ? .hidden : [], kdf: .interactive,
+            salt: [UInt8](repeating: 7, count: PasscodeKDF.saltBytes), space: space, indexKey: nil,
+            collectionID: id, wrappedKey: [1, 2, 3], lockedSearch: .never)
+        header.version = version
+        return header.encoded()
+    }
+
+    private func makeVault(_ store: FileRecordStore, audit: FileAuditStore) async throws -> (SpaceID, SpaceID) {
+        try await Self.makeVault(store, audit: audit)
     }
 
     /// `snapshot` written to a new archive file, opened for reading.
@@ -75,7 +93,7 @@ struct BackupArchiveTests {
         let snapshot = try await store.snapshot()
         try await store.append([99, 99, 99], to: first, head: [9, 9])
         _ = try await store.rewrite(first, records: [[1]])
-        try await store.replaceHeader([4, 4, 4], of: first)
+        try await store.replaceHeader(Self.header(first, id: "renamed"), of: first)
         let path = folder + "/out.puffbak"
         let fd = try archive(snapshot, at: path)
         defer { close(fd) }
@@ -149,7 +167,7 @@ struct BackupArchiveTests {
         }
         let store = try FileRecordStore(folder: target)
         let other = SpaceID.random()
-        try await store.replaceHeader([3], of: other)
+        try await store.replaceHeader(Self.header(other, id: "other"), of: other)
         try await store.append([3], to: other)
         try await store.replacePasscodeAttempts([6])
         FileManager.default.createFile(atPath: "\(target)/\(other.hex).journal.cut-16", contents: Data([1]))
@@ -183,7 +201,7 @@ struct BackupArchiveTests {
         let old = SpaceID.random()
         do {
             let store = try FileRecordStore(folder: target)
-            try await store.replaceHeader([3], of: old)
+            try await store.replaceHeader(Self.header(old, id: "old"), of: old)
             let fd = open(path, O_RDONLY)
             defer { close(fd) }
             let staged = try await store.stageRestore(from: fd, path: path)
@@ -219,5 +237,19 @@ struct BackupArchiveTests {
         #expect(stat(snapshots.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
         #expect(stat("\(snapshots.path)/\(snapshots.names()[0])", &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try snapshots.save(try await store.snapshot(), reason: "repair", keep: 0) == nil)
+    }
+
+    /// The clock was set back after a snapshot (a wrong clock at boot, then fixed): the new
+    /// snapshot's name sorts before the old one's. It is kept; the oldest by name goes instead.
+    @Test func aSnapshotTakenWithTheClockSetBackIsKeptAndAStaleTemporaryIsCleared() async throws {
+        let store = try FileRecordStore(folder: folder)
+        _ = try await makeVault(store, audit: try FileAuditStore(folder: folder))
+        let snapshots = SnapshotFolder(vault: folder)
+        _ = try snapshots.save(try await store.snapshot(), reason: "passwd", keep: 1, now: 4_000_000_000)
+        FileManager.default.createFile(
+            atPath: "\(snapshots.path)/.19700101T000001Z-repair.puffbak.tmp", contents: Data([1]))
+        let new = try #require(try snapshots.save(try await store.snapshot(), reason: "restore", keep: 1, now: 1000))
+        #expect(snapshots.names() == [String(new.split(separator: "/").last ?? "")])
+        #expect(try FileRecordStore.names(in: snapshots.path) == snapshots.names())
     }
 }

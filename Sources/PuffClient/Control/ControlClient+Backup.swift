@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+public import PuffCrypto
 public import PuffDBus
 
 /// What `Backup` and `Restore` answered.
@@ -36,22 +37,45 @@ extension ControlClient {
     static let archiveCallTimeout: Duration = .seconds(600)
 
     /// `Backup`: puffd writes the archive into `archive`, a regular file open for writing.
-    public func backup(into archive: UnixFD) async throws(ClientError) -> BackupOutcome {
-        let reply = try await call("Backup", [.unixFD(archive)], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+    /// `progress` gets the call's `Progress` signals (bytes of the vault's files copied).
+    public func backup(into archive: UnixFD, progress: (@Sendable (ProgressUpdate) -> Void)? = nil)
+        async throws(ClientError) -> BackupOutcome
+    {
+        let reply = try await observingProgress("Backup", progress) { () async throws(ClientError) in
+            try await call("Backup", [.unixFD(archive)], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+        }
         return try Self.outcome(reply, member: "Backup")
     }
 
-    /// `Restore`: puffd replaces the vault with the archive in `archive` (open for reading).
-    public func restore(from archive: UnixFD, name: String) async throws(ClientError) -> BackupOutcome {
-        let options = DBusValue.dictionary(key: "s", value: "v", [.init(.string("name"), .variant(.string(name)))])
-        let reply = try await call(
-            "Restore", [.unixFD(archive), options], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+    /// `Restore`: puffd replaces the vault with the archive in `archive` (open for reading). The
+    /// person agrees with the `passcode` of `collection` (the default collection when nil), or,
+    /// with no passcode, by answering puffd's prompter. `progress` gets the call's `Progress`
+    /// signals (bytes of the archive read, then of the vault kept as a snapshot).
+    public func restore(
+        from archive: UnixFD, name: String, passcode: SecureBytes? = nil, collection: String? = nil,
+        progress: (@Sendable (ProgressUpdate) -> Void)? = nil
+    ) async throws(ClientError) -> BackupOutcome {
+        var entries: [DBusValue.DictEntry] = [.init(.string("name"), .variant(.string(name)))]
+        if let passcode {
+            entries.append(.init(.string("passcode"), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
+        }
+        if let collection { entries.append(.init(.string("collection"), .variant(.string(collection)))) }
+        let options = DBusValue.dictionary(key: "s", value: "v", entries)
+        let reply = try await observingProgress("Restore", progress) { () async throws(ClientError) in
+            try await call(
+                "Restore", [.unixFD(archive), options], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+        }
         return try Self.outcome(reply, member: "Restore")
     }
 
-    /// `Verify`: every vault file's frames, and every record of the unlocked collections.
-    public func verify() async throws(ClientError) -> VerifyOutcome {
-        let reply = try await call("Verify", expecting: "aa{sv}astas", timeout: Self.archiveCallTimeout)
+    /// `Verify`: every vault file's frames, and every record of the unlocked collections;
+    /// `progress` gets the call's `Progress` signals (bytes checked).
+    public func verify(progress: (@Sendable (ProgressUpdate) -> Void)? = nil) async throws(ClientError)
+        -> VerifyOutcome
+    {
+        let reply = try await observingProgress("Verify", progress) { () async throws(ClientError) in
+            try await call("Verify", expecting: "aa{sv}astas", timeout: Self.archiveCallTimeout)
+        }
         guard case .array(_, let entries) = reply[0], case .array(_, let checked) = reply[1],
             case .uint64(let records) = reply[2], case .array(_, let locked) = reply[3]
         else { throw .unexpectedReply(member: "Verify") }

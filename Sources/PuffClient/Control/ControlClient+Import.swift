@@ -24,9 +24,11 @@ extension ControlClient {
 
     /// `ImportItems`: `items` into `collection` as one batch. The items go over a pipe written
     /// by a thread of its own while the call is in flight, never in the message.
-    public func importItems(_ items: [PortableItem], into collection: String, dryRun: Bool)
-        async throws(ClientError) -> [ImportOutcomeLine]
-    {
+    /// `progress` gets the call's `Progress` signals (items decided, the last once saved).
+    public func importItems(
+        _ items: [PortableItem], into collection: String, dryRun: Bool,
+        progress: (@Sendable (ProgressUpdate) -> Void)? = nil
+    ) async throws(ClientError) -> [ImportOutcomeLine] {
         var readEnd: UnixFD?
         let writer: BatchWriter
         do {
@@ -43,10 +45,13 @@ extension ControlClient {
             key: "s", value: "v", [.init(.string("dry_run"), .variant(.boolean(dryRun)))])
         let result: Result<[DBusValue], ClientError>
         do {
+            let items = readEnd!
             result = .success(
-                try await call(
-                    "ImportItems", [.string(collection), .unixFD(readEnd!), options], expecting: "aa{sv}",
-                    collection: collection, timeout: Self.importCallTimeout))
+                try await observingProgress("ImportItems", progress) { () async throws(ClientError) in
+                    try await call(
+                        "ImportItems", [.string(collection), .unixFD(items), options], expecting: "aa{sv}",
+                        collection: collection, timeout: Self.importCallTimeout)
+                })
         } catch {
             result = .failure(error)
         }

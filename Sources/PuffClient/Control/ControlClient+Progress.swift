@@ -23,12 +23,25 @@ public struct ProgressUpdate: Sendable, Equatable {
 /// Hands the `Progress` signals puffd unicasts to this connection to whoever waits on the call
 /// they describe. One task reads the connection's messages for the client's whole life (an
 /// `AsyncStream` has one reader, and cancelling it would end the stream).
+///
+/// A call's reply reaches its caller directly, while signals wait in that stream: the last
+/// `Progress` (done = total), sent before the reply, may not have been read when the reply is
+/// in. ``flush(_:)`` waits for them by sending this connection a signal of its own, which
+/// arrives behind everything received before it.
 final class ProgressRelay: Sendable {
     private struct State {
         var listening = false
         var operation: String?
         var handler: (@Sendable (ProgressUpdate) -> Void)?
+        var flushes: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextFlush: UInt64 = 0
     }
+
+    /// The member of the signal ``flush(_:)`` sends to its own connection.
+    static let flushMember: MemberName = "ProgressFlush"
+    /// How long ``flush(_:)`` waits for its signal before it gives up (a bus that would not
+    /// route it): only the last report can be missed then, never the call's result.
+    static let flushLimit: Duration = .seconds(5)
 
     private let state = Mutex(State())
 
@@ -44,6 +57,12 @@ final class ProgressRelay: Sendable {
         Task { [weak connection] in
             var owner: String?
             for await message in messages {
+                if message.kind == .signal, message.member == Self.flushMember.rawValue,
+                    message.sender == connection?.uniqueName, case .uint64(let id)? = message.arguments.first
+                {
+                    flushed(id)
+                    continue
+                }
                 guard message.kind == .signal, message.path == ControlNames.path,
                     message.interface == ControlNames.interface.rawValue, message.member == "Progress",
                     message.arguments.count == 4, case .string(let operation) = message.arguments[0],
@@ -75,6 +94,31 @@ final class ProgressRelay: Sendable {
         }
     }
 
+    /// Returns once every message `connection` received before now has been read: the
+    /// `Progress` signals sent before a reply just received are then delivered.
+    func flush(_ connection: BusConnection) async {
+        let id = state.withLock { state in
+            defer { state.nextFlush += 1 }
+            return state.nextFlush
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            state.withLock { $0.flushes[id] = continuation }
+            connection.send(
+                .signal(
+                    path: ControlNames.path, interface: ControlNames.interface, member: Self.flushMember,
+                    destination: connection.uniqueName, [.uint64(id)]))
+            // Does nothing once the signal is back.
+            Task { [weak self] in
+                try? await Task.sleep(for: Self.flushLimit)
+                self?.flushed(id)
+            }
+        }
+    }
+
+    private func flushed(_ id: UInt64) {
+        state.withLock { $0.flushes.removeValue(forKey: id) }?.resume()
+    }
+
     private func deliver(_ update: ProgressUpdate, for operation: String) {
         let handler = state.withLock { $0.operation == operation ? $0.handler : nil }
         handler?(update)
@@ -91,6 +135,8 @@ extension ControlClient {
         relay.listen(on: connection, busName: busName)
         relay.start(operation, progress)
         defer { relay.stop() }
-        return try await body()
+        let result = try await body()
+        await relay.flush(connection)
+        return result
     }
 }

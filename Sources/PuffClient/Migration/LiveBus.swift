@@ -7,6 +7,8 @@ import PuffDBus
 struct LiveBus: Sendable {
     let connection: BusConnection
     let address: String
+    /// `Prompt.Completed` signals, the only messages kept of what arrives unasked (the newest few).
+    let completions: AsyncStream<IncomingMessage>
 
     /// Connects to the bus at `address`.
     ///
@@ -25,8 +27,17 @@ struct LiveBus: Sendable {
             DecodePolicy(
                 maxValues: LiveLimits.maximumValues, maxBytes: LiveLimits.maximumReplyBytes, methodSignatures: [:]))
         connection.setMethodCallHandler { _ in }
-        Task { for await _ in connection.messages {} }
-        return LiveBus(connection: connection, address: address)
+        let (completions, sink) = AsyncStream<IncomingMessage>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        Task {
+            for await message in connection.messages
+            where message.kind == .signal && message.member == "Completed"
+                && message.interface == LivePrompt.promptInterface.rawValue
+            {
+                sink.yield(message)
+            }
+            sink.finish()
+        }
+        return LiveBus(connection: connection, address: address, completions: completions)
     }
 
     func close() {

@@ -8,8 +8,8 @@ public import PuffFormats
 /// (docs/migration.md, "Live migration").
 ///
 /// Every item of every unlocked collection is read: label, attributes, Created, Modified, the
-/// secret and its content type. Locked collections are listed as skipped and never unlocked, so
-/// the other provider shows no prompt. Secrets cross the other bus under the spec's DH session
+/// secret and its content type. Locked collections are listed as skipped and, unless the person
+/// asks (`--unlock-source`), never unlocked, so the other provider shows no prompt. Secrets cross the other bus under the spec's DH session
 /// (plain only when the provider refuses it, which ``LiveReading/plainSession`` records) and are
 /// held in secure memory. Every reply is bounded (``LiveLimits``): a hostile provider makes the
 /// read fail, never grow without end.
@@ -20,11 +20,12 @@ public enum LiveProviderSource {
     static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
     static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
 
-    /// Reads the provider on the bus at `address`.
+    /// Reads the provider on the bus at `address`; with `unlocking`, first asks it to unlock its
+    /// locked collections (``LivePrompt``), which shows the provider's own prompt.
     ///
     /// - Throws: ``ClientError/liveSource(_:)`` naming what failed (no bus, no provider, a
     ///   malformed or oversized reply, a secret that did not decrypt); nothing secret in it.
-    public static func read(address: String) async throws(ClientError) -> LiveReading {
+    public static func read(address: String, unlocking: Bool = false) async throws(ClientError) -> LiveReading {
         let bus = try await LiveBus.connect(address: address)
         defer { bus.close() }
         let provider = try await bus.provider()
@@ -35,16 +36,30 @@ public enum LiveProviderSource {
             throw .liveSource(
                 "the provider lists \(paths.count) collections (at most \(LiveLimits.maximumCollections))")
         }
-        var reading = LiveReading()
         var seen = Set<String>()
-        var wanted: [(path: ObjectPath, collection: String)] = []
+        var collections: [(path: ObjectPath, collection: LiveCollection)] = []
         for path in paths where seen.insert(path.rawValue).inserted {
-            let collection = try await LiveCollection.read(path, on: provider, bus: bus)
+            collections.append((path, try await LiveCollection.read(path, on: provider, bus: bus)))
+        }
+        let locked = collections.filter(\.collection.locked).map(\.path)
+        if unlocking, !locked.isEmpty {
+            try await LivePrompt.unlock(locked, on: provider, bus: bus)
+            for index in collections.indices where collections[index].collection.locked {
+                collections[index].collection = try await LiveCollection.read(
+                    collections[index].path, on: provider, bus: bus)
+            }
+        }
+        var reading = LiveReading()
+        var wanted: [(path: ObjectPath, collection: String)] = []
+        for (_, collection) in collections {
             if collection.locked {
                 reading.skippedCollections.append(
                     .init(
                         label: collection.label,
-                        reason: "locked on the other provider; unlock it there and run again (no prompt was started)"))
+                        reason: unlocking
+                            ? "still locked on the other provider: its unlock prompt was dismissed"
+                            : "locked on the other provider; unlock it there, or run again with --unlock-source (no prompt was started)"
+                    ))
                 continue
             }
             for item in collection.items where seen.insert(item.rawValue).inserted {

@@ -16,8 +16,10 @@ public enum Gzip {
         case library(String)
     }
 
-    /// Inflates a whole gzip stream into secure memory, refusing output beyond `limit` bytes.
-    public static func decompress(_ compressed: SecureBytes, limit: Int = 1 << 30) throws(Failure) -> SecureBytes {
+    /// Inflates a whole gzip stream into secure memory, refusing output beyond `limit` bytes (the
+    /// caller's bound, tied to the compressed size: PuffFormats' `ForeignInflateLimit`). Inflating
+    /// stops as soon as the limit is passed, so the work done is bounded by it too.
+    public static func decompress(_ compressed: SecureBytes, limit: Int) throws(Failure) -> SecureBytes {
         // Two passes: the first counts into a reused secure scratch buffer, so the result is
         // allocated once at its exact size and no plaintext is left in a regrown buffer.
         var total = 0

@@ -43,9 +43,12 @@ public enum GnomeKeyringBinary: ForeignFileReader {
         let items = try plaintext.withUnsafeBytes { (decrypted: UnsafeRawBufferPointer) throws(ForeignFormatError) in
             var reader = GnomeKeyringBufferReader(decrypted, offset: 16, part: "the encrypted part")
             var items: [PortableItem] = []
+            let progress = ReadProgress.current
             for (index, clear) in header.items.enumerated() {
+                progress?(.items, index, of: header.items.count)
                 items.append(try readItem(&reader, type: clear.type, number: index + 1, of: header.items.count))
             }
+            progress?(.items, items.count, of: header.items.count)
             return items
         }
         // gnome-keyring reads the header's first time as Created; its writer puts Modified there

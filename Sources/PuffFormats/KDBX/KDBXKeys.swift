@@ -20,7 +20,10 @@ struct KDBXKeys {
             let transformed: SecureBytes
             switch header.kdf {
             case .aes(let seed, let rounds):
-                transformed = try AESKDF.transform(composite, seed: SecureBytes(unwipedCopyOf: seed), rounds: rounds)
+                let progress = ReadProgress.current
+                transformed = try AESKDF.transform(
+                    composite, seed: SecureBytes(unwipedCopyOf: seed), rounds: rounds,
+                    counting: progress.map { progress in { progress(.keyRounds, Int($0), of: Int(rounds)) } })
             case .argon2(let variant, let salt, let parameters):
                 transformed = try Argon2.hash(variant, password: composite, salt: salt, parameters: parameters)
             }

@@ -16,9 +16,12 @@ enum KDBXMapping {
         let bin = document.recycleBinUUID
         let binUsed = !bin.isEmpty && bin != "AAAAAAAAAAAAAAAAAAAAAA=="
         var items: [PortableItem] = []
-        for entry in document.entries where !(binUsed && entry.groups.contains(bin)) {
+        let progress = ReadProgress.current
+        for (index, entry) in document.entries.enumerated() where !(binUsed && entry.groups.contains(bin)) {
+            progress?(.items, index, of: document.entries.count)
             items.append(try item(entry, pool: pool))
         }
+        progress?(.items, document.entries.count, of: document.entries.count)
         let label = document.databaseName.isEmpty ? document.rootGroupName : document.databaseName
         return PortableCollection(label: label, items: items)
     }

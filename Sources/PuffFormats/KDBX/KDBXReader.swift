@@ -124,7 +124,9 @@ public enum KDBXReader: ForeignFileReader {
 
     private static func inflate(_ plain: SecureBytes, header: KDBXHeader) throws(ForeignFormatError) -> SecureBytes {
         guard header.compressed else { return plain }
-        do { return try Gzip.decompress(plain) } catch { throw .damaged("the payload does not decompress (\(error))") }
+        do {
+            return try Gzip.decompress(plain, limit: ForeignInflateLimit.bytes(forCompressed: plain.count))
+        } catch { throw .damaged("the payload does not decompress (\(error))") }
     }
 
     /// The inner stream that hides protected values: 2 = Salsa20 (key SHA-256 of the stream key,

@@ -169,7 +169,9 @@ final class KDBXXMLParser: ExpatEvents {
             data = SecureBytes(unwipedCopyOf: bytes)
         }
         if attributeDict["Compressed"]?.lowercased() == "true" {
-            do { data = try Gzip.decompress(data) } catch { throw .damaged("attachment \(id) does not decompress") }
+            do {
+                data = try Gzip.decompress(data, limit: ForeignInflateLimit.bytes(forCompressed: data.count))
+            } catch { throw .damaged("attachment \(id) does not decompress") }
         }
         document.metaBinaries[id] = data
     }

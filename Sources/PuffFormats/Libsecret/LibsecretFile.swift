@@ -51,7 +51,9 @@ public enum LibsecretFile: ForeignFileReader, ForeignFileWriter {
                 .sha256, passcode: passcode, salt: header.salt, iterations: header.iterations, length: keySize)
         } catch { throw .unsupported("key derivation failed: \(error)") }
         var items: [PortableItem] = []
+        let progress = ReadProgress.current
         for (index, blob) in header.blobs.enumerated() {
+            progress?(.items, index, of: header.blobs.count)
             guard let plaintext = try open(blob, key: key, index: index) else {
                 // Every blob is sealed under the one key: none opening is a wrong password, the
                 // first opening and a later one not is damage.
@@ -61,6 +63,7 @@ public enum LibsecretFile: ForeignFileReader, ForeignFileWriter {
             }
             items.append(try item(from: plaintext, index: index))
         }
+        progress?(.items, items.count, of: header.blobs.count)
         return PortableCollection(label: "", items: items, modified: header.modified)
     }
 

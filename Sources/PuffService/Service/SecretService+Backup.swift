@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 import Logging
 public import PuffStore
 
@@ -18,31 +19,20 @@ public struct BackupReport: Sendable, Equatable {
     public var bytes: UInt64 { summary.bytes }
 }
 
-/// What `puffctl restore` did.
-public struct RestoreReport: Sendable, Equatable {
-    /// What the archive held.
-    public var summary: BackupSummary
-    /// Where the vault as it was before is kept (nil for a vault kept in memory or `[backup] keep = 0`).
-    public var snapshot: String?
-    /// The visible collections now, all locked.
-    public var collections: [CollectionID]
-    /// Files in the archive.
-    public var files: Int { summary.files }
-    /// Collection headers in the archive, hidden ones included.
-    public var headers: Int { summary.collections }
-    /// The archive's size.
-    public var bytes: UInt64 { summary.bytes }
-}
-
 extension SecretService {
     /// Writes a backup of the whole vault to `fd` (a regular file the caller opened): every
     /// collection's files still sealed, hidden ones included, taken at one instant between two
     /// appends (docs/backup.md). The files are captured under the write turn, which is held only
     /// for that; they are copied afterwards, off the actor, while clients are served.
     ///
-    /// - Parameter name: The archive's name in messages.
+    /// - Parameters:
+    ///   - name: The archive's name in messages.
+    ///   - progress: Told the bytes of the vault's files copied.
     /// - Throws: ``ServiceError/failed(_:)``.
-    public func backup(into fd: Int32, name: String) async throws(ServiceError) -> BackupReport {
+    public func backup(into fd: Int32, name: String, progress: ProgressHandler? = nil) async throws(ServiceError)
+        -> BackupReport
+    {
+        let meter = meter(.bytes, progress)
         await beginWrite()
         let snapshot: VaultSnapshot
         do {
@@ -53,9 +43,14 @@ extension SecretService {
         }
         let (items, unknown) = knownItems()
         endWrite()
-        let written = await BlockingWork.result { () throws(StoreError) in try snapshot.write(to: fd, path: name) }
+        meter.expect(Int(clamping: snapshot.length))
+        meter.advance(by: 0)
+        let written = await BlockingWork.result { () throws(StoreError) in
+            try snapshot.write(to: fd, path: name, counting: { meter.advance(by: $0) })
+        }
         switch written {
         case .success(let summary):
+            meter.finish()
             logger.notice(
                 "Vault backed up",
                 metadata: ["files": "\(summary.files)", "bytes": "\(summary.bytes)", "to": "\(name)"])
@@ -71,16 +66,25 @@ extension SecretService {
     /// (`passwd`), an import. Call it holding the write turn (``beginWrite()``), so the snapshot
     /// falls between two appends and the change follows it with nothing in between.
     ///
-    /// - Parameter reason: One word for the file name: `restore`, `repair`, `passwd`, `import`.
+    /// - Parameters:
+    ///   - reason: One word for the file name: `restore`, `repair`, `passwd`, `import`.
+    ///   - progress: Counts the bytes copied against the `estimate` made for them.
     /// - Returns: The snapshot's path; nil for a vault kept in memory or `[backup] keep = 0`.
     /// - Throws: ``ServiceError/failed(_:)`` when it cannot be written: the change must not go
     ///   on then, since it could not be undone.
-    public func snapshotBeforeChange(_ reason: String) async throws(ServiceError) -> String? {
-        guard store.location != nil, keepSnapshots > 0 else { return nil }
+    public func snapshotBeforeChange(_ reason: String, progress: (meter: ProgressMeter, estimate: Int)? = nil)
+        async throws(ServiceError) -> String?
+    {
+        guard takesSnapshots else { return nil }
         let snapshot = try await captureSnapshot()
+        var counting: ByteCounting?
+        if let (meter, estimate) = progress {
+            meter.revise(estimate, to: Int(clamping: snapshot.length))
+            counting = { meter.advance(by: $0) }
+        }
         let path: String?
         do {
-            path = try await store.saveSnapshot(snapshot, reason: reason, keep: keepSnapshots)
+            path = try await store.saveSnapshot(snapshot, reason: reason, keep: keepSnapshots, counting: counting)
         } catch {
             logger.error("An automatic snapshot failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
             throw .failed("the vault could not be saved as a snapshot first (\(error)); nothing was changed")
@@ -88,6 +92,9 @@ extension SecretService {
         logger.notice("Vault snapshot taken", metadata: ["reason": "\(reason)", "at": "\(path ?? "-")"])
         return path
     }
+
+    /// Whether ``snapshotBeforeChange(_:progress:)`` writes one: a vault in files that keeps any.
+    var takesSnapshots: Bool { store.location != nil && keepSnapshots > 0 }
 
     /// The vault's files and audit logs now. The caller holds the write turn.
     func captureSnapshot() async throws(ServiceError) -> VaultSnapshot {
@@ -112,100 +119,5 @@ extension SecretService {
             if vault.isLocked, vault.isPrivate { unknown += 1 } else { items += vault.count }
         }
         return (items, unknown)
-    }
-
-    /// Replaces the whole vault with the backup on `fd` (`puffctl restore`, which has the person
-    /// confirm). The archive is unpacked and checked whole first; then the vault as it is is
-    /// kept as an automatic snapshot, a `restore-vault` entry is written to every open
-    /// collection's log, every collection is locked (keys dropped, the kernel keyring's too) and
-    /// the files are replaced, crash-safe; the vault is read again, every collection locked.
-    /// The wrong-passcode delays stay as they were.
-    ///
-    /// - Throws: ``ServiceError/failed(_:)`` naming the archive and offset of damage (nothing is
-    ///   changed then), or when the snapshot or the replacement cannot be written.
-    public func restore(from fd: Int32, name: String, caller: Caller) async throws(ServiceError) -> RestoreReport {
-        let staged: StagedRestore
-        do {
-            staged = try await store.stageRestore(from: fd, path: name)
-        } catch {
-            logger.error("A restore was refused: the backup does not read", metadata: ["error": "\(error)"])
-            throw .failed("nothing was restored: \(error)")
-        }
-        await beginWrite()
-        defer { endWrite() }
-        auditVaultRestore(name: name, caller: caller)
-        let snapshot: String?
-        do {
-            snapshot = try await snapshotBeforeChange("restore")
-        } catch {
-            await store.discardRestore(staged)
-            throw error
-        }
-        let before = collectionOrder.filter { $0 != .session && collectionStates[$0]?.isHidden == false }
-        closeEveryCollection()
-        do {
-            try await store.commitRestore(staged)
-        } catch {
-            logger.critical(
-                "A restore could not replace the vault's files; puffd finishes it at its next start",
-                metadata: ["error": "\(error)", "snapshot": "\(snapshot ?? "-")"])
-            throw .failed("the vault's files could not be replaced: \(error); restart puffd to finish the restore")
-        }
-        try await reloadVault(announcingGone: before)
-        logger.notice(
-            "Vault restored from a backup; every collection is locked",
-            metadata: [
-                "from": "\(name)", "files": "\(staged.summary.files)", "snapshot": "\(snapshot ?? "-")",
-                "client.name": "\(caller.client)", "client.executable": "\(caller.executable ?? "-")",
-            ])
-        return RestoreReport(
-            summary: staged.summary, snapshot: snapshot,
-            collections: collectionOrder.filter { $0 != .session })
-    }
-
-    /// One `restore-vault` entry in the log of every open collection.
-    private func auditVaultRestore(name: String, caller: Caller) {
-        guard let auditLog else { return }
-        for id in collectionOrder {
-            guard let vault = collectionStates[id], let space = vault.space, let sealer = vault.auditSealer else {
-                continue
-            }
-            let fields = AuditFields(
-                action: AuditAction.restoreVault.rawValue, result: AuditResult.allowed.rawValue, time: now(), item: 0,
-                label: name, executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
-            auditLog.append(fields, to: space, sealer: sealer)
-        }
-    }
-
-    /// Locks every collection for good (keys dropped, here and in the kernel keyring) and closes
-    /// every audit log, so nothing is left pointing at the files about to be replaced.
-    private func closeEveryCollection() {
-        for id in collectionOrder where id != .session {
-            guard let vault = collectionStates[id] else { continue }
-            vault.lock()
-            forgetKey(of: vault)
-            if let space = vault.space { auditLog?.close(space) }
-        }
-        for space in hiddenHeaders.keys { auditLog?.close(space) }
-    }
-
-    /// Reads the vault again after its files were replaced: every collection as after a start
-    /// (locked), `session` kept. Announces the visible collections that went and those there now.
-    private func reloadVault(announcingGone before: [CollectionID]) async throws(ServiceError) {
-        let loaded = try await VaultLoader.load(store: store, logger: logger)
-        catalog = loaded.catalog
-        hiddenHeaders = loaded.hidden
-        damaged = loaded.damaged
-        vaultProblems = loaded.problems
-        var states = loaded.collections
-        states[.session] = collectionStates[.session]
-        collectionStates = states
-        collectionOrder = loaded.order + [.session]
-        var aliases = Dictionary(
-            uniqueKeysWithValues: (catalog?.aliases ?? [:]).map { ($0.key, CollectionID($0.value)) })
-        aliases["session"] = .session
-        self.aliases = aliases
-        for id in before { emit(.collectionDeleted(id)) }
-        for id in loaded.order { emit(.collectionCreated(id)) }
     }
 }

@@ -17,12 +17,17 @@ extension SecretService {
     /// The work yields every ``importSlice`` items, so other clients are served while it runs;
     /// the write turn is held throughout, so no other change interleaves.
     ///
-    /// - Parameter dryRun: Decide and report, change nothing.
+    /// - Parameters:
+    ///   - dryRun: Decide and report, change nothing.
+    ///   - progress: Told the items decided (each one's secret sealed), the last once saved.
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/damaged(_:)``,
     ///   ``ServiceError/failed(_:)`` when the batch cannot be saved (nothing changes then).
     public func importItems(
-        _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller
+        _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller,
+        progress: ProgressHandler? = nil
     ) async throws(ServiceError) -> [ImportOutcome] {
+        let meter = meter(.items, progress)
+        meter.expect(items.count)
         await beginWrite()
         defer { endWrite() }
         let state = try state(of: collection)
@@ -34,13 +39,22 @@ extension SecretService {
             guard let record = state.items[number] else { continue }
             plan.existing[ImportPlan.key(record.label, record.attributes), default: []].append(number)
         }
+        meter.advance(by: 0)
         for (index, item) in items.enumerated() {
             if index % Self.importSlice == Self.importSlice - 1 { await Task.yield() }
             try decide(item, index: index, in: state, sealer: sealer, time: time, plan: &plan)
+            if index < items.count - 1 { meter.advance() }
         }
-        guard !dryRun else { return plan.outcomes }
+        // The last item counts once the batch is saved, so the count ends with the work.
+        guard !dryRun else {
+            meter.finish()
+            return plan.outcomes
+        }
         let changed = plan.added + plan.replaced
-        guard !changed.isEmpty else { return plan.outcomes }
+        guard !changed.isEmpty else {
+            meter.finish()
+            return plan.outcomes
+        }
         try await persistImport(changed, in: state, replacing: plan.replaced.count, caller: caller)
         for record in plan.replaced {
             state.update(record.item)
@@ -54,6 +68,7 @@ extension SecretService {
         }
         state.fields.nextItemNumber = plan.nextNumber
         state.fields.modified = time
+        meter.finish()
         return plan.outcomes
     }
 

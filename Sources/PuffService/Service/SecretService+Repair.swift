@@ -42,10 +42,14 @@ extension SecretService {
             throw .failed("the journal could not be repaired")
         }
         _ = try await snapshotBeforeChange("repair")
-        let suffix = ".damaged-\(now())"
+        let suffix: String
         do {
-            _ = try await store.rewrite(
-                space, records: result.records, version: VaultRecord.currentFormat, keepingOldAs: suffix)
+            // A second repair within the same second gets `.damaged-<time>-2`: never the first's name.
+            suffix =
+                try await store.rewrite(
+                    space, records: result.records, version: VaultRecord.currentFormat,
+                    keepingOldAs: ".damaged-\(now())"
+                ).keptAs ?? ""
             if let head = result.head { try await store.replaceHead(head, of: space) }
         } catch {
             logger.error("Repair failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 import Logging
 public import PuffStore
 
@@ -28,10 +29,17 @@ extension SecretService {
     /// record authenticating in its place in the chain and against the head (as `puffctl repair`
     /// keeps them). Changes nothing but what reading a journal always does (a torn tail is cut
     /// off and kept aside).
-    public func verify() async -> VerifyReport {
+    ///
+    /// `progress` is told bytes: every vault file's as it is checked, then the records' of each
+    /// unlocked collection as they are opened (estimated by its journal's size until it is read).
+    public func verify(progress: ProgressHandler? = nil) async -> VerifyReport {
         var report = VerifyReport(findings: [], checked: [], records: 0, locked: [])
+        let meter = meter(.bytes, progress)
+        let journals = expectVerifying(meter)
         if let folder = store.location {
-            let files = await BlockingWork.run { VaultFileCheck.findings(folder: folder) }
+            let files = await BlockingWork.run {
+                VaultFileCheck.findings(folder: folder, counting: { meter.advance(by: $0) })
+            }
             report.findings += files.map {
                 VerifyReport.Finding(file: $0.file, offset: $0.offset, what: $0.what, isWarning: $0.kind == .torn)
             }
@@ -59,8 +67,10 @@ extension SecretService {
                 continue
             }
             endWrite()
+            meter.revise(journals[space] ?? 0, to: journal.records.reduce(0) { $0 + $1.bytes.count })
             let checked = await BlockingWork.run {
-                JournalResealing.authenticated(journal, space: space, sealer: sealer, file: file)
+                JournalResealing.authenticated(
+                    journal, space: space, sealer: sealer, file: file, counting: { meter.advance(by: $0) })
             }
             report.findings += checked.damage.map {
                 VerifyReport.Finding(file: file, offset: nil, what: $0, isWarning: false)
@@ -68,6 +78,7 @@ extension SecretService {
             report.records += checked.good.count
             report.checked.append(id)
         }
+        meter.finish()
         logger.info(
             "Vault verified",
             metadata: [
@@ -75,5 +86,21 @@ extension SecretService {
                 "records": "\(report.records)",
             ])
         return report
+    }
+
+    /// Tells `meter` what ``verify(progress:)`` reads: the vault files, then the journal of every
+    /// unlocked collection again (their sizes now, by space, to be revised once read).
+    private func expectVerifying(_ meter: ProgressMeter) -> [SpaceID: Int] {
+        guard let folder = store.location else { return [:] }
+        var journals: [SpaceID: Int] = [:]
+        for id in collectionOrder where id != .session {
+            guard let vault = collectionStates[id], let space = vault.space, vault.sealer != nil, !vault.isLocked
+            else { continue }
+            var info = stat()
+            journals[space] = lstat("\(folder)/\(space.hex).journal", &info) == 0 ? Int(info.st_size) : 0
+        }
+        meter.expect(Int(clamping: VaultFileCheck.bytes(folder: folder)) + journals.values.reduce(0, +))
+        meter.advance(by: 0)
+        return journals
     }
 }

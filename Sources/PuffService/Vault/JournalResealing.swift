@@ -88,7 +88,7 @@ enum JournalResealing {
     /// sequence number seen, and what does not hold, as `status` names it (file, offset, why):
     /// what `puffctl repair` keeps and `puffctl verify` reports.
     static func authenticated(
-        _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String
+        _ journal: JournalReplay, space: SpaceID, sealer: SecretSealer, file: String, counting: ByteCounting? = nil
     ) -> (good: [JournalReplay.Record], highest: UInt64, damage: [String]) {
         let heads = journal.heads.compactMap { try? JournalHead(decoding: $0) }.filter {
             $0.authenticates(space: space, sealer: sealer)
@@ -97,7 +97,17 @@ enum JournalResealing {
         var damaged = journal.damaged[...]
         var good: [JournalReplay.Record] = []
         var highest = heads.map(\.sequence).max() ?? 0
+        // Told in steps of at least 64 KiB: a journal of small records has 100,000s of them.
+        var uncounted = 0
+        defer { if uncounted > 0 { counting?(uncounted) } }
         for stored in journal.records {
+            defer {
+                uncounted += stored.bytes.count
+                if uncounted >= 1 << 16, let counting {
+                    counting(uncounted)
+                    uncounted = 0
+                }
+            }
             chain.skipDamage(&damaged, before: stored.offset)
             guard let record = try? VaultRecord(decoding: stored.bytes, format: journal.version),
                 (try? record.open(space: space, sealer: sealer)) != nil

@@ -11,8 +11,9 @@ extension SecretInterfaces {
         return [
             controlMethod("Backup", in: [.init("archive", "h")], out: [.init("report", "a{sv}")]) { call in
                 let archive = try Self.regularFile(call, argument: 0, writable: true)
+                let progress = context.progress(of: "Backup", for: call)
                 let report = try await CallSlot.released { () async throws(ServiceError) in
-                    try await service.backup(into: archive.rawValue, name: "the backup")
+                    try await service.backup(into: archive.rawValue, name: "the backup", progress: progress)
                 }
                 return [
                     .variantDictionary([
@@ -29,8 +30,15 @@ extension SecretInterfaces {
                 let archive = try Self.regularFile(call, argument: 0, writable: false)
                 let options = try call.argument(1, \.variantDictionary)
                 let name = options["name"]?.string ?? "a backup"
+                // The person's consent: options["passcode"] (a pipe) of options["collection"] (the
+                // default collection when absent), else a yes through the prompter chain.
+                let consent = try await call.consent(1)
+                let collection = options["collection"]?.string.flatMap { $0.isEmpty ? nil : CollectionID($0) }
+                let progress = context.progress(of: "Restore", for: call)
                 let report = try await CallSlot.released { () async throws(ServiceError) in
-                    try await service.restore(from: archive.rawValue, name: name, caller: call.caller)
+                    try await service.restore(
+                        from: archive.rawValue, name: name, caller: call.caller, consent: consent,
+                        collection: collection, progress: progress)
                 }
                 return [
                     .variantDictionary([
@@ -46,8 +54,9 @@ extension SecretInterfaces {
                 out: [
                     .init("findings", "aa{sv}"), .init("checked", "as"), .init("records", "t"), .init("locked", "as"),
                 ]
-            ) { _ in
-                let report = await CallSlot.released { await service.verify() }
+            ) { call in
+                let progress = context.progress(of: "Verify", for: call)
+                let report = await CallSlot.released { await service.verify(progress: progress) }
                 let findings = report.findings.map { finding -> DBusValue in
                     var fields: [String: DBusValue] = [
                         "file": .string(finding.file), "what": .string(finding.what),

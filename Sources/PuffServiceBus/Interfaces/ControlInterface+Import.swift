@@ -24,7 +24,8 @@ extension SecretInterfaces {
                     try await BlockingWork.run { () throws(ServiceError) in try ImportPipe.read(descriptor) }
                 }
                 let outcomes = try await service.importItems(
-                    items, into: collection, dryRun: dryRun, caller: call.caller)
+                    items, into: collection, dryRun: dryRun, caller: call.caller,
+                    progress: context.progress(of: "ImportItems", for: call))
                 return [.array(element: "a{sv}", outcomes.map(\.controlEntry))]
             }
         ]

@@ -24,6 +24,10 @@ public enum BackupArchive {
     static let endKind: UInt8 = 0
     /// The longest entry name.
     static let longestName = 255
+    /// The largest file an archive may hold (1 GiB): `puffd` reads a vault file whole when it
+    /// opens the vault, and a vault of 100,000 items has journals of tens of megabytes, so a
+    /// larger entry is a forgery (a sparse archive claiming more than any vault holds).
+    public static let largestFile: UInt64 = 1 << 30
     /// Bytes of one entry's checksum.
     public static let checksumLength = 32
     /// What a snapshot file is called: `<time>-<reason>.puffbak`.

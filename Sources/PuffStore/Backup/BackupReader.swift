@@ -4,8 +4,10 @@ import PuffCrypto
 
 /// Reads a ``BackupArchive`` from a regular file's descriptor, entry by entry, checking each
 /// entry's checksum as it is read and the whole archive's at the end. Every length is checked
-/// against the bytes left in the file before anything is allocated, so a forged archive cannot
-/// make the reader take more memory than the file's size.
+/// against the bytes left in the file and against ``BackupArchive/largestFile`` before anything is
+/// read, and ``next(receiving:)`` hands an entry over in pieces, so a forged archive (a sparse
+/// file can claim terabytes it does not hold on disk) cannot make the reader take more memory
+/// than a piece.
 public struct BackupReader {
     /// One file of the archive.
     public struct Entry: Sendable {
@@ -17,11 +19,23 @@ public struct BackupReader {
         public let offset: UInt64
     }
 
+    /// One file of the archive before its bytes: its name, its length and where its entry starts.
+    public struct EntryHead: Sendable, Equatable {
+        public let name: String
+        public let length: UInt64
+        public let offset: UInt64
+    }
+
+    /// The most bytes ``next(receiving:)`` hands over at once.
+    public static let pieceSize = 1 << 20
+
     private let fd: Int32
     /// The archive's name in messages.
     private let path: String
     private let size: UInt64
     private var offset: UInt64 = 0
+    /// How far into the archive it has read.
+    public var position: UInt64 { offset }
     private let whole = StreamingDigest()
     private var entries: UInt32 = 0
     private var names: Set<String> = []
@@ -51,11 +65,29 @@ public struct BackupReader {
         offset = UInt64(preamble.count)
     }
 
-    /// The next file, or nil after the end entry (whose count, length and checksum are checked).
+    /// The next file, read whole into memory, or nil after the end entry (whose count, length
+    /// and checksum are checked). For `puffctl verify --backup` and tests; a restore stages entry
+    /// by entry with ``next(receiving:)``.
     ///
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming the archive, the offset of
     ///   the entry and, when it reads, the entry's name.
     public mutating func next() throws(StoreError) -> Entry? {
+        var bytes: [UInt8] = []
+        guard let head = try next(receiving: { (_, piece) throws(StoreError) in bytes += piece }) else { return nil }
+        return Entry(name: head.name, bytes: bytes, offset: head.offset)
+    }
+
+    /// The next file's name, length and offset, or nil after the end entry (whose count, length
+    /// and checksum are checked). Its bytes go to `receive` as they are read, in pieces of at
+    /// most ``pieceSize`` bytes (one empty piece for an empty file), so memory stays bounded
+    /// whatever the archive claims. The entry's checksum is checked after its last piece: when
+    /// this throws, whatever `receive` kept of the entry is not the archive's and must go.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming the archive, the offset of
+    ///   the entry and, when it reads, the entry's name; what `receive` throws.
+    public mutating func next(
+        receiving receive: (_ head: EntryHead, _ piece: [UInt8]) throws(StoreError) -> Void
+    ) throws(StoreError) -> EntryHead? {
         guard !ended else { return nil }
         let start = offset
         let kind = try take(1, hashing: nil)[0]
@@ -96,14 +128,26 @@ public struct BackupReader {
         guard length <= size - offset else {
             throw .damaged(file: path, offset: start, reason: "\(name) claims \(length) bytes; the archive ends before")
         }
-        let bytes = try take(Int(length), hashing: entry)
+        guard length <= BackupArchive.largestFile else {
+            throw .damaged(
+                file: path, offset: start,
+                reason: "\(name) claims \(length) bytes, more than a vault file may hold (\(BackupArchive.largestFile))"
+            )
+        }
+        let head = EntryHead(name: name, length: length, offset: start)
+        var left = length
+        repeat {
+            let piece = try take(Int(min(left, UInt64(Self.pieceSize))), hashing: entry)
+            try receive(head, piece)
+            left -= UInt64(piece.count)
+        } while left > 0
         let checksum = try take(BackupArchive.checksumLength, hashing: nil)
         guard checksum == entry.finish() else {
             throw .damaged(file: path, offset: start, reason: "\(name): its checksum does not match its bytes")
         }
         names.insert(name)
         entries += 1
-        return Entry(name: name, bytes: bytes, offset: start)
+        return head
     }
 
     /// The next `count` bytes, added to the whole archive's checksum (unless `hashed` is false)

@@ -36,11 +36,13 @@ public struct BackupWriter {
     }
 
     /// Adds one file: the first `length` bytes of `source` (read with `pread`, so another reader
-    /// of the descriptor is not disturbed).
+    /// of the descriptor is not disturbed). `counting` is told each chunk's bytes once copied.
     ///
     /// - Throws: ``StoreError/writeFailed(_:)``; ``StoreError/readFailed(_:)`` when the file is
     ///   shorter than `length` now (it was cut while it was copied).
-    public mutating func add(_ name: String, from source: Int32, length: UInt64) throws(StoreError) {
+    public mutating func add(
+        _ name: String, from source: Int32, length: UInt64, counting: ByteCounting? = nil
+    ) throws(StoreError) {
         let entry = StreamingDigest()
         try begin(name, length: length, entry: entry)
         var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
@@ -55,6 +57,7 @@ public struct BackupWriter {
             chunk.withUnsafeBytes { entry.update(UnsafeRawBufferPointer(rebasing: $0[..<got])) }
             try putFlushing(Array(chunk[..<got]))
             offset += UInt64(got)
+            counting?(got)
         }
         try end(entry)
     }

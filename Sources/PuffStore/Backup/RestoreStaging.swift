@@ -11,12 +11,27 @@ enum RestoreStaging {
         name.hasPrefix("restore-") && SpaceID(hex: String(name.dropFirst(8))) != nil
     }
 
-    /// Reads the archive on `fd` into a new staging folder of `vault`.
+    /// Reads the archive on `fd` into a new staging folder of `vault`, entry by entry, each file
+    /// written as it is read (memory stays at one piece) and checked as `puffd` would read it
+    /// (``RestoreCheck``). Before anything is written, the archive's size is checked against the
+    /// space free in the vault's file system: the staged files take at most that much.
+    /// `counting` is told the archive's bytes as they are read and written.
     ///
+    /// - Parameter freeBytes: The space free for the staging (tests); nil asks the file system.
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming the archive and the offset of
-    ///   the first thing wrong (the staging folder is then removed); ``StoreError/writeFailed(_:)``.
-    static func stage(from fd: Int32, path: String, vault: String) throws(StoreError) -> StagedRestore {
+    ///   the first thing wrong, ``StoreError/writeFailed(_:)`` (no space, a write failed); the
+    ///   staging folder is then removed, and the vault was not touched.
+    static func stage(
+        from fd: Int32, path: String, vault: String, freeBytes: UInt64? = nil, counting: ByteCounting? = nil
+    ) throws(StoreError) -> StagedRestore {
         var reader = try BackupReader(fd: fd, path: path)
+        var info = stat()
+        let size = fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
+        if let free = freeBytes ?? RestoreCheck.freeBytes(in: vault), free < size + reserve {
+            throw .writeFailed(
+                "no space left on device for the vault at \(vault): staging \(path) takes up to \(size) bytes "
+                    + "and \(free) are free: free space, then retry")
+        }
         let name = "restore-\(SpaceID.random().hex)"
         let staging = "\(vault)/\(name)"
         try DurableFiles.makePrivateFolder(staging)
@@ -24,25 +39,43 @@ enum RestoreStaging {
             var names: [String] = []
             var files = 0
             var folders: Set<String> = []
-            while let entry = try reader.next() {
-                let parts = entry.name.split(separator: "/")
-                if parts.count == 3 {
-                    let folder = "\(staging)/deleted/\(parts[1])"
-                    if !folders.contains(folder) {
-                        try DurableFiles.makePrivateFolder(folder)
-                        folders.insert(folder)
+            var open: (name: String, fd: Int32)?
+            var counted: UInt64 = 0
+            defer { if let open { close(open.fd) } }
+            while let entry = try reader.next(receiving: { (head, piece) throws(StoreError) in
+                if open?.name != head.name {
+                    let parts = head.name.split(separator: "/")
+                    if parts.count == 3, !folders.contains(String(parts[1])) {
+                        if folders.isEmpty { try DurableFiles.makePrivateFolder("\(staging)/deleted") }
+                        try DurableFiles.makePrivateFolder("\(staging)/deleted/\(parts[1])")
+                        folders.insert(String(parts[1]))
                     }
-                } else {
-                    names.append(entry.name)
+                    if let previous = open { close(previous.fd) }
+                    open = nil
+                    let fd = try DurableFiles.openPrivate("\(staging)/\(head.name)", O_WRONLY | O_CREAT | O_EXCL)
+                    open = (head.name, fd)
                 }
-                try write(entry.bytes, to: "\(staging)/\(entry.name)")
+                try DurableFiles.writeAll(open!.fd, piece, path: "\(staging)/\(head.name)")
+                counting?(piece.count)
+                counted += UInt64(piece.count)
+            }) {
+                let file = "\(staging)/\(entry.name)"
+                try DurableFiles.sync(open!.fd, path: file)
+                close(open!.fd)
+                open = nil
+                if let problem = RestoreCheck.problem(staged: file, entry: entry) {
+                    throw .damaged(
+                        file: path, offset: entry.offset, reason: "\(problem); puffd would not read it as a vault file")
+                }
+                if !entry.name.contains("/") { names.append(entry.name) }
                 files += 1
+                counting?(Int(reader.position - counted))
+                counted = reader.position
             }
-            for folder in folders { try DurableFiles.syncFolder(folder) }
+            counting?(Int(reader.position - counted))
+            for folder in folders { try DurableFiles.syncFolder("\(staging)/deleted/\(folder)") }
             if !folders.isEmpty { try DurableFiles.syncFolder("\(staging)/deleted") }
             try DurableFiles.syncFolder(staging)
-            var info = stat()
-            let size = fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
             let collections = names.count { $0.hasSuffix(".header") }
             return StagedRestore(
                 folder: name, names: names.sorted(),
@@ -53,12 +86,14 @@ enum RestoreStaging {
         }
     }
 
-    /// Writes a new file, 0600, and syncs it.
-    private static func write(_ bytes: [UInt8], to path: String) throws(StoreError) {
-        let fd = try DurableFiles.openPrivate(path, O_WRONLY | O_CREAT | O_EXCL)
-        defer { close(fd) }
-        try DurableFiles.writeAll(fd, bytes, path: path)
-        try DurableFiles.sync(fd, path: path)
+    /// Room kept free beyond the archive's size (folder entries, the marker, the audit entries).
+    static let reserve: UInt64 = 1 << 20
+
+    /// Removes every staging folder of `vault`: at start, after a pending restore was finished,
+    /// none is in use, and one left there was cut short by a crash while staging.
+    static func removeLeftovers(in vault: String) {
+        guard let names = try? FileRecordStore.names(in: vault) else { return }
+        for name in names where isStagingName(name) { remove("\(vault)/\(name)") }
     }
 
     /// Removes a staging folder and what is left in it (two levels at most: `deleted/<entry>/`).

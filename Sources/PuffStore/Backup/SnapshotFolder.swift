@@ -19,15 +19,17 @@ public struct SnapshotFolder: Sendable {
     }
 
     /// Writes `snapshot` as a new archive (temporary file, `fsync`, `rename`, folder `fsync`),
-    /// then removes the oldest beyond `keep`. With `keep` 0 nothing is written.
+    /// then removes the oldest beyond `keep`: only once the new one is complete, and never the
+    /// new one. With `keep` 0 nothing is written. `counting` is told the bytes copied
+    /// (``VaultSnapshot/write(to:path:counting:)``).
     ///
     /// - Parameter reason: A word for the file name (`restore`, `repair`, `passwd`, `import`).
     /// - Returns: The new archive's path, nil when none is kept.
     /// - Throws: ``StoreError/writeFailed(_:)``, ``StoreError/readFailed(_:)``; nothing is then
     ///   left behind.
-    public func save(_ snapshot: VaultSnapshot, reason: String, keep: Int, now: UInt64? = nil) throws(StoreError)
-        -> String?
-    {
+    public func save(
+        _ snapshot: VaultSnapshot, reason: String, keep: Int, now: UInt64? = nil, counting: ByteCounting? = nil
+    ) throws(StoreError) -> String? {
         guard keep > 0 else { return nil }
         try DurableFiles.makePrivateFolder(path)
         var stamp = tm()
@@ -57,10 +59,14 @@ public struct SnapshotFolder: Sendable {
         }
         let final = "\(path)/\(name)"
         let temporary = "\(path)/.\(name).tmp"
-        unlink(temporary)
+        // Temporary files a crash left (another name, another second) would only take space.
+        for stale in (try? FileRecordStore.names(in: path)) ?? [] where stale.hasPrefix(".") && stale.hasSuffix(".tmp")
+        {
+            unlink("\(path)/\(stale)")
+        }
         let fd = try DurableFiles.openPrivate(temporary, O_WRONLY | O_CREAT | O_EXCL)
         do throws(StoreError) {
-            _ = try snapshot.write(to: fd, path: final)
+            _ = try snapshot.write(to: fd, path: final, counting: counting)
             try DurableFiles.sync(fd, path: temporary)
         } catch {
             close(fd)
@@ -73,7 +79,9 @@ public struct SnapshotFolder: Sendable {
             unlink(temporary)
             throw .writeFailed("cannot write \(final): \(DurableFiles.describe(code))")
         }
-        for old in names().dropLast(keep) { unlink("\(path)/\(old)") }
+        // The oldest by name go, never the one just written: with a clock set back since an older
+        // snapshot (a name that sorts after it), that one would otherwise go at once.
+        for old in names().filter({ $0 != name }).dropLast(keep - 1) { unlink("\(path)/\(old)") }
         try DurableFiles.syncFolder(path)
         return final
     }

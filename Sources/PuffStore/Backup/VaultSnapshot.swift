@@ -66,16 +66,26 @@ public final class VaultSnapshot: Sendable {
         files.count { !$0.name.contains("/") && $0.name.hasSuffix(".header") }
     }
 
+    /// The bytes of its files, what ``write(to:path:counting:)`` counts.
+    public var length: UInt64 {
+        files.reduce(0) { $0 + $1.length }
+    }
+
     /// Writes the snapshot as an archive on `fd`.
     ///
-    /// - Parameter path: The archive's name in messages.
+    /// - Parameters:
+    ///   - path: The archive's name in messages.
+    ///   - counting: Told the files' bytes as they are copied (``length`` in all).
     /// - Throws: ``StoreError/writeFailed(_:)``, ``StoreError/readFailed(_:)``.
-    public func write(to fd: Int32, path: String) throws(StoreError) -> BackupSummary {
+    public func write(to fd: Int32, path: String, counting: ByteCounting? = nil) throws(StoreError) -> BackupSummary {
         var writer = BackupWriter(fd: fd, path: path)
         for file in files {
             switch file.contents {
-            case .bytes(let bytes): try writer.add(file.name, bytes: bytes)
-            case .open(let source, let length): try writer.add(file.name, from: source, length: length)
+            case .bytes(let bytes):
+                try writer.add(file.name, bytes: bytes)
+                counting?(bytes.count)
+            case .open(let source, let length):
+                try writer.add(file.name, from: source, length: length, counting: counting)
             }
         }
         let bytes = try writer.finish()

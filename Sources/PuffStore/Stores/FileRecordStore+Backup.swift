@@ -34,14 +34,21 @@ extension FileRecordStore {
         return VaultSnapshot(files: files)
     }
 
-    public nonisolated func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) throws(StoreError)
-        -> String?
-    {
-        try SnapshotFolder(vault: folder).save(snapshot, reason: reason, keep: keep)
+    public nonisolated func saveSnapshot(
+        _ snapshot: VaultSnapshot, reason: String, keep: Int, counting: ByteCounting?
+    ) throws(StoreError) -> String? {
+        try SnapshotFolder(vault: folder).save(snapshot, reason: reason, keep: keep, counting: counting)
     }
 
-    public nonisolated func stageRestore(from fd: Int32, path: String) throws(StoreError) -> StagedRestore {
-        try RestoreStaging.stage(from: fd, path: path, vault: folder)
+    public nonisolated func stageRestore(from fd: Int32, path: String, counting: ByteCounting?) throws(StoreError)
+        -> StagedRestore
+    {
+        try RestoreStaging.stage(from: fd, path: path, vault: folder, counting: counting)
+    }
+
+    /// ``stageRestore(from:path:)`` as if `freeBytes` were free in the vault's file system (tests).
+    nonisolated func stageRestore(from fd: Int32, path: String, freeBytes: UInt64) throws(StoreError) -> StagedRestore {
+        try RestoreStaging.stage(from: fd, path: path, vault: folder, freeBytes: freeBytes)
     }
 
     public nonisolated func discardRestore(_ staged: StagedRestore) {

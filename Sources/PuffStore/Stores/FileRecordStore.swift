@@ -40,8 +40,10 @@ public actor FileRecordStore: RecordStore {
             throw .busy("another puffd is using \(folder)")
         }
         do throws(StoreError) {
-            // A restore a crash interrupted is finished before anything is read.
+            // A restore a crash interrupted is finished before anything is read; a staging a
+            // crash cut short is removed.
             try Self.finishRestore(in: folder)
+            RestoreStaging.removeLeftovers(in: folder)
         } catch {
             close(lockFD)
             throw error
@@ -208,7 +210,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
-        throws(StoreError) -> UInt64
+        throws(StoreError) -> JournalRewrite
     {
         try checkRunning()
         let path = journalPath(space)
@@ -217,15 +219,23 @@ public actor FileRecordStore: RecordStore {
         var bytes = JournalFraming.preamble(version: version)
         for record in records { bytes += JournalFraming.frame(record) }
         if let fd = journals.removeValue(forKey: space) { close(fd) }
+        var keptAs: String?
         if let keepingOldAs {
-            // A second name for the old journal first, so the rename below never loses it.
-            let kept = path + keepingOldAs
-            guard link(path, kept) == 0 else {
-                throw .writeFailed("cannot keep \(path) as \(kept): \(DurableFiles.describe(errno))")
+            // A second name for the old journal first, so the rename below never loses it; `link`
+            // never replaces, so an earlier kept journal of the same name stays as it was.
+            var attempt = 1
+            while keptAs == nil {
+                let suffix = JournalRewrite.suffix(keepingOldAs, attempt: attempt)
+                if link(path, path + suffix) == 0 {
+                    keptAs = suffix
+                } else if errno != EEXIST || attempt >= 1000 {
+                    throw .writeFailed("cannot keep \(path) as \(path + suffix): \(DurableFiles.describe(errno))")
+                }
+                attempt += 1
             }
         }
         try DurableFiles.replace(path, with: bytes, folder: folder)
-        return UInt64(max(0, Int(info.st_size) - bytes.count))
+        return JournalRewrite(shrunk: UInt64(max(0, Int(info.st_size) - bytes.count)), keptAs: keptAs)
     }
 
     public func remove(_ space: SpaceID) throws(StoreError) {

@@ -86,15 +86,23 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
-        async throws(StoreError) -> UInt64
+        async throws(StoreError) -> JournalRewrite
     {
         try await gate()
         guard let old = stored[space] else { throw .noSuchSpace(space) }
-        if let keepingOldAs { keptJournals[space.hex + ".journal" + keepingOldAs] = old.records }
+        var keptAs: String?
+        if let keepingOldAs {
+            var attempt = 1
+            while keptJournals[space.hex + ".journal" + JournalRewrite.suffix(keepingOldAs, attempt: attempt)] != nil {
+                attempt += 1
+            }
+            keptAs = JournalRewrite.suffix(keepingOldAs, attempt: attempt)
+            keptJournals[space.hex + ".journal" + keptAs!] = old.records
+        }
         stored[space]!.records = records
         stored[space]!.version = version
         let size = { (list: [[UInt8]]) in list.reduce(0) { $0 + $1.count + JournalFraming.frameOverhead } }
-        return UInt64(max(0, size(old.records) - size(records)))
+        return JournalRewrite(shrunk: UInt64(max(0, size(old.records) - size(records))), keptAs: keptAs)
     }
 
     public func replaceSpace(_ old: SpaceID, with new: SpaceID, header: [UInt8], records: [[UInt8]], head: [UInt8]?)
@@ -240,9 +248,13 @@ public actor MemoryRecordStore: RecordStore {
         throw .writeFailed("a vault kept in memory has no files to back up")
     }
 
-    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) -> String? { nil }
+    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int, counting: ByteCounting?) -> String? {
+        nil
+    }
 
-    public func stageRestore(from fd: Int32, path: String) throws(StoreError) -> StagedRestore {
+    public func stageRestore(from fd: Int32, path: String, counting: ByteCounting?) throws(StoreError)
+        -> StagedRestore
+    {
         throw .writeFailed("a vault kept in memory cannot be restored from a backup")
     }
 

@@ -54,11 +54,13 @@ public protocol RecordStore: Sendable {
     /// after, whichever keeps the pair readable after a crash between the two.
     ///
     /// - Parameter keepingOldAs: When given, the old journal is kept under this suffix
-    ///   (`<space>.journal<suffix>`) instead of being replaced away.
-    /// - Returns: The bytes the journal shrank by.
+    ///   (`<space>.journal<suffix>`) instead of being replaced away; when a file of that name is
+    ///   already there (a second repair within the same second), under the first free of
+    ///   `<suffix>-2`, `<suffix>-3`, …: an earlier kept journal is never replaced.
+    /// - Returns: The bytes the journal shrank by, and the suffix the old journal is kept under.
     /// - Throws: ``StoreError/writeFailed(_:)``; the old journal is then still in place.
     func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
-        async throws(StoreError) -> UInt64
+        async throws(StoreError) -> JournalRewrite
 
     /// Replaces the space's head atomically with `head` alone.
     ///
@@ -151,15 +153,18 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/readFailed(_:)``; a memory store has no files to snapshot.
     func snapshot() async throws(StoreError) -> VaultSnapshot
 
-    /// Writes `snapshot` into the vault's snapshot folder, keeping the newest `keep`.
+    /// Writes `snapshot` into the vault's snapshot folder, keeping the newest `keep`; `counting`
+    /// is told the bytes copied.
     ///
     /// - Returns: Its path, or nil when `keep` is 0.
-    func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) async throws(StoreError) -> String?
+    func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int, counting: ByteCounting?)
+        async throws(StoreError) -> String?
 
-    /// Unpacks the backup on `fd` beside the vault, checked whole, without touching the vault.
+    /// Unpacks the backup on `fd` beside the vault, checked whole, without touching the vault;
+    /// `counting` is told the archive's bytes as they are read (its size in all).
     ///
     /// - Throws: ``StoreError/damaged(file:offset:reason:)`` naming `path` and the offset.
-    func stageRestore(from fd: Int32, path: String) async throws(StoreError) -> StagedRestore
+    func stageRestore(from fd: Int32, path: String, counting: ByteCounting?) async throws(StoreError) -> StagedRestore
 
     /// Replaces the vault's files with `staged`'s; a crash in the middle finishes at the next
     /// start. The caller makes sure no write runs meanwhile.
@@ -339,6 +344,36 @@ extension RecordStore {
 
     /// Replaces the space's journal with `records` of the current version, dropping the old one.
     public func rewrite(_ space: SpaceID, records: [[UInt8]]) async throws(StoreError) -> UInt64 {
-        try await rewrite(space, records: records, version: VaultRecord.currentFormat, keepingOldAs: nil)
+        try await rewrite(space, records: records, version: VaultRecord.currentFormat, keepingOldAs: nil).shrunk
+    }
+
+    /// ``saveSnapshot(_:reason:keep:counting:)`` counting nothing.
+    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int) async throws(StoreError)
+        -> String?
+    {
+        try await saveSnapshot(snapshot, reason: reason, keep: keep, counting: nil)
+    }
+
+    /// ``stageRestore(from:path:counting:)`` counting nothing.
+    public func stageRestore(from fd: Int32, path: String) async throws(StoreError) -> StagedRestore {
+        try await stageRestore(from: fd, path: path, counting: nil)
+    }
+}
+
+/// What ``RecordStore/rewrite(_:records:version:keepingOldAs:)`` did.
+public struct JournalRewrite: Sendable, Equatable {
+    /// The bytes the journal shrank by.
+    public var shrunk: UInt64
+    /// The suffix the old journal is kept under (`<space>.journal<suffix>`), nil when not kept.
+    public var keptAs: String?
+
+    public init(shrunk: UInt64, keptAs: String?) {
+        self.shrunk = shrunk
+        self.keptAs = keptAs
+    }
+
+    /// The suffix to try after `base` was taken `attempt - 1` times: `base`, `base-2`, `base-3`, …
+    static func suffix(_ base: String, attempt: Int) -> String {
+        attempt == 1 ? base : "\(base)-\(attempt)"
     }
 }

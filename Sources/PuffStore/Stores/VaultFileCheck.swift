@@ -38,7 +38,23 @@ public enum VaultFileCheck {
     }
 
     /// The findings for the vault in `folder`, sorted by file; empty when all is well.
-    public static func findings(folder: String) -> [Finding] {
+    /// `counting` is told each file's bytes once it is checked.
+    public static func findings(folder: String, counting: ByteCounting? = nil) -> [Finding] {
+        names(in: folder).compactMap { check("\(folder)/\($0)", name: $0, counting: counting) }
+    }
+
+    /// The bytes of the vault files in `folder` now, what ``findings(folder:counting:)`` counts
+    /// (links and other files that are not regular count nothing).
+    public static func bytes(folder: String) -> UInt64 {
+        names(in: folder).reduce(0) { total, name in
+            var info = stat()
+            guard lstat("\(folder)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return total }
+            return total + UInt64(info.st_size)
+        }
+    }
+
+    /// The vault files' names in `folder`, sorted.
+    private static func names(in folder: String) -> [String] {
         guard let dir = opendir(folder) else { return [] }
         var names: [String] = []
         while let entry = readdir(dir) {
@@ -48,11 +64,11 @@ public enum VaultFileCheck {
             if DurableFiles.isVaultFileName(name) { names.append(name) }
         }
         closedir(dir)
-        return names.sorted().compactMap { check("\(folder)/\($0)", name: $0) }
+        return names.sorted()
     }
 
     /// The finding for one vault file, or nil when it is fine (or gone).
-    static func check(_ path: String, name: String) -> Finding? {
+    static func check(_ path: String, name: String, counting: ByteCounting? = nil) -> Finding? {
         let bytes: [UInt8]
         do throws(StoreError) {
             guard let read = try DurableFiles.readWhole(path) else { return nil }
@@ -60,6 +76,7 @@ public enum VaultFileCheck {
         } catch {
             return finding(error, path: path, kind: .refused)
         }
+        defer { counting?(bytes.count) }
         return finding(for: bytes, name: name, path: path)
     }
 

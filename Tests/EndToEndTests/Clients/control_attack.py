@@ -4,6 +4,7 @@
     /usr/bin/python3 control_attack.py proxy
     /usr/bin/python3 control_attack.py consent ITEM_PATH
     /usr/bin/python3 control_attack.py agents ITEM_PATH
+    /usr/bin/python3 control_attack.py restore ARCHIVE
 
 DBUS_SESSION_BUS_ADDRESS names the bus (for `proxy`, xdg-dbus-proxy's socket with
 `--filter --talk=org.freedesktop.secrets`, as Flatpak gives an app that may use the Secret
@@ -21,6 +22,10 @@ agents:  puffd runs with the `agent` prompter. A first agent registers (it answe
          question "deny" and notes the purposes); a second connection's RegisterAgent is refused
          after the first agent was asked to confirm, and a read of the protected item by the
          second connection is asked of the first agent, never of the second.
+
+restore: puffd runs with no prompter that reaches a person. Restore with a valid backup of the
+         same vault is refused without consent (NotConfirmed) and with a wrong passcode of the
+         default collection (WrongPasscode): a same-user client cannot roll the vault back.
 
 Prints `ok <case>` or `FAIL <case>: <reason>`, then `N passed, M failed`. Never prints a secret.
 """
@@ -256,6 +261,32 @@ def run_agents(runner, item):
     runner.case("the second connection cannot confirm its own read", second_cannot_confirm_its_own_read)
 
 
+def run_restore(runner, archive):
+    bus = connect()
+
+    def restore(options):
+        fd = os.open(archive, os.O_RDONLY)
+        try:
+            return call(bus, CONTROL_NAME, CONTROL_PATH, CONTROL, "Restore", dbus.types.UnixFd(fd),
+                        dbus.Dictionary(options, signature="sv"), signature="ha{sv}")
+        finally:
+            os.close(fd)
+
+    def wrong_passcode():
+        read, write = os.pipe()
+        os.write(write, b"wrong pass")
+        os.close(write)
+        try:
+            return restore({"name": "hostile", "passcode": dbus.types.UnixFd(read)})
+        finally:
+            os.close(read)
+
+    runner.case("Restore without consent is refused",
+                lambda: expect_error(restore({"name": "hostile"}), (NOT_CONFIRMED,), "Restore without consent"))
+    runner.case("Restore with a wrong passcode is refused",
+                lambda: expect_error(wrong_passcode(), ("io.puff.Error.WrongPasscode",), "Restore, wrong passcode"))
+
+
 def main():
     runner = Runner()
     mode = sys.argv[1]
@@ -265,6 +296,8 @@ def main():
         run_consent(runner, sys.argv[2])
     elif mode == "agents":
         run_agents(runner, sys.argv[2])
+    elif mode == "restore":
+        run_restore(runner, sys.argv[2])
     else:
         raise Failure(f"unknown mode {mode}")
     runner.finish()

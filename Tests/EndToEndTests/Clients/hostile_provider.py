@@ -15,6 +15,9 @@ MODE:
     bad-ciphertext      a DH session, then a secret of 15 bytes (no AES block)
     oversized-secret    a plain session, then a secret of 20 MiB
     extra-secret        a DH session whose GetSecrets reply leaves the item out and adds another
+    locked              the collection is locked until Unlock's prompt runs, which then unlocks it
+                        (plain session, as in `plain`); prints `unlock asked` when Unlock is called
+    locked-dismissed    the same, but the person dismisses the prompt
 """
 
 import os
@@ -39,12 +42,15 @@ PRIME = int(
     "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
     "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF", 16)
 MODE = sys.argv[1]
+PLAIN_MODES = ("plain", "oversized-secret", "locked", "locked-dismissed")
+PROMPT = BASE + "/prompt/1"
+STATE = {"locked": MODE.startswith("locked")}
 
 
 class Service(dbus.service.Object):
     @dbus.service.method(SS + "Service", in_signature="sv", out_signature="vo")
     def OpenSession(self, algorithm, _input):
-        if MODE in ("plain", "oversized-secret"):
+        if MODE in PLAIN_MODES:
             if algorithm != "plain":
                 raise dbus.exceptions.DBusException("only plain here", name="org.freedesktop.DBus.Error.NotSupported")
             return dbus.String("", variant_level=1), dbus.ObjectPath(SESSION)
@@ -54,7 +60,7 @@ class Service(dbus.service.Object):
 
     @dbus.service.method(SS + "Service", in_signature="aoo", out_signature="a{o(oayays)}")
     def GetSecrets(self, items, session):
-        if MODE == "plain":
+        if MODE in ("plain", "locked", "locked-dismissed"):
             value, parameters = b"plain secret", b""
         elif MODE == "oversized-secret":
             value, parameters = b"s" * (20 << 20), b""
@@ -64,6 +70,11 @@ class Service(dbus.service.Object):
             value, parameters = b"\1" * 15, b"\0" * 16
         return {dbus.ObjectPath(ITEM): (session, dbus.ByteArray(parameters), dbus.ByteArray(value), "text/plain")}
 
+    @dbus.service.method(SS + "Service", in_signature="ao", out_signature="aoo")
+    def Unlock(self, objects):
+        print("unlock asked", flush=True)
+        return dbus.Array([], signature="o"), dbus.ObjectPath(PROMPT)
+
     @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
     def Get(self, interface, name):
         return dbus.Array([dbus.ObjectPath(COLLECTION)], signature="o", variant_level=1)
@@ -72,7 +83,7 @@ class Service(dbus.service.Object):
 class Collection(dbus.service.Object):
     @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
     def GetAll(self, interface):
-        return {"Label": dbus.String("fake"), "Locked": dbus.Boolean(False),
+        return {"Label": dbus.String("fake"), "Locked": dbus.Boolean(STATE["locked"]),
                 "Items": dbus.Array([dbus.ObjectPath(ITEM)], signature="o"),
                 "Created": dbus.UInt64(1), "Modified": dbus.UInt64(2)}
 
@@ -89,6 +100,23 @@ class Item(dbus.service.Object):
                 "Created": dbus.UInt64(1_500_000_000), "Modified": dbus.UInt64(1_500_000_001)}
 
 
+class Prompt(dbus.service.Object):
+    @dbus.service.method(SS + "Prompt", in_signature="s", out_signature="")
+    def Prompt(self, window):
+        GLib.idle_add(self.answer)
+
+    def answer(self):
+        dismissed = MODE == "locked-dismissed"
+        STATE["locked"] = dismissed
+        unlocked = [] if dismissed else [dbus.ObjectPath(COLLECTION)]
+        self.Completed(dismissed, dbus.Array(unlocked, signature="o", variant_level=1))
+        return False
+
+    @dbus.service.signal(SS + "Prompt", signature="bv")
+    def Completed(self, dismissed, result):
+        pass
+
+
 class Session(dbus.service.Object):
     @dbus.service.method(SS + "Session", in_signature="", out_signature="")
     def Close(self):
@@ -99,7 +127,8 @@ def main():
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
-    objects = [Service(bus, BASE), Collection(bus, COLLECTION), Item(bus, ITEM), Session(bus, SESSION)]
+    objects = [Service(bus, BASE), Collection(bus, COLLECTION), Item(bus, ITEM), Session(bus, SESSION),
+               Prompt(bus, PROMPT)]
     reply = bus.request_name("org.freedesktop.secrets", dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
     if reply != dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER:
         print("FAIL could not own org.freedesktop.secrets", flush=True)

@@ -9,6 +9,10 @@ Commands:
                   the database password always on keepassxc-cli's stdin, never in argv.
   make-cli-rm FILE  the same, then `rm` of one entry into the recycle bin (KeePassXC then writes
                   KDBX 4.1 with the AES-KDF).
+  make-cli-past FILE  make-cli with keepassxc-cli's clock at 2017-05-06 (libfaketime), an
+                  `edit` of Sub/inner at 2018-07-08, then pykeepass (which keeps the file KDBX 3.1 and the entries' times) adds what
+                  keepassxc-cli cannot: 50 custom fields, an empty and a unicode custom field,
+                  FDO_SECRETS_CONTENT_TYPE beside the FDO_SECRETS_DATA attachment.
   make-py FILE    pykeepass create_database (KDBX 4, Argon2d): unicode labels, empty values, 50
                   custom fields, a 64 KiB value, times years in the past, a binary secret as
                   FDO_SECRETS_DATA with FDO_SECRETS_CONTENT_TYPE, another attachment, notes, a
@@ -35,11 +39,17 @@ BIG = "€" * 21845 + "x"  # 65,536 bytes of UTF-8
 ENV = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8")
 
 
+# The clock keepassxc-cli runs with for make-cli-past: years before any run of the tests.
+PAST = dict(ENV, LD_PRELOAD="/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", FAKETIME="@2017-05-06 07:08:09",
+            FAKETIME_DONT_FAKE_MONOTONIC="1")
+CLI_ENV = ENV
+
+
 def cli(password, *args, stdin_extra=b"", may_fail=False):
     """keepassxc-cli with the database password on stdin (never argv)."""
     done = subprocess.run(
         ["keepassxc-cli", *args], input=password.encode() + b"\n" + stdin_extra,
-        capture_output=True, timeout=600, env=ENV)
+        capture_output=True, timeout=600, env=CLI_ENV)
     if done.returncode != 0 and may_fail:
         return None
     if done.returncode != 0:
@@ -50,7 +60,8 @@ def cli(password, *args, stdin_extra=b"", may_fail=False):
 
 def make_cli(path, password, recycle=False):
     subprocess.run(["keepassxc-cli", "db-create", "-q", "-p", path],
-                   input=f"{password}\n{password}\n".encode(), check=True, capture_output=True, timeout=600, env=ENV)
+                   input=f"{password}\n{password}\n".encode(), check=True, capture_output=True, timeout=600,
+                   env=CLI_ENV)
     cli(password, "add", "-q", "-u", "ålice", "--url", "https://example.org/ü", "-p", path, "Grüße 🔑",
         stdin_extra="pässword 🔐\n".encode())
     cli(password, "add", "-q", "-p", path, "empty fields", stdin_extra=b"\n")
@@ -69,6 +80,30 @@ def make_cli(path, password, recycle=False):
         # Moves it into the recycle bin, and KeePassXC 2.7.4 then saves the file as KDBX 4.1
         # (still AES-KDF): what was KDBX 3.1 until this step.
         cli(password, "rm", "-q", path, "deleted")
+
+
+def make_cli_past(path, password):
+    global CLI_ENV
+    CLI_ENV = PAST
+    make_cli(path, password)
+    # An entry edited a year later, so its Modified is not its Created.
+    CLI_ENV = dict(PAST, FAKETIME="@2018-07-08 09:10:11")
+    cli(password, "edit", "-q", "-p", path, "Sub/inner", stdin_extra=b"inner secret v2\n")
+    from pykeepass import PyKeePass
+    kp = PyKeePass(path, password=password)
+    e = kp.find_entries(title="Grüße 🔑", first=True)
+    e.set_custom_property("ключ", "значение ✓")
+    e.set_custom_property("empty", "")
+    e = kp.find_entries(title="empty fields", first=True)
+    for i in range(50):
+        e.set_custom_property(f"attr{i:02d}", f"value {i} ✓")
+    e = kp.find_entries(title="binary", first=True)
+    e.set_custom_property("FDO_SECRETS_CONTENT_TYPE", "application/x-puff-test")
+    e.set_custom_property("service", "ssh")
+    kp.save()
+    if PyKeePass(path, password=password).version != (3, 1):
+        sys.stderr.write("pykeepass did not keep the file KDBX 3.1\n")
+        sys.exit(2)
 
 
 def make_py(path, password):
@@ -179,7 +214,7 @@ def main():
         sys.exit(64)
     command, path = sys.argv[1], sys.argv[2]
     password = sys.stdin.readline().rstrip("\n")
-    {"make-cli": make_cli, "make-cli-rm": lambda f, p: make_cli(f, p, recycle=True), "make-py": make_py, "dump-py": dump_py, "dump-cli": dump_cli}[command](path, password)
+    {"make-cli": make_cli, "make-cli-rm": lambda f, p: make_cli(f, p, recycle=True), "make-cli-past": make_cli_past, "make-py": make_py, "dump-py": dump_py, "dump-cli": dump_cli}[command](path, password)
 
 
 if __name__ == "__main__":

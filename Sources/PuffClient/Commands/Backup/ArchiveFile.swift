@@ -19,6 +19,23 @@ enum ArchiveFile {
         return (UnixFD(taking: fd), temporary)
     }
 
+    /// Refuses a `path` inside the vault folder `vault` (`Status`'s `data_dir`), links resolved: the
+    /// rename would replace a vault file (`puffctl backup <vault>/catalog`), or put an archive
+    /// among the snapshots, whose rotation would later remove it.
+    ///
+    /// - Throws: ``ClientError/usage(_:)``.
+    static func refuseInside(vault: String, path: String) throws(ClientError) {
+        guard !vault.isEmpty, let vaultReal = realpath(vault, nil), let folderReal = realpath(folder(of: path), nil)
+        else { return }
+        defer {
+            free(vaultReal)
+            free(folderReal)
+        }
+        let (inVault, inFolder) = (String(cString: vaultReal), String(cString: folderReal))
+        guard inFolder == inVault || inFolder.hasPrefix(inVault + "/") else { return }
+        throw .usage("\(path) is inside the vault folder \(vault): write the backup somewhere else")
+    }
+
     /// Syncs the written temporary file and renames it to `path` (a link at `path` is replaced,
     /// not followed), then syncs the folder.
     static func commit(_ fd: UnixFD, temporary: String, to path: String) throws(ClientError) {

@@ -24,7 +24,8 @@ struct ImportCommand: AsyncParsableCommand {
             object per item and a last one with the totals. With --bus ADDRESS instead of SOURCE, \
             every item of every unlocked collection of the provider that owns \
             org.freedesktop.secrets on that bus (gnome-keyring, KeePassXC, KWallet, oo7) is \
-            copied; its locked collections are skipped and listed, and never unlocked. See \
+            copied; its locked collections are skipped and listed, and never unlocked unless \
+            --unlock-source asks the provider to (it then shows its own prompt). See \
             docs/migration.md.
             """
     )
@@ -37,6 +38,9 @@ struct ImportCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Copy from the provider running on the bus at ADDRESS instead of a file.", valueName: "ADDRESS"))
     var bus: String?
+
+    @Flag(help: "With --bus: ask the other provider to unlock its locked collections (it shows its own prompt).")
+    var unlockSource = false
 
     @Option(
         name: .customLong("into"),
@@ -63,6 +67,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func validate() throws {
         try LiveImport.validate(source: source, bus: bus, format: format, passcodeDescriptor: sourcePasscodeDescriptor)
+        if unlockSource, bus == nil { throw ValidationError("--unlock-source is for --bus ADDRESS") }
         if let sourcePasscodeDescriptor, sourcePasscodeDescriptor < 0 {
             throw ValidationError("--source-passcode-fd needs a descriptor number (0 or more)")
         }
@@ -72,14 +77,18 @@ struct ImportCommand: AsyncParsableCommand {
         let client = try await connection.connect()
         // Checked first, so a missing collection costs no typing.
         let target = try await client.status().target(collection)
-        let live = try await LiveImport.read(bus, json: json)
+        let live = try await LiveImport.read(bus, unlocking: unlockSource, json: json)
         let read = try live.map { PortableCollection(label: "", items: $0.items) } ?? readSource()
         if target.isLocked {
             let code = try PasscodePrompt.existing(
                 from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
             _ = try await client.unlock(target.id, passcode: code)
         }
-        let outcomes = try await client.importItems(read.items, into: target.id, dryRun: dryRun)
+        let progress = ProgressReporter.forCommand("import", json: json)
+        defer { progress.finish() }
+        let outcomes = try await client.importItems(
+            read.items, into: target.id, dryRun: dryRun, progress: progress.update)
+        progress.finish()
         ImportOutput.print(
             outcomes + LiveImport.skippedLines(live, after: read.items.count), items: read.items, json: json,
             dryRun: dryRun, into: target.id, origins: LiveImport.origins(live))
@@ -97,7 +106,7 @@ struct ImportCommand: AsyncParsableCommand {
                 code = try PasscodePrompt.existing(
                     from: try place.open(), prompt: "Password of \(TerminalText.escaped(source)):")
             }
-            return try reader.read(bytes, passcode: code)
+            return try ImportReadProgress(json: json).reading { try reader.read(bytes, passcode: code) }
         } catch let error as ForeignFormatError {
             throw .source(error)
         } catch let error as ClientError {

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffFormats
+
+/// The progress `puffctl import` shows while it reads its source, before anything reaches
+/// puffd: `import-key` for the rounds of a key derivation that can be counted (KDBX's AES-KDF),
+/// then `import-read` for the items decrypted and parsed. Each is a bar on a terminal, JSON lines
+/// with `--json`, nothing on a pipe (``ProgressReporter/forCommand(_:json:)``); puffd's part,
+/// the batch, is `import`.
+final class ImportReadProgress: Sendable {
+    private let key: ProgressReporter
+    private let items: ProgressReporter
+
+    init(json: Bool) {
+        key = .forCommand("import-key", json: json)
+        items = .forCommand("import-read", json: json)
+    }
+
+    /// Runs `read`, one reader's read of the source, with its reports shown; the bars are
+    /// erased when it returns or throws.
+    func reading<T>(_ read: () throws -> T) rethrows -> T {
+        defer { finish() }
+        let (key, items) = (key, items)
+        let reporter = ReadProgress { stage, done, total in
+            switch stage {
+            case .keyRounds:
+                key.update(ProgressUpdate(done: done, total: total, unit: "rounds"))
+            case .items:
+                key.finish()
+                items.update(ProgressUpdate(done: done, total: total, unit: "items"))
+            }
+        }
+        return try ReadProgress.$current.withValue(reporter) { try read() }
+    }
+
+    private func finish() {
+        key.finish()
+        items.finish()
+    }
+}
