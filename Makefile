@@ -220,11 +220,12 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGET=$(FUZZ_TARGET) SWIFT=$(SWIFT) fuzz/run.sh
 
 # Benchmark (docs/benchmarks.md): puffd (file vault) against gnome-keyring, 0 -> 100,000 items, then puffd
-# restarted on its vault; plot and the file-store targets table in docs/.
+# restarted on its vault; backup and verify of that vault; import of a 10,000-item gnome-keyring file
+# while another client calls GetSecret; plot, the file-store and the migration targets in docs/.
 bench: deps
 	$(call apt_install,$(BENCH_APT_PACKAGES))
 	SWIFT=$(SWIFT) bench/run.sh --compare --max 100000 --fill-budget-s 300 --png docs/benchmarks.png --doc docs/benchmarks.md
 
-# The same code path with 200 items and checks; ends with "N passed, M failed".
+# The same code path with 200 items (and a 200-item import) and checks; ends with "N passed, M failed".
 bench-smoke: deps
 	SWIFT=$(SWIFT) bench/run.sh --smoke

@@ -151,6 +151,8 @@ let package = Package(
             name: "PuffFuzzVault", dependencies: ["PuffStore", "PuffService", "PuffCrypto", "PuffFuzzing"]),
         // libFuzzer target for the foreign-format readers an import runs (gnome-keyring, libsecret, KDBX).
         .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto", "PuffFuzzing"]),
+        // `make bench`'s source files for `puffctl import`, written with Puff's own writer (bench/run.sh).
+        .executableTarget(name: "PuffBenchKeyring", dependencies: ["PuffFormats", "PuffCrypto"]),
     ]
 )
 

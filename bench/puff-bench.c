@@ -685,8 +685,13 @@ static double search_items(Provider *p, const char **kv, int npairs, int *nunloc
     return ok ? us : -1;
 }
 
-static double get_secret(Provider *p, long k, bool *exact) {
-    DBusMessage *m = new_call(bus_name, p->paths[k], IFACE_ITEM, "GetSecret");
+static double get_secret_at(Provider *p, const char *path, long k, bool *exact);
+
+static double get_secret(Provider *p, long k, bool *exact) { return get_secret_at(p, p->paths[k], k, exact); }
+
+// Item.GetSecret of the item at `path`; *exact: the bytes make_secret(k) gives, for our session.
+static double get_secret_at(Provider *p, const char *path, long k, bool *exact) {
+    DBusMessage *m = new_call(bus_name, path, IFACE_ITEM, "GetSecret");
     const char *sess = p->session;
     dbus_message_append_args(m, DBUS_TYPE_OBJECT_PATH, &sess, DBUS_TYPE_INVALID);
     DBusError err;
@@ -1850,6 +1855,152 @@ static int file_targets(const char *tsv_path, const char *pn) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// --during: another client's GetSecret while a command (puffctl import) runs
+
+static volatile sig_atomic_t child_done;
+static struct timespec child_exit_ts;
+
+static void on_sigchld(int sig) {
+    (void)sig;
+    clock_gettime(CLOCK_MONOTONIC, &child_exit_ts);  // async-signal-safe
+    child_done = 1;
+}
+
+typedef struct {
+    Samples lat;        // µs, send -> reply: what each call took
+    Samples scheduled;  // µs, its slot in the schedule -> reply: what a reader arriving then waited
+    long errors, inexact;
+} Paced;
+
+// Item.GetSecret of our own item on a fixed schedule, one slot every interval_us, until `until_s`
+// or, with until_s = NAN, until the child has exited (a call sent before the exit counts). A call
+// that overruns is followed at once by the next, whose wait is counted from its slot (as wrk2
+// does), so a stall of the provider shows in the percentiles as long as it lasted, not as one
+// slow call.
+static void paced_getsecret(Provider *p, double until_s, long interval_us, Paced *out) {
+    double next = now_s();
+    for (;;) {
+        if (isnan(until_s) ? child_done : now_s() >= until_s) break;
+        double t = now_s();
+        if (next > t) {
+            struct timespec ts = {(time_t)next, (long)((next - floor(next)) * 1e9)};
+            if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) continue;
+        }
+        if (isnan(until_s) ? child_done : now_s() >= until_s) break;
+        bool exact = false;
+        double us = get_secret(p, 0, &exact);
+        if (us < 0) {
+            out->errors++;
+        } else {
+            samples_add(&out->lat, us);
+            samples_add(&out->scheduled, (now_s() - next) * 1e6);
+            if (!exact) out->inexact++;
+        }
+        next += (double)interval_us / 1e6;
+    }
+}
+
+static double max_of(const Samples *s) {
+    double max = 0;
+    for (size_t i = 0; i < s->n; i++) max = s->v[i] > max ? s->v[i] : max;
+    return max;
+}
+
+static void print_paced(const char *what, Paced *pc) {
+    Stats st = stats_of(pc->lat.v, 0, pc->lat.n), sc = stats_of(pc->scheduled.v, 0, pc->scheduled.n);
+    printf("%s_calls %zu\n%s_errors %ld\n", what, pc->lat.n, what, pc->errors + pc->inexact);
+    printf("%s_p50_us %.1f\n%s_p99_us %.1f\n%s_max_us %.1f\n", what, st.p50, what, st.p99, what, max_of(&pc->lat));
+    printf("%s_sched_p50_us %.1f\n%s_sched_p99_us %.1f\n%s_sched_max_us %.1f\n", what, sc.p50, what, sc.p99, what,
+           max_of(&pc->scheduled));
+}
+
+// Creates an item, measures GetSecret of it for baseline_ms alone, then runs `cmd` (stdout and
+// stderr to cmd_out, the other descriptors inherited: run.sh passes the source's password on
+// one) and measures GetSecret while it runs. With expect > 0, checks afterwards that items
+// 0 .. expect-1 of PuffBenchKeyring's file were imported: all found by SearchItems, unlocked,
+// and a sample of them with the exact secret. Prints key-value lines; the checks go to stderr.
+static int during_command(long expect, long interval_us, long baseline_ms, const char *cmd_out, char **cmd) {
+    Provider *p = &prov[0];
+    p->conn = connect_bus(p->address);
+    p->pid = provider_pid(p);
+    check(p->pid > 0, "%s: GetConnectionUnixProcessID gives the provider's pid", p->name);
+    bool sess = open_session(p);
+    check(sess, "%s: OpenSession(\"plain\") works", p->name);
+    bool unlocked = sess && ensure_unlocked(p);
+    check(unlocked, "%s: the default collection is unlocked", p->name);
+    p->paths = calloc(1, sizeof(char *));
+    if (!p->paths) die("out of memory");
+    bool created = unlocked && create_item(p, 0) >= 0;
+    check(created, "%s: the reading client's item is created", p->name);
+    if (!created) goto done;
+
+    Paced base = {0}, during = {0};
+    paced_getsecret(p, now_s() + (double)baseline_ms / 1e3, interval_us, &base);
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_sigchld;
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, cmd_out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t child;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = posix_spawnp(&child, cmd[0], &fa, NULL, cmd, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc) die("cannot run %s: %s", cmd[0], strerror(rc));
+    paced_getsecret(p, NAN, interval_us, &during);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    double command_ms = (double)(child_exit_ts.tv_sec - t0.tv_sec) * 1e3 + (double)(child_exit_ts.tv_nsec - t0.tv_nsec) / 1e6;
+    bool command_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    check(command_ok, "%s: the command (%s) exits 0 (see %s)", p->name, cmd[0], cmd_out);
+    printf("command_ms %.1f\n", command_ms);
+    print_paced("baseline", &base);
+    print_paced("during", &during);
+    check(base.errors == 0 && base.inexact == 0 && base.lat.n > 0,
+          "%s: every GetSecret before the command succeeds with the stored bytes (%ld errors, %ld inexact of %zu)",
+          p->name, base.errors, base.inexact, base.lat.n + (size_t)base.errors);
+    check(during.errors == 0 && during.inexact == 0 && during.lat.n > 0,
+          "%s: every GetSecret during the command succeeds with the stored bytes (%ld errors, %ld inexact of %zu)",
+          p->name, during.errors, during.inexact, during.lat.n + (size_t)during.errors);
+
+    if (expect > 0 && command_ok) {
+        const char *kv[] = {"service", "bench-import", "run", run_id};
+        int nu = 0, nl = 0;
+        double us = search_items(p, kv, 2, &nu, &nl, NULL, 0);
+        check(us >= 0 && nu == expect && nl == 0, "%s: SearchItems finds all %ld imported items unlocked (%d, %d locked)",
+              p->name, expect, nu, nl);
+        long sample = expect < 20 ? expect : 20, exact_count = 0;
+        for (long j = 0; j < sample; j++) {
+            long k = j == 0 ? 0 : j == 1 ? expect - 1 : rng_below(expect);
+            char user[32], path[512] = "";
+            snprintf(user, sizeof user, "i%ld", k);
+            const char *one[] = {"service", "bench-import", "run", run_id, "user", user};
+            bool exact = false;
+            if (search_items(p, one, 3, &nu, &nl, path, sizeof path) >= 0 && nu == 1)
+                get_secret_at(p, path, k, &exact);
+            exact_count += exact;
+        }
+        check(exact_count == sample, "%s: GetSecret of %ld imported items returns their exact bytes (%ld did)",
+              p->name, sample, exact_count);
+    }
+    free(base.lat.v);
+    free(base.scheduled.v);
+    free(during.lat.v);
+    free(during.scheduled.v);
+done:
+    dbus_connection_close(p->conn);
+    dbus_connection_unref(p->conn);
+    fprintf(stderr, "[puff-bench] checks: %ld passed, %ld failed\n", checks_passed, checks_failed);
+    return checks_failed ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
 // main
 
 static void usage(void) {
@@ -1875,7 +2026,13 @@ static void usage(void) {
             "      one round on a restarted provider whose vault holds the N items of run ID, all locked:\n"
             "      locked workloads, Control1.Unlock of C (default login) and of the empty collection P (the KDF\n"
             "      alone), unlocked workloads, memory\n"
-            "  puff-bench --file-targets TSV [--provider NAME]   the file-store targets table from a run's TSV\n");
+            "  puff-bench --file-targets TSV [--provider NAME]   the file-store targets table from a run's TSV\n"
+            "  puff-bench --during --run-id ID [--expect-imported N] [--interval-us US] [--baseline-ms MS]\n"
+            "             [--command-out FILE] NAME=BUS_ADDRESS -- COMMAND [ARG...]\n"
+            "      creates an item, calls GetSecret on it every US µs (default 2000) for MS ms (default 1000),\n"
+            "      then runs COMMAND and goes on calling until it exits; prints the command's wall time and\n"
+            "      GetSecret p50/p99/max before and during it; with N, checks that PuffBenchKeyring's items\n"
+            "      0 .. N-1 of run ID were imported exactly\n");
     exit(2);
 }
 
@@ -1911,6 +2068,10 @@ int main(int argc, char **argv) {
     const char *opt_run_id = NULL, *probe = "kdf-probe", *collection = "login", *tsv_append = NULL;
     const char *targets_tsv = NULL, *targets_provider = "puff";
     long reopen_items = 0;
+    bool during = false;
+    long expect_imported = 0, interval_us = 2000, baseline_ms = 1000;
+    const char *command_out = "/dev/null";
+    char **command = NULL;
     int reopen_round_no = 1;
     double round_startup_ms = NAN;
 
@@ -1960,6 +2121,23 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--run-id")) {
             NEED_ARG;
             opt_run_id = v;
+        } else if (!strcmp(a, "--during")) {
+            during = true;
+        } else if (!strcmp(a, "--expect-imported")) {
+            NEED_ARG;
+            expect_imported = atol(v);
+        } else if (!strcmp(a, "--interval-us")) {
+            NEED_ARG;
+            interval_us = atol(v);
+        } else if (!strcmp(a, "--baseline-ms")) {
+            NEED_ARG;
+            baseline_ms = atol(v);
+        } else if (!strcmp(a, "--command-out")) {
+            NEED_ARG;
+            command_out = v;
+        } else if (!strcmp(a, "--") && during) {
+            command = argv + i + 1;
+            break;
         } else if (!strcmp(a, "--reopen")) {
             opt_reopen = true;
         } else if (!strcmp(a, "--items")) {
@@ -2053,6 +2231,12 @@ int main(int argc, char **argv) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         snprintf(run_id, sizeof run_id, "%08lx%04x", (unsigned long)(ts.tv_sec ^ ts.tv_nsec), (unsigned)getpid() & 0xffff);
+    }
+    if (during) {
+        if (!opt_run_id || nprov != 1 || !command || !command[0] || interval_us < 1)
+            die("--during needs --run-id, one NAME=ADDRESS and -- COMMAND");
+        signal(SIGPIPE, SIG_IGN);
+        return during_command(expect_imported, interval_us, baseline_ms, command_out, command);
     }
     if (opt_reopen) {
         if (!opt_run_id || reopen_items < 1 || nprov != 1) die("--reopen needs --run-id, --items N and one NAME=ADDRESS");

@@ -4,13 +4,16 @@
 # then runs the C client, which fills each provider and measures the workloads. With the file
 # vault (the default) puffd keeps its vault in a temporary folder, gets its passcode from
 # `puffctl init --stdin`, and is then restarted on the filled vault --restarts times to measure
-# start-up, the locked vault, the unlock and the unlocked vault. See docs/benchmarks.md.
+# start-up, the locked vault, the unlock and the unlocked vault. Then (file vault) `puffctl backup`
+# and `verify` of the filled vault, and `puffctl import` of a gnome-keyring file into a new vault
+# while another client calls GetSecret. See docs/benchmarks.md.
 # Everything started here is stopped on exit, also on error or Ctrl-C.
 #
 #   bench/run.sh [--max N] [--compare] [--gk-max N] [--smoke] [--debug|--release]
 #                [--vault file|memory] [--kdf moderate|interactive] [--restarts N] [--doc FILE]
 #                [--puffd PATH] [--puffctl PATH] [--out DIR] [--png FILE] [--fill-budget-s S]
 #                [--calls N] [--min-phase-ms MS] [--lookup-runs N] [--seed N]
+#                [--import-items N] [--migration-rounds N]
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,9 +36,11 @@ vault=file
 kdf=""
 restarts=""
 doc=""
+import_items=""
+migration_rounds=""
 
 usage() {
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -54,6 +59,8 @@ while [ $# -gt 0 ]; do
         --kdf) kdf="$2"; shift ;;
         --restarts) restarts="$2"; shift ;;
         --doc) doc="$2"; shift ;;
+        --import-items) import_items="$2"; shift ;;
+        --migration-rounds) migration_rounds="$2"; shift ;;
         --calls | --min-phase-ms | --lookup-runs | --seed | --fill-budget-s) client_opts+=("$1" "$2"); shift ;;
         -h | --help) usage ;;
         *) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -67,7 +74,13 @@ if [ "$smoke" = 1 ]; then
     config="${config:-debug}"   # the build `make test` already made
     kdf="${kdf:-interactive}"   # a smoke run checks that unlocking works, not how long Argon2id takes
     restarts="${restarts:-1}"
+    import_items="${import_items:-200}"
+    migration_rounds="${migration_rounds:-1}"
 fi
+import_items="${import_items:-10000}"
+migration_rounds="${migration_rounds:-3}"
+[[ "$import_items" =~ ^[0-9]+$ ]] || { echo "run.sh: --import-items must be a number" >&2; exit 2; }
+[[ "$migration_rounds" =~ ^[0-9]+$ ]] && [ "$migration_rounds" -ge 1 ] || { echo "run.sh: --migration-rounds must be a number >= 1" >&2; exit 2; }
 kdf="${kdf:-moderate}"   # puffd's default
 restarts="${restarts:-5}"
 case "$vault" in file | memory) ;; *) echo "run.sh: --vault is file or memory" >&2; exit 2 ;; esac
@@ -145,6 +158,29 @@ start_bus() {
 
 now_us() { local t="$EPOCHREALTIME"; echo "${t/[.,]/}"; }
 
+# Checks made here rather than by the client; added to the client's counts for the total.
+sh_passed=0
+sh_failed=0
+check() {  # check STATUS MESSAGE: STATUS 0 passes
+    if [ "$1" = 0 ]; then sh_passed=$((sh_passed + 1)); else sh_failed=$((sh_failed + 1)); echo "FAIL: $2" >&2; fi
+}
+
+# migration.tsv: one line per number of the import, backup and verify cases:
+# case, round, key, value; every round also records the 1-minute load average at its start.
+record() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$out/migration.tsv"; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
+
+# timed VAR COMMAND...: runs COMMAND, sets VAR to its wall time in ms and rc to its status.
+timed() {
+    local var="$1" t0 t1
+    shift
+    t0=$(now_us)
+    rc=0
+    "$@" || rc=$?
+    t1=$(now_us)
+    printf -v "$var" '%s' "$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.1f", d / 1000 }')"
+}
+
 # wait_owned ADDRESS PID SINCE_US: waits (NameOwnerChanged, no fixed sleep) until the name is
 # owned; prints the milliseconds since SINCE_US.
 wait_owned() {
@@ -206,6 +242,11 @@ else
 fi
 [ -x "$puffd" ] || { echo "run.sh: no puffd at $puffd" >&2; exit 1; }
 puffctl="${puffctl:-$(dirname "$puffd")/puffctl}"
+keyring_tool="$(dirname "$puffd")/PuffBenchKeyring"   # writes the import's source with Puff's own writer
+if [ "$vault" = file ] && [ "$import_items" -gt 0 ] && [ ! -x "$keyring_tool" ]; then
+    log "no $keyring_tool beside puffd: the import case is skipped"
+    import_items=0
+fi
 [ "$vault" = memory ] || [ -x "$puffctl" ] || { echo "run.sh: the file vault needs puffctl (--puffctl PATH; looked at $puffctl)" >&2; exit 1; }
 if [ "$compare" = 1 ]; then
     command -v gnome-keyring-daemon >/dev/null || { echo "run.sh: --compare needs gnome-keyring-daemon (apt-get install gnome-keyring)" >&2; exit 1; }
@@ -217,7 +258,8 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/puff-bench.XXXXXX")"
 : >"$out/puffctl.log"
 : >"$out/reopen.log"
 : >"$out/reopen.md"
-rm -f "$out/targets.md"
+: >"$out/migration.tsv"
+rm -f "$out/targets.md" "$out/migration.md"
 vault_dir="$tmp/puff-vault"
 # A throwaway passcode for a throwaway vault, and the run's id (the `run` attribute of its items).
 passcode="$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"
@@ -301,6 +343,39 @@ failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$out/results.md
 passed=${passed:-0}
 failed=${failed:-0}
 
+# --- the filled file vault: backup, verify, and verify of the backup (docs/benchmarks.md) ---
+# puffd still runs with login unlocked, so `verify` opens every record of it, not only the frames.
+if [ "$vault" = file ]; then
+    items=$("$puffctl" status --json --address "$puff_addr" 2>>"$out/puffctl.log" |
+        python3 -c 'import json, sys; print(next(c["items"] for c in json.load(sys.stdin)["collections"] if c["id"] == "login"))') || items=0
+    record vault 0 items "$items"
+    log "backup and verify of the vault of $items items, $migration_rounds rounds"
+    for round in $(seq "$migration_rounds"); do
+        archive="$tmp/vault-$round.puffbak"
+        record backup "$round" load "$(load1)"
+        timed ms "$puffctl" backup "$archive" --address "$puff_addr" >>"$out/puffctl.log" 2>&1
+        check "$rc" "puffctl backup of the $items-item vault exits 0 (round $round; see $out/puffctl.log)"
+        [ "$rc" = 0 ] && record backup "$round" ms "$ms"
+        mode=$(stat -c %a "$archive" 2>/dev/null || echo missing)
+        check "$([ "$mode" = 600 ] && [ -s "$archive" ] && echo 0 || echo 1)" "the backup is a non-empty 0600 file (mode $mode)"
+        [ "$rc" = 0 ] && record backup "$round" bytes "$(stat -c %s "$archive")"
+
+        record verify "$round" load "$(load1)"
+        timed ms "$puffctl" verify --address "$puff_addr" >"$tmp/verify.out" 2>&1
+        cat "$tmp/verify.out" >>"$out/puffctl.log"
+        check "$rc" "puffctl verify of the $items-item vault exits 0 (round $round; see $out/puffctl.log)"
+        [ "$rc" = 0 ] && record verify "$round" ms "$ms"
+        records=$(sed -n 's/.* and \([0-9]*\) records\{0,1\} of .*/\1/p' "$tmp/verify.out" | tail -1)
+        check "$([ "${records:-0}" -ge "$items" ] && echo 0 || echo 1)" "verify opened every record of login (${records:-none} records, $items items)"
+
+        record verify-backup "$round" load "$(load1)"
+        timed ms "$puffctl" verify --backup "$archive" >>"$out/puffctl.log" 2>&1
+        check "$rc" "puffctl verify --backup of that backup exits 0 (round $round)"
+        [ "$rc" = 0 ] && record verify-backup "$round" ms "$ms"
+        rm -f "$archive"
+    done
+fi
+
 # --- the file vault after the fill: restarts, locked, unlock, unlocked ---
 # Control1.Unlock of an empty collection under the same Argon2id parameters costs the KDF and
 # nothing else, so the unlock of login minus it is what opening the items costs.
@@ -312,8 +387,6 @@ for ((i = 0; i < ${#client_opts[@]}; i++)); do   # the read-phase options also a
 done
 if [ "$vault" = file ] && [ "$restarts" -gt 0 ]; then
     probe=$(puffctl_with_passcode collection create kdf-probe) || { echo "run.sh: creating the KDF probe collection failed; see $out/puffctl.log" >&2; exit 1; }
-    items=$("$puffctl" status --json --address "$puff_addr" 2>>"$out/puffctl.log" |
-        python3 -c 'import json, sys; print(next(c["items"] for c in json.load(sys.stdin)["collections"] if c["id"] == "login"))')
     log "restarting puffd $restarts times on its vault of $items items (journal $(stat -c %s "${journals[0]}") bytes)"
     stop_puffd
     for round in $(seq "$restarts"); do
@@ -337,6 +410,64 @@ if [ "$vault" = file ] && [ "$restarts" -gt 0 ]; then
     fi
 fi
 
+# --- import of a gnome-keyring file into a new vault while another client calls GetSecret ---
+# The source is written by PuffBenchKeyring with Puff's own gnome-keyring writer. Its key
+# derivation (iterated SHA-256, the count the writer puts in the header) is timed alone by
+# opening an empty keyring with the same count in-process, so "beyond its KDF" is the whole
+# `puffctl import` (exec to exit) minus that. Each round imports into a new vault.
+if [ "$vault" = file ] && [ "$import_items" -gt 0 ]; then
+    [ "$restarts" -gt 0 ] || stop_puffd   # without restarts the filled vault's puffd still runs
+    source_pw="$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"   # a throwaway file's password
+    source_file="$tmp/bench.keyring"
+    empty_file="$tmp/empty.keyring"
+    printf '%s\n' "$source_pw" | "$keyring_tool" write --items "$import_items" --run-id "$run_id" "$source_file"
+    printf '%s\n' "$source_pw" | "$keyring_tool" write --items 0 --run-id "$run_id" "$empty_file"
+    record import 0 items "$import_items"
+    record import 0 source_bytes "$(stat -c %s "$source_file")"
+    during_opts=()
+    [ "$smoke" = 1 ] && during_opts=(--baseline-ms 100)
+    log "import of $import_items items from a gnome-keyring file ($(stat -c %s "$source_file") bytes), $migration_rounds rounds"
+    for round in $(seq "$migration_rounds"); do
+        record kdf "$round" load "$(load1)"
+        kdf_ms=$(printf '%s\n' "$source_pw" | "$keyring_tool" read "$empty_file" | sed -n 's/^items 0 ms //p')
+        check "$([ -n "$kdf_ms" ] && echo 0 || echo 1)" "the empty keyring opens with its password (the KDF alone)"
+        [ -z "$kdf_ms" ] || record kdf "$round" ms "$kdf_ms"
+        read_ms=$(printf '%s\n' "$source_pw" | "$keyring_tool" read "$source_file" | sed -n "s/^items $import_items ms //p")
+        check "$([ -n "$read_ms" ] && echo 0 || echo 1)" "the source opens with its password and holds $import_items items"
+        [ -z "$read_ms" ] || record read "$round" ms "$read_ms"
+
+        vault_dir="$tmp/import-vault-$round"
+        start_puffd
+        puffctl_with_passcode init >>"$out/puffctl.log" || { echo "run.sh: puffctl init failed; see $out/puffctl.log" >&2; exit 1; }
+        record import-empty "$round" load "$(load1)"
+        timed ms "$puffctl" import "$empty_file" --into login --source-passcode-fd 3 --address "$puff_addr" \
+            3< <(printf '%s\n' "$source_pw") >>"$out/puffctl.log" 2>&1
+        check "$rc" "puffctl import of an empty keyring exits 0 (round $round)"
+        [ "$rc" != 0 ] || record import-empty "$round" ms "$ms"
+
+        record import "$round" load "$(load1)"
+        round_status=0
+        "$client" --during "${during_opts[@]}" --run-id "$run_id" --expect-imported "$import_items" \
+            --command-out "$tmp/import.out" "puff=$puff_addr" -- \
+            "$puffctl" import "$source_file" --into login --source-passcode-fd 3 --address "$puff_addr" \
+            3< <(printf '%s\n' "$source_pw") >"$tmp/during.out" 2>"$tmp/during.log" || round_status=$?
+        cat "$tmp/during.log" "$tmp/import.out" >>"$out/import.log"
+        while read -r key value; do record import "$round" "$key" "$value"; done <"$tmp/during.out"
+        check "$(grep -q "$import_items added, 0 replaced, 0 unchanged, 0 skipped" "$tmp/import.out" && echo 0 || echo 1)" \
+            "puffctl import says all $import_items items were added (round $round; see $out/import.log)"
+        counts=$(sed -n 's/^\[puff-bench\] checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/during.log")
+        [ -n "$counts" ] || counts="0 1"   # the client died before counting
+        passed=$((passed + ${counts%% *}))
+        failed=$((failed + ${counts##* }))
+        [ "$round_status" = 0 ] || { status=1; grep -v '^\[puff-bench\]' "$tmp/during.log" | tail -5 >&2 || true; }
+        stop_puffd
+    done
+fi
+if [ -s "$out/migration.tsv" ]; then
+    python3 "$root/bench/migration.py" "$out/migration.tsv" $([ "$smoke" = 1 ] && echo --smoke) >"$out/migration.md"
+    tee -a "$out/results.md" <"$out/migration.md"
+fi
+
 if [ "$compare" = 1 ]; then
     if [ -s "$keyring_file" ]; then
         log "gnome-keyring stored to disk: $keyring_file, $(stat -c %s "$keyring_file") bytes"
@@ -356,16 +487,23 @@ if [ "$smoke" = 0 ]; then
         log "gnuplot is not installed (apt-get install gnuplot-nox); no plot"
     fi
 fi
-if [ -n "$doc" ] && [ -s "$out/targets.md" ]; then
-    begin='<!-- make bench: file-store targets, begin -->'
-    end='<!-- make bench: file-store targets, end -->'
-    if grep -qF "$begin" "$doc" && grep -qF "$end" "$doc"; then
-        {
-            echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), puffd $(sed -n 's/^puffd: .*(\(.*\))$/\1/p' "$out/machine.txt");"
-            echo "load average $(sed -n 's/^load average at start: //p' "$out/machine.txt") at the start of the run (2 cores)."
-            cat "$out/reopen.md" "$out/targets.md"
-        } >"$tmp/doc-block.md"
-        python3 - "$doc" "$begin" "$end" "$tmp/doc-block.md" <<'PY'
+# write_doc_block NAME FILE...: replaces what is between the `make bench: NAME` markers of --doc
+# with a line naming the run and the files' contents.
+write_doc_block() {
+    local name="$1" begin end
+    shift
+    begin="<!-- make bench: $name, begin -->"
+    end="<!-- make bench: $name, end -->"
+    if ! grep -qF "$begin" "$doc" || ! grep -qF "$end" "$doc"; then
+        log "$doc has no '$begin' ... '$end' block; left as it is"
+        return
+    fi
+    {
+        echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), puffd $(sed -n 's/^puffd: .*(\(.*\))$/\1/p' "$out/machine.txt");"
+        echo "load average $(sed -n 's/^load average at start: //p' "$out/machine.txt") at the start of the run (2 cores)."
+        cat "$@"
+    } >"$tmp/doc-block.md"
+    python3 - "$doc" "$begin" "$end" "$tmp/doc-block.md" <<'PY'
 import sys
 path, begin, end, block = sys.argv[1:5]
 text = open(path, encoding="utf-8").read()
@@ -374,13 +512,18 @@ _, tail = rest.split(end, 1)
 body = open(block, encoding="utf-8").read().strip("\n")
 open(path, "w", encoding="utf-8").write(f"{head}{begin}\n{body}\n{end}{tail}")
 PY
-        log "wrote the file-store targets into $doc"
-    else
-        log "$doc has no '$begin' ... '$end' block; left as it is"
-    fi
+    log "wrote the $name into $doc"
+}
+if [ -n "$doc" ] && [ -s "$out/targets.md" ]; then
+    write_doc_block "file-store targets" "$out/reopen.md" "$out/targets.md"
+fi
+if [ -n "$doc" ] && [ "$smoke" = 0 ] && [ -s "$out/migration.md" ]; then
+    write_doc_block "import, backup and verify" "$out/migration.md"
 fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt"
 log "results: $out/results.md, $out/results.tsv, $out/machine.txt"
+passed=$((passed + sh_passed))
+failed=$((failed + sh_failed))
 echo "total: $passed passed, $failed failed"
 [ "$failed" = 0 ] || status=1
 exit "$status"

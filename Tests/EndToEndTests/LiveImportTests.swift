@@ -18,6 +18,8 @@ struct LiveImportTests {
         private let process = Process()
         private let input = Pipe()
         private let output = Pipe()
+        /// What arrived after `ready` in the same read.
+        private var leftover = Data()
 
         init(_ script: String, _ arguments: [String], input text: String = "") throws {
             bus = try TestBus()
@@ -30,13 +32,26 @@ struct LiveImportTests {
             try process.run()
             input.fileHandleForWriting.write(Data(text.utf8))
             // Everything it prints up to `ready`; a line with FAIL, or its end, is a failed premise.
+            // Lines are split here: several may arrive in one read.
+            var pending = Data()
             var seen: [String] = []
             while true {
-                let line = TestBus.firstLine(of: output)
-                seen.append(line)
-                if line == "ready" { return }
-                if line.isEmpty || line.hasPrefix("FAIL") || line.hasPrefix("Traceback") {
-                    throw TestDaemonError.neverOwnedName("\(script) did not start: \(seen.suffix(8))")
+                let chunk = output.fileHandleForReading.availableData
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending = Data(pending[(newline + 1)...])
+                    seen.append(line)
+                    if line == "ready" {
+                        leftover = pending
+                        return
+                    }
+                    if line.hasPrefix("FAIL") || line.hasPrefix("Traceback") {
+                        throw TestDaemonError.neverOwnedName("\(script) did not start: \(seen.suffix(8))")
+                    }
+                }
+                if chunk.isEmpty {
+                    throw TestDaemonError.neverOwnedName("\(script) ended before ready: \(seen.suffix(8))")
                 }
             }
         }
@@ -44,7 +59,7 @@ struct LiveImportTests {
         /// Stops it and returns what it printed after `ready`.
         func finish() -> String {
             try? input.fileHandleForWriting.close()
-            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            let rest = leftover + output.fileHandleForReading.readDataToEndOfFile()
             return String(decoding: rest, as: UTF8.self)
         }
 

@@ -91,7 +91,7 @@ public enum LiveProviderSource {
     }
 }
 
-/// What ``LiveProviderSource/read(address:)`` found.
+/// What ``LiveProviderSource/read(address:unlocking:)`` found.
 public struct LiveReading: Sendable {
     /// A collection that was not read, and why.
     public struct SkippedCollection: Sendable, Equatable {

@@ -14,8 +14,10 @@ extension SecretService {
     /// item with the label and attributes of an earlier one is skipped, so the first one wins
     /// every time. Created and Modified come from the source where it has them.
     ///
-    /// The work yields every ``importSlice`` items, so other clients are served while it runs;
-    /// the write turn is held throughout, so no other change interleaves.
+    /// Every step over the items (deciding, sealing, auditing, applying) yields every
+    /// ``importSlice`` items, so other clients are served while it runs; the write turn is held
+    /// throughout, so no other change (nor a lock) interleaves. Readers may see the items appear
+    /// a slice at a time once the batch is durable.
     ///
     /// - Parameters:
     ///   - dryRun: Decide and report, change nothing.
@@ -41,7 +43,7 @@ extension SecretService {
         }
         meter.advance(by: 0)
         for (index, item) in items.enumerated() {
-            if index % Self.importSlice == Self.importSlice - 1 { await Task.yield() }
+            await Self.yieldAtSliceEnd(index)
             try decide(item, index: index, in: state, sealer: sealer, time: time, plan: &plan)
             if index < items.count - 1 { meter.advance() }
         }
@@ -56,13 +58,15 @@ extension SecretService {
             return plan.outcomes
         }
         try await persistImport(changed, in: state, replacing: plan.replaced.count, caller: caller)
-        for record in plan.replaced {
+        for (index, record) in plan.replaced.enumerated() {
+            await Self.yieldAtSliceEnd(index)
             state.update(record.item)
             emit(
                 .itemChanged(
                     ItemID(collection: collection, number: record.item.number), [.modified(record.item.modified)]))
         }
-        for record in plan.added {
+        for (index, record) in plan.added.enumerated() {
+            await Self.yieldAtSliceEnd(index)
             state.insert(record.item)
             emit(.itemCreated(ItemID(collection: collection, number: record.item.number)))
         }
@@ -72,8 +76,14 @@ extension SecretService {
         return plan.outcomes
     }
 
-    /// How many items an import decides between two yields of the actor.
+    /// How many items an import decides, seals, audits or applies between two yields of the
+    /// actor: at most a few milliseconds of work, so a reader's call waits no longer.
     static let importSlice = 128
+
+    /// Yields the actor after every ``importSlice`` steps of a long batch.
+    static func yieldAtSliceEnd(_ index: Int) async {
+        if index % importSlice == importSlice - 1 { await Task.yield() }
+    }
 
     /// Decides what happens to one source item and records it in `plan`.
     private func decide(
@@ -135,14 +145,18 @@ extension SecretService {
     private func persistImport(
         _ changes: [ImportPlan.Change], in vault: CollectionVault, replacing: Int, caller: Caller
     ) async throws(ServiceError) {
-        let drafts = changes.map { change in
+        var drafts: [RecordDraft] = []
+        drafts.reserveCapacity(changes.count)
+        for (index, change) in changes.enumerated() {
+            await Self.yieldAtSliceEnd(index)
             let item = change.item
             let fields = ItemFields(
                 label: item.label, attributes: item.attributeList, type: item.type, contentType: item.contentType,
                 created: item.created, modified: item.modified)
-            return RecordDraft(
-                kind: .item, number: item.number, tags: vault.tags(of: item.attributeList),
-                plaintext: fields.plaintext(secret: change.secret))
+            drafts.append(
+                RecordDraft(
+                    kind: .item, number: item.number, tags: vault.tags(of: item.attributeList),
+                    plaintext: fields.plaintext(secret: change.secret)))
         }
         let firstReplaced = changes.count - replacing
         do {
@@ -158,6 +172,7 @@ extension SecretService {
             throw error
         }
         for (offset, change) in changes.enumerated() {
+            await Self.yieldAtSliceEnd(offset)
             audit(
                 offset >= firstReplaced ? .replace : .create,
                 of: ItemID(collection: vault.id, number: change.item.number), label: change.item.label,
@@ -177,7 +192,8 @@ extension SecretService {
         var tip = vault.tip
         var records: [VaultRecord] = []
         records.reserveCapacity(drafts.count)
-        for draft in drafts {
+        for (index, draft) in drafts.enumerated() {
+            await Self.yieldAtSliceEnd(index)
             let link = tip.map { VaultRecord.Link(sequence: $0.sequence + 1, previous: $0.tag) } ?? .first(1)
             let record = VaultRecord(
                 kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,

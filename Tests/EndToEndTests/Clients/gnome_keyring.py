@@ -163,8 +163,11 @@ def fill(home, collection):
            item_type="org.gnome.keyring.NetworkPassword")
     create(collection, "note", {"ünï": "cödé", "": "empty name"}, b"", item_type="org.gnome.keyring.Note")
     create(collection, "", {"kind": "no label"}, b"  leading spaces, a \\ backslash and a tab\t")
+    # What a GKeyFile escapes (textual keyrings), in a label and in attribute names and values.
+    create(collection, " line one\nline two; a \\ b\t[x]=y #z ",
+           {"kind": "escapes", " lead;semi": " lead\ttab\nnewline;semi\\back=eq#hash[x] ", "trail ": "\r\n"}, b"esc")
     count = len(list(collection.get_all_items()))
-    check("every fixture item is stored", count == 8, f"{count} items")
+    check("every fixture item is stored", count == 9, f"{count} items")
 
 
 def keyring_head(home, name):
