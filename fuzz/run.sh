@@ -7,7 +7,8 @@
 #   vault   PuffFuzzVault: the vault reader (journal framing, header, catalog, records, payloads,
 #           opening with a fixed key), seeded with the golden vault in Tests/PuffServiceTests/Fixtures.
 #   formats PuffFuzzFormats: the foreign-format readers an import runs (gnome-keyring binary and
-#           textual, libsecret, KDBX 3.1/4) with tiny KDF bounds, seeded by the writers' files.
+#           textual, libsecret, KDBX 3.1/4, Bitwarden JSON) with tiny KDF bounds, seeded by the
+#           writers' files.
 #   all     all three (the default), FUZZ_SECONDS each.
 #
 # Builds in .build-fuzz (never .build), with -sanitize=fuzzer,address and -DPUFF_FUZZ. Each fuzzer

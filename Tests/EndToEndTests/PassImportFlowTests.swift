@@ -85,9 +85,14 @@ struct PassImportFlowTests {
             #expect(lookup.bytes == Data("pw ✓".utf8), "secret-tool reads the first line back")
 
             let second = try await puffctl(
-                puffd, fixture, ["import", fixture.store, "--into", "login", "--format", "pass"])
+                puffd, fixture, ["import", fixture.store, "--into", "login", "--format", "pass", "--json"])
             #expect(second.status == 0, "\(second.output)")
-            #expect(second.output.contains("0 added, 0 replaced, 3 unchanged, 4 skipped"), "\(second.output)")
+            #expect(second.output.contains("\"skipped\":4,\"unchanged\":3"), "\(second.output)")
+            // The entries decrypted so far, as progress lines on standard error.
+            let progress = second.output.split(separator: "\n").filter { $0.contains("\"operation\":\"import-read\"") }
+            #expect(
+                progress.contains { $0.contains("\"total\":3") && $0.contains("\"unit\":\"items\"") },
+                "\(second.output)")
         }
     }
 

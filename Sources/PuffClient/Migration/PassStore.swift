@@ -37,15 +37,20 @@ public enum PassStore {
     /// Every entry of the store at `path`, in the order of their paths, and what was passed over
     /// (in ``PortableCollection/skipped``). One entry gpg cannot decrypt fails the whole read, so
     /// an import never leaves holes unnoticed. `gnupgHome` replaces the inherited `GNUPGHOME`
-    /// (tests use a throwaway one).
+    /// (tests use a throwaway one). `progress` is told the entries decrypted so far and how many
+    /// there are, after each one (so a bar appears only once gpg's first passphrase question,
+    /// if any, is answered).
     ///
     /// - Throws: ``Failure``.
-    public static func read(_ path: String, gnupgHome: String? = nil) async throws(Failure) -> PortableCollection {
+    public static func read(
+        _ path: String, gnupgHome: String? = nil, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) async throws(Failure) -> PortableCollection {
         guard recognises(path) else { throw .notAStore(path) }
         let listing = try PassStoreListing.entries(under: path)
         var items: [PortableItem] = []
         var skipped = listing.skipped
-        for entry in listing.entries {
+        for (index, entry) in listing.entries.enumerated() {
+            defer { progress(index + 1, listing.entries.count) }
             let name = TerminalText.escaped(entry.label)
             let plaintext: GPGDecrypt.Plaintext
             let fd: Int32

@@ -24,7 +24,9 @@ public enum BitwardenExport: ForeignFileReader {
     public static func needsPasscode(_ bytes: [UInt8]) -> Bool { false }
 
     public static func read(_ bytes: [UInt8], passcode: SecureBytes?) throws(ForeignFormatError) -> PortableCollection {
-        guard recognises(Array(bytes.prefix(ForeignFormats.prefixLength))) else { throw .notThisFormat(.bitwarden) }
+        // The scanner keeps a reference to `bytes`, not a copy: no plaintext is left behind.
+        var scanner = BitwardenKeyScanner(bytes)
+        guard scanner.hasExportKey() else { throw .notThisFormat(.bitwarden) }
         let document = try JSONDocument(bytes)
         let root = document.root
         guard case .object = root else { throw .notThisFormat(.bitwarden) }

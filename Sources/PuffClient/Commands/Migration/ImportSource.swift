@@ -36,8 +36,13 @@ struct ImportSource {
     }
 
     private func readPass() async throws(ClientError) -> PortableCollection {
+        // The file readers' `import-read` bar, counting entries as gpg decrypts them.
+        let progress = ProgressReporter.forCommand("import-read", json: json)
+        defer { progress.finish() }
         do {
-            return try await PassStore.read(path)
+            return try await PassStore.read(path) { done, total in
+                progress.update(ProgressUpdate(done: UInt64(done), total: UInt64(total), unit: "items"))
+            }
         } catch {
             throw .usage("the source: \(error); nothing was imported")
         }
