@@ -90,7 +90,7 @@ struct GnomeKeyringImportTests {
         try await home.run("make-textual")
         try await home.run("serve", ["plain"])
         let served = try home.served("served.json").items
-        // The secrets as the writing daemon served them: a fresh daemon reads some back changed
+        // The secrets as the fixture stored them: a fresh daemon reads some back changed
         // (leading spaces dropped, backslash escapes applied; docs/migration.md), Puff as stored.
         let written = try home.served("written.json").items
         try Self.expectCases(served)
