@@ -34,6 +34,8 @@ esac
 # Swift's own crash backtracer would run inside the ASan process and get in libFuzzer's way;
 # libFuzzer and ASan print the stack instead.
 export SWIFT_BACKTRACE=enable=no
+# Objects Swift globals hold look leaked to LeakSanitizer's exit scan (fuzz/lsan.supp says why).
+export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 # fuzz_target NAME: builds and runs one target; returns libFuzzer's status (1 if it left a crash).
 fuzz_target() {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-public import PuffCrypto
+import PuffCrypto
 
 /// A JSON document (RFC 8259) read without copying its strings: a string is the range of its
 /// still-escaped bytes in the source, decoded only where it is used, into a `String` for a name

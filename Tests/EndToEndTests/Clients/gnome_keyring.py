@@ -95,7 +95,16 @@ class Daemon:
         session = secretstorage.util.open_session(self.connection)
         path, = service.call("CreateWithMasterPassword", "a{sv}(oayays)",
                              {SS + "Collection.Label": ("s", label)}, format_secret(session, password, "text/plain"))
-        return secretstorage.Collection(self.connection, path)
+        # Under load gnome-keyring has answered a call on a collection it had just created with
+        # "no such object": wait until the object answers (a generous bound, only against a hang).
+        for _ in range(600):
+            try:
+                collection = secretstorage.Collection(self.connection, path)
+                collection.get_label()
+                return collection
+            except Exception:
+                time.sleep(0.1)
+        raise SystemExit(f"FAIL create: the new collection {path} never answered")
 
     def unlock(self, collection, password):
         """Unlocks `collection` with `password`, without a prompt (a textual keyring, whose password
