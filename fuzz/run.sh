@@ -7,7 +7,8 @@
 #   vault   PuffFuzzVault: the vault reader (journal framing, header, catalog, records, payloads,
 #           opening with a fixed key), seeded with the golden vault in Tests/PuffServiceTests/Fixtures.
 #   formats PuffFuzzFormats: the foreign-format readers an import runs (gnome-keyring binary and
-#           textual, libsecret, KDBX 3.1/4) with tiny KDF bounds, seeded by the writers' files.
+#           textual, libsecret, KDBX 3.1/4, Bitwarden JSON) with tiny KDF bounds, seeded by the
+#           writers' files.
 #   all     all three (the default), FUZZ_SECONDS each.
 #
 # Builds in .build-fuzz (never .build), with -sanitize=fuzzer,address and -DPUFF_FUZZ. Each fuzzer
@@ -33,6 +34,8 @@ esac
 # Swift's own crash backtracer would run inside the ASan process and get in libFuzzer's way;
 # libFuzzer and ASan print the stack instead.
 export SWIFT_BACKTRACE=enable=no
+# Objects Swift globals hold look leaked to LeakSanitizer's exit scan (fuzz/lsan.supp says why).
+export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 # fuzz_target NAME: builds and runs one target; returns libFuzzer's status (1 if it left a crash).
 fuzz_target() {

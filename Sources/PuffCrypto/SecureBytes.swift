@@ -130,3 +130,14 @@ extension SecureBytes: CustomStringConvertible, CustomDebugStringConvertible {
     /// Same as ``description``.
     public var debugDescription: String { description }
 }
+
+extension SecureBytes {
+    /// Zeroes `bytes` in place with `sodium_memzero` (which the compiler cannot leave out), for
+    /// plaintext that had to pass through an ordinary array: an unencrypted export read whole.
+    /// Copies the array made earlier are not reached.
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { sodium_memzero(base, raw.count) }
+        }
+    }
+}

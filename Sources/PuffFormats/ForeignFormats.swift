@@ -11,6 +11,7 @@ public enum ForeignFormats {
         LibsecretFile.self,
         GnomeKeyringFile.self,
         KDBXReader.self,
+        BitwardenExport.self,
     ]
 
     /// Every file writer.
@@ -48,7 +49,9 @@ public enum ForeignFormats {
     public static func reader(
         for bytes: [UInt8], format: ForeignFormat?
     ) throws(ForeignFormatError) -> any ForeignFileReader.Type {
-        let prefix = Array(bytes.prefix(prefixLength))
+        var prefix = Array(bytes.prefix(prefixLength))
+        // The prefix of an unencrypted export is secrets in the clear.
+        defer { SecureBytes.wipe(&prefix) }
         guard let format else {
             guard let found = detect(prefix) else { throw .unsupported("a file of no format Puff reads") }
             return found

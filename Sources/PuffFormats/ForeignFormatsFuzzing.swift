@@ -9,7 +9,9 @@ public import PuffCrypto
 /// * 1: the rest as a gnome-keyring binary keyring's decrypted part (its items);
 /// * 2: the rest as one decrypted libsecret item (a GVariant);
 /// * 3: the rest as a KDBX XML document, with and without a protected-value stream;
-/// * 4: the rest as a KDBX 3.1 hashed block stream, and as gzip.
+/// * 4: the rest as a KDBX 3.1 hashed block stream, and as gzip;
+/// * 5: the rest as JSON and, when it is a list, as a Bitwarden export's items (an unencrypted
+///   export has no password or MAC, so this is the whole file without its detection).
 ///
 /// Ways 1-4 reach what lies behind a password check or MAC directly: the author of a hostile file
 /// knows its password, so those bytes are theirs too. Errors are answers; a trap, a hang or an
@@ -24,7 +26,7 @@ package enum ForeignFormatsFuzzing {
         guard let way = input.first else { return "empty" }
         let rest = Array(input.dropFirst())
         let key = SecureBytes(unwipedCopyOf: passcode)
-        switch way % 5 {
+        switch way % 6 {
         case 0:
             var opened: [String] = []
             for reader in ForeignFormats.readers {
@@ -58,11 +60,15 @@ package enum ForeignFormatsFuzzing {
                 (try? KDBXXMLParser.parse(raw, stream: stream ?? nil)) != nil
             }
             return plain ? "xml read" : "xml refused"
-        default:
+        case 4:
             let blocks = (try? KDBXBlocks.readHashedStream(SecureBytes(unwipedCopyOf: rest), from: 0)) != nil
             _ = try? Gzip.decompress(
                 SecureBytes(unwipedCopyOf: rest), limit: ForeignInflateLimit.bytes(forCompressed: rest.count))
             return blocks ? "blocks read" : "blocks refused"
+        default:
+            guard let document = try? JSONDocument(rest) else { return "json refused" }
+            let mapped = try? BitwardenExport.collection(document.root.elements ?? [], folders: [:], in: document)
+            return mapped == nil ? "json read" : "items read"
         }
     }
 
@@ -142,6 +148,15 @@ package enum ForeignFormatsFuzzing {
             </Times></Entry></Group></Root></KeePassFile>
             """
         seeds.append(("3-kdbx-xml", [3] + Array(xml.utf8)))
+        let bitwarden = #"""
+            {"encrypted": false, "folders": [{"id": "f", "name": "F\u00f6"}], "items": [{"type": 1, "name": "L",
+            "folderId": "f", "login": {"username": "u", "password": "p\"\\", "uris": [{"uri": "https://a"}]},
+            "creationDate": "2020-01-01T00:00:00.000Z", "fields": [{}]}, {"type": 2, "name": "",
+            "notes": "n\ud83d\udd11"}, {"type": 3, "name": "c"},
+            {"type": 1, "name": "t", "deletedDate": "2020-01-01T00:00:00.000Z"}]}
+            """#
+        seeds.append(("0-bitwarden", [0] + Array(bitwarden.utf8)))
+        seeds.append(("5-bitwarden-items", [5] + Array(#"[{"type": 1, "name": "\u00e9", "login": null}]"#.utf8)))
         seeds.append(("4-hashed-blocks", [4] + [UInt8](repeating: 0, count: 40)))
         return seeds
     }

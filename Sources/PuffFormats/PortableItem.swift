@@ -55,12 +55,33 @@ public struct PortableCollection: Sendable {
     public var created: UInt64?
     /// Seconds since the Unix epoch; nil where the source keeps none.
     public var modified: UInt64?
+    /// What of the source was not read into an item, and why (the import's plan lists them).
+    public var skipped: [PortableSkip]
 
     /// A collection.
-    public init(label: String, items: [PortableItem], created: UInt64? = nil, modified: UInt64? = nil) {
+    public init(
+        label: String, items: [PortableItem], created: UInt64? = nil, modified: UInt64? = nil,
+        skipped: [PortableSkip] = []
+    ) {
         self.label = label
         self.items = items
         self.created = created
         self.modified = modified
+        self.skipped = skipped
+    }
+}
+
+/// An entry of a source that a reader passed over (a kind of item Puff does not import, a link
+/// it does not follow, a damaged item), said in the import's plan as `skipped`.
+public struct PortableSkip: Sendable, Equatable {
+    /// The entry's name in the source (a label, a path), where it has one that can be shown.
+    public var label: String?
+    /// Why, in words shown to the person; never a secret.
+    public var reason: String
+
+    /// A skipped entry.
+    public init(label: String?, reason: String) {
+        self.label = label
+        self.reason = reason
     }
 }

@@ -49,12 +49,19 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
+                // Cancelled before it is listed, the handler below found nothing to resume: the
+                // flag is checked under the lock the handler takes, so one of them always sees it.
+                let outcome = state.withLock { state -> Bool? in
+                    if Task.isCancelled { return false }
                     if deadline <= state.now { return true }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return nil
                 }
-                if resumeNow { continuation.resume() }
+                switch outcome {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in

@@ -88,7 +88,7 @@ struct ControlConsentTests {
         let puffd = try await daemon(prompters: "none")
         try await prepare(puffd)
         let passed = try await ClientDriver.expectPasses("control_attack.py", ["consent", Self.item], against: puffd)
-        #expect(passed == 8)
+        #expect(passed == 10)
         let (protected, rules) = try await settings(puffd)
         #expect(protected, "protection stays")
         #expect(rules == ["/usr/bin/denied": "deny"])
@@ -104,8 +104,8 @@ struct ControlConsentTests {
             entries.filter { $0[0] != "create" } == [
                 ["protect", "allowed"], ["access-deny", "allowed"],
                 ["unprotect", "dismissed"], ["access-allow", "dismissed"], ["access-revoke", "dismissed"],
-                ["access-revoke", "dismissed"], ["unprotect", "refused"], ["unprotect", "dismissed"],
-                ["unprotect", "allowed"],
+                ["access-revoke", "dismissed"], ["unprotect", "refused"], ["export", "dismissed"],
+                ["unprotect", "dismissed"], ["unprotect", "allowed"],
             ], "\(entries)")
     }
 

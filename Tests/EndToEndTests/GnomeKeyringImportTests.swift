@@ -34,7 +34,7 @@ struct GnomeKeyringImportTests {
         let byLabel = Dictionary(served.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
         let everyByte = try GnomeKeyringFileTests.digest(SecureBytes(unwipedCopyOf: GnomeKeyringFileTests.everyByte))
         let large = try GnomeKeyringFileTests.digest(SecureBytes(unwipedCopyOf: GnomeKeyringFileTests.large))
-        #expect(served.count == 8, sourceLocation: sourceLocation)
+        #expect(served.count == 9, sourceLocation: sourceLocation)
         #expect(byLabel["Ünïcödé ✓ label"]?.attributes["empty"] == "", sourceLocation: sourceLocation)
         #expect(
             byLabel["fifty attributes"]?.attributes.count == 51, "50 and the schema", sourceLocation: sourceLocation)
@@ -74,13 +74,13 @@ struct GnomeKeyringImportTests {
 
         let first = try await target.importing(source, password: passcode)
         #expect(first.status == 0, "\(first.output)")
-        #expect(first.output.contains(ImportTarget.totals(added: 8)), "\(first.output)")
+        #expect(first.output.contains(ImportTarget.totals(added: 9)), "\(first.output)")
         try await target.expectHolds(Self.expected(served, secretsAsIn: served))
         let large = try await target.secretToolLookup([("kind", "large")])
         #expect(large == Data(GnomeKeyringFileTests.large), "secret-tool reads the 64 KiB secret exactly")
 
         let second = try await target.importing(source, password: passcode)
-        #expect(second.output.contains(ImportTarget.totals(added: 0, unchanged: 8)), "\(second.output)")
+        #expect(second.output.contains(ImportTarget.totals(added: 0, unchanged: 9)), "\(second.output)")
         try await target.expectHolds(Self.expected(served, secretsAsIn: served))
     }
 
@@ -100,7 +100,7 @@ struct GnomeKeyringImportTests {
         // An empty password: nothing is asked.
         let result = try await target.importing(source, password: nil)
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.contains(ImportTarget.totals(added: 8)), "\(result.output)")
+        #expect(result.output.contains(ImportTarget.totals(added: 9)), "\(result.output)")
         try await target.expectHolds(Self.expected(served, secretsAsIn: written))
         let raw = try await target.secretToolLookup([("kind", "no label")])
         #expect(

@@ -6,7 +6,8 @@ import Testing
 /// `puffctl import` of KeePass databases the real tools made at test time (issue 25's first "Done
 /// when" line), through Clients/kdbx_tool.py: KDBX 3.1 by `keepassxc-cli` with its clock at
 /// 2017 (libfaketime) and the custom fields it cannot write added by pykeepass, which keeps the
-/// file 3.1; KDBX 4 with Argon2d by pykeepass, times set through its own API. pykeepass's reading
+/// file 3.1 (and the same file after keepassxc-cli's `rm`, which KeePassXC saves as KDBX 4.1);
+/// KDBX 4 with Argon2d by pykeepass, times set through its own API. pykeepass's reading
 /// of the file is the oracle, mapped as the issue says (label = Title; secret = Password, or the
 /// `FDO_SECRETS_DATA` attachment with `FDO_SECRETS_CONTENT_TYPE`; attributes = the custom fields
 /// plus `user` and `url` when not empty; the recycle bin skipped); puffd's items are read back
@@ -30,7 +31,8 @@ struct KDBXImportTests {
 
     struct Dump: Decodable {
         var version: [Int]
-        var kdf: String
+        /// pykeepass's name of the KDF; nil for the KDBX 4 AES-KDF, which it does not name.
+        var kdf: String?
         var entries: [Entry]
     }
 
@@ -44,7 +46,7 @@ struct KDBXImportTests {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-kdbx-\(UUID().uuidString)")
             try FileManager.default.createDirectory(
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            dump = Dump(version: [], kdf: "", entries: [])
+            dump = Dump(version: [], kdf: nil, entries: [])
             _ = try await tool(command)
             dump = try JSONDecoder().decode(Dump.self, from: try await tool("dump-py"))
         }
@@ -100,11 +102,12 @@ struct KDBXImportTests {
     }
 
     /// Makes the fixture, checks it, imports it (a dry run first) and checks what puffd serves.
-    func importsExactly(_ command: String, version: [Int], kdf: String) async throws {
+    func importsExactly(_ command: String, version: [Int], kdf: String?, recycled: Int) async throws {
         let fixture = try await Fixture(command)
         defer { fixture.remove() }
         #expect(fixture.dump.version == version)
         #expect(fixture.dump.kdf == kdf)
+        #expect(fixture.dump.entries.count { $0.recycled } == recycled, "entries in the recycle bin")
         let expected = Self.expected(fixture.dump)
         Self.expectCases(expected)
         let target = try await ImportTarget()
@@ -126,10 +129,14 @@ struct KDBXImportTests {
     }
 
     @Test func aKDBX31DatabaseKeePassXCMadeArrivesAsMapped() async throws {
-        try await importsExactly("make-cli-past", version: [3, 1], kdf: "aeskdf")
+        try await importsExactly("make-cli-past", version: [3, 1], kdf: "aeskdf", recycled: 0)
+    }
+
+    @Test func aKDBX41DatabaseKeePassXCSavedAfterARecycleArrivesWithoutTheRecycledEntry() async throws {
+        try await importsExactly("make-cli-past-rm", version: [4, 1], kdf: nil, recycled: 1)
     }
 
     @Test func aKDBX4DatabaseWithArgon2dPykeepassMadeArrivesAsMapped() async throws {
-        try await importsExactly("make-py", version: [4, 0], kdf: "argon2")
+        try await importsExactly("make-py", version: [4, 0], kdf: "argon2", recycled: 1)
     }
 }

@@ -29,9 +29,11 @@ struct ForeignFormatsFuzzFindingsTests {
 
     @Test func everyFileSeedOpensWithTheFuzzersPasscode() throws {
         let files = ForeignFormatsFuzzing.seeds().filter { $0.name.hasPrefix("0-") }
-        #expect(files.count == 5)
+        #expect(files.count == 6)
         for (name, bytes) in files {
             #expect(ForeignFormatsFuzzing.run(bytes).hasPrefix("opened by"), "\(name)")
         }
+        let items = try #require(ForeignFormatsFuzzing.seeds().first { $0.name == "5-bitwarden-items" })
+        #expect(ForeignFormatsFuzzing.run(items.bytes) == "items read")
     }
 }

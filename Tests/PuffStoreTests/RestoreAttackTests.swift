@@ -243,4 +243,21 @@ struct RestoreAttackTests {
         _ = try await FileRecordStore.reopening(folder: vault)
         #expect(!FileManager.default.fileExists(atPath: left))
     }
+
+    /// A link planted in the vault folder under a staging name (F), pointing at a folder of the
+    /// person's: the start-up clean-up removes the link, not the files it points at.
+    @Test func aLinkPlantedUnderAStagingNameIsRemovedWithoutFollowingIt() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        do { _ = try await liveVault() }
+        let documents = folder + "/documents"
+        try FileManager.default.createDirectory(atPath: documents + "/inner", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: documents + "/letter.txt", contents: Data("keep me".utf8))
+        FileManager.default.createFile(atPath: documents + "/inner/note.txt", contents: Data("me too".utf8))
+        let planted = "\(vault)/restore-\(SpaceID.random().hex)"
+        try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: documents)
+        _ = try await FileRecordStore.reopening(folder: vault)
+        #expect(FileManager.default.contents(atPath: documents + "/letter.txt") == Data("keep me".utf8))
+        #expect(FileManager.default.contents(atPath: documents + "/inner/note.txt") == Data("me too".utf8))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: planted)) == nil, "the link is gone")
+    }
 }

@@ -30,6 +30,7 @@ public struct Puffctl: AsyncParsableCommand {
             UnprotectItem.self,
             AccessCommands.self, AddItem.self, EditItem.self, RemoveItem.self, MoveItem.self, SearchItems.self,
             Generate.self, BackupVault.self, RestoreVault.self, VerifyVault.self, ImportCommand.self,
+            ExportCommand.self,
         ]
     )
 

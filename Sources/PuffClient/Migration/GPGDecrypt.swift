@@ -24,11 +24,16 @@ enum GPGDecrypt {
         var description: String
     }
 
-    /// The decrypted content of `file`, up to `limit` bytes; `gnupgHome` replaces the inherited
+    /// The decrypted content of the file open on `input` (which this closes), up to `limit`
+    /// bytes; gpg reads it on its standard input, so it never opens a path of its own (the
+    /// caller opened the file without following links). `gnupgHome` replaces the inherited
     /// `GNUPGHOME` (tests use a throwaway one).
-    static func decrypt(file: String, limit: Int, gnupgHome: String? = nil) async throws(Failure) -> Plaintext {
+    static func decrypt(input: Int32, limit: Int, gnupgHome: String? = nil) async throws(Failure) -> Plaintext {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw Failure(description: "no pipe: \(describe(errno))") }
+        guard pipe(&ends) == 0 else {
+            close(input)
+            throw Failure(description: "no pipe: \(describe(errno))")
+        }
         // No other child may inherit these; swift-subprocess moves gpg's end onto its output.
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         // A gpg that outputs past the limit gets EPIPE when the reader closes, not puffctl a SIGPIPE.
@@ -38,9 +43,9 @@ enum GPGDecrypt {
         let status: TerminationStatus
         do {
             let result = try await Subprocess.run(
-                .name("gpg"), arguments: ["--quiet", "--yes", "--decrypt", "--", file],
-                environment: gnupgHome.map { .inherit.updating(["GNUPGHOME": $0]) } ?? .inherit,
-                input: .none,
+                .name("gpg"), arguments: ["--quiet", "--yes", "--decrypt"],
+                environment: .inherit.updating(environment(gnupgHome: gnupgHome)),
+                input: .fileDescriptor(FileDescriptor(rawValue: input), closeAfterSpawningProcess: true),
                 output: .fileDescriptor(FileDescriptor(rawValue: ends[1]), closeAfterSpawningProcess: true),
                 error: .fileDescriptor(.standardError, closeAfterSpawningProcess: false))
             status = result.terminationStatus
@@ -57,6 +62,20 @@ enum GPGDecrypt {
     }
 
     private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// What gpg's environment changes: `GNUPGHOME` when given, and `GPG_TTY` when unset, from
+    /// puffctl's standard input or error. With the file on gpg's standard input, gpg cannot
+    /// find the terminal itself, and a curses pinentry asking for a key's passphrase needs it.
+    static func environment(gnupgHome: String?) -> [Environment.Key: String?] {
+        var changes: [Environment.Key: String?] = [:]
+        if let gnupgHome { changes["GNUPGHOME"] = gnupgHome }
+        if getenv("GPG_TTY") == nil,
+            let fd = [STDIN_FILENO, STDERR_FILENO].first(where: { isatty($0) == 1 }), let name = ttyname(fd)
+        {
+            changes["GPG_TTY"] = String(cString: name)
+        }
+        return changes
+    }
 
     /// Reads a pipe to its end (or one byte past `limit`) into locked memory on a thread of its
     /// own, so gpg never blocks on a full pipe while puffctl waits for it to exit.

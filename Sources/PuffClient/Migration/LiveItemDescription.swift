@@ -45,6 +45,29 @@ struct LiveItemDescription: Sendable {
         -> LiveItemDescription
     {
         let properties = try await bus.properties(of: path, interface: LiveProviderSource.itemInterface, on: provider)
+        return try LiveItemDescription(path: path, properties: properties)
+    }
+
+    /// A `t` timestamp; none when missing or 0 (a provider that keeps no time).
+    private static func timestamp(_ value: DBusValue?) -> UInt64? {
+        guard case .uint64(let seconds)? = value, seconds != 0 else { return nil }
+        return seconds
+    }
+
+    /// The item to import, with the secret read for it.
+    func item(secret: SecureBytes, contentType: String) -> PortableItem {
+        PortableItem(
+            label: label, attributes: attributes, secret: secret, contentType: contentType, created: created,
+            modified: modified)
+    }
+}
+
+extension LiveItemDescription {
+    /// The description in an Item's `GetAll` reply.
+    ///
+    /// - Throws: ``ClientError/liveSource(_:)`` for Attributes that are not an `a{ss}`, name an
+    ///   attribute twice, or hold a string over the batch's bounds.
+    init(path: ObjectPath, properties: [String: DBusValue]) throws(ClientError) {
         let label = try LiveText.checked(properties["Label"]?.string ?? "", "the label of item \(path.rawValue)")
         let attributeValue = try properties["Attributes"].orFail("item \(path.rawValue) has no Attributes property")
         guard case .dictionary(_, _, let entries) = attributeValue,
@@ -63,21 +86,8 @@ struct LiveItemDescription: Sendable {
         if attributes["xdg:schema"] == nil, let type = properties["Type"]?.string, !type.isEmpty {
             attributes["xdg:schema"] = try LiveText.checked(type, "the Type of \(path.rawValue)")
         }
-        return LiveItemDescription(
-            path: path, label: label, attributes: attributes, created: timestamp(properties["Created"]),
-            modified: timestamp(properties["Modified"]), locked: properties["Locked"]?.bool ?? false)
-    }
-
-    /// A `t` timestamp; none when missing or 0 (a provider that keeps no time).
-    private static func timestamp(_ value: DBusValue?) -> UInt64? {
-        guard case .uint64(let seconds)? = value, seconds != 0 else { return nil }
-        return seconds
-    }
-
-    /// The item to import, with the secret read for it.
-    func item(secret: SecureBytes, contentType: String) -> PortableItem {
-        PortableItem(
-            label: label, attributes: attributes, secret: secret, contentType: contentType, created: created,
-            modified: modified)
+        self.init(
+            path: path, label: label, attributes: attributes, created: Self.timestamp(properties["Created"]),
+            modified: Self.timestamp(properties["Modified"]), locked: properties["Locked"]?.bool ?? false)
     }
 }

@@ -25,12 +25,6 @@ public enum PassStore {
         }
     }
 
-    /// What was read: the entries as items, and the files passed over with the reason.
-    public struct Reading: Sendable {
-        public var collection: PortableCollection
-        public var skipped: [String]
-    }
-
     /// Whether `path` is a folder with `.gpg-id` at its top (not following a symbolic link).
     public static func recognises(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -40,32 +34,46 @@ public enum PassStore {
         return fstatat(fd, ".gpg-id", &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
-    /// Every entry of the store at `path`, in the order of their paths. One entry gpg cannot
-    /// decrypt fails the whole read, so an import never leaves holes unnoticed. `gnupgHome`
-    /// replaces the inherited `GNUPGHOME` (tests use a throwaway one).
+    /// Every entry of the store at `path`, in the order of their paths, and what was passed over
+    /// (in ``PortableCollection/skipped``). One entry gpg cannot decrypt fails the whole read, so
+    /// an import never leaves holes unnoticed. `gnupgHome` replaces the inherited `GNUPGHOME`
+    /// (tests use a throwaway one). `progress` is told the entries decrypted so far and how many
+    /// there are, after each one (so a bar appears only once gpg's first passphrase question,
+    /// if any, is answered).
     ///
     /// - Throws: ``Failure``.
-    public static func read(_ path: String, gnupgHome: String? = nil) async throws(Failure) -> Reading {
+    public static func read(
+        _ path: String, gnupgHome: String? = nil, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) async throws(Failure) -> PortableCollection {
         guard recognises(path) else { throw .notAStore(path) }
         let listing = try PassStoreListing.entries(under: path)
         var items: [PortableItem] = []
         var skipped = listing.skipped
-        for entry in listing.entries {
+        for (index, entry) in listing.entries.enumerated() {
+            defer { progress(index + 1, listing.entries.count) }
+            let name = TerminalText.escaped(entry.label)
             let plaintext: GPGDecrypt.Plaintext
+            let fd: Int32
+            do {
+                fd = try PassStoreListing.openEntry(entry.file, under: path)
+            } catch {
+                throw .notDecrypted(entry: name, reason: error.reason)
+            }
             do {
                 plaintext = try await GPGDecrypt.decrypt(
-                    file: path + "/" + entry.file, limit: GPGDecrypt.maximumLength, gnupgHome: gnupgHome)
+                    input: fd, limit: GPGDecrypt.maximumLength, gnupgHome: gnupgHome)
             } catch {
-                throw .notDecrypted(entry: TerminalText.escaped(entry.label), reason: error.description)
+                throw .notDecrypted(entry: name, reason: error.description)
             }
             guard case .complete(let bytes) = plaintext else {
                 skipped.append(
-                    "\(TerminalText.escaped(entry.label)): larger than \(GPGDecrypt.maximumLength >> 20) MiB decrypted")
+                    PortableSkip(
+                        label: entry.label, reason: "larger than \(GPGDecrypt.maximumLength >> 20) MiB decrypted"))
                 continue
             }
             items.append(PassEntry.item(path: entry.label, plaintext: bytes))
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        return Reading(collection: PortableCollection(label: name, items: items), skipped: skipped)
+        return PortableCollection(label: name, items: items, skipped: skipped)
     }
 }

@@ -7,9 +7,11 @@ import PuffFormats
 enum ImportOutput {
     /// One `--json` line about an item.
     struct ItemLine: Encodable {
-        var index: Int
+        /// The item's place in the batch sent to puffd; nil for what the source's reader passed over.
+        var index: Int?
         var outcome: String
-        var label: String
+        /// nil where the source gives what was skipped no name (a damaged item).
+        var label: String?
         var reason: String?
         var item: String?
         var leftBehind: [String]?
@@ -37,15 +39,24 @@ enum ImportOutput {
         }
     }
 
-    /// Prints `outcomes`; `origins` names each item's source collection (`import --bus`).
+    /// Prints puffd's `outcomes` for `items`, after what the source's reader `skipped`;
+    /// `origins` names each item's source collection (`import --bus`).
     static func print(
-        _ outcomes: [ImportOutcomeLine], items: [PortableItem], json: Bool, dryRun: Bool, into: String,
-        origins: [String] = []
+        _ outcomes: [ImportOutcomeLine], items: [PortableItem], skipped: [PortableSkip] = [], json: Bool,
+        dryRun: Bool, into: String, origins: [String] = []
     ) {
         let count = { (kind: String) in outcomes.count { $0.outcome == kind } }
         let totals = Totals(
             collection: into, dryRun: dryRun, added: count("added"), replaced: count("replaced"),
-            unchanged: count("unchanged"), skipped: count("skipped"))
+            unchanged: count("unchanged"), skipped: count("skipped") + skipped.count)
+        for skip in skipped {
+            if json {
+                Console.out(line(ItemLine(outcome: "skipped", label: skip.label, reason: skip.reason)))
+            } else {
+                let name = skip.label.map { "'\(TerminalText.escaped($0))': " } ?? ""
+                Console.out("skipped   \(name)\(TerminalText.escaped(skip.reason))")
+            }
+        }
         for outcome in outcomes {
             let leftBehind = outcome.index < items.count ? items[outcome.index].leftBehind : []
             let from = outcome.index < origins.count ? origins[outcome.index] : nil

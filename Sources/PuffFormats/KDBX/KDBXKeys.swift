@@ -21,9 +21,12 @@ struct KDBXKeys {
             switch header.kdf {
             case .aes(let seed, let rounds):
                 let progress = ReadProgress.current
+                progress?(.keyRounds, 0, of: Int(clamping: rounds))
                 transformed = try AESKDF.transform(
                     composite, seed: SecureBytes(unwipedCopyOf: seed), rounds: rounds,
-                    counting: progress.map { progress in { progress(.keyRounds, Int($0), of: Int(rounds)) } })
+                    counting: progress.map { progress in
+                        { progress(.keyRounds, Int(clamping: $0), of: Int(clamping: rounds)) }
+                    })
             case .argon2(let variant, let salt, let parameters):
                 transformed = try Argon2.hash(variant, password: composite, salt: salt, parameters: parameters)
             }

@@ -12,7 +12,10 @@ extension SecretService {
     /// (``PortableItem/isSameItem(as:)``) is ``ImportOutcome/Kind/unchanged``; one with the same
     /// label and attributes but another secret is ``ImportOutcome/Kind/replaced``; a later source
     /// item with the label and attributes of an earlier one is skipped, so the first one wins
-    /// every time. Created and Modified come from the source where it has them.
+    /// every time. Created and Modified come from the source where it has them. An import that
+    /// adds or replaces anything first saves the vault as an automatic snapshot
+    /// (``snapshotBeforeChange(_:)``), so `puffctl restore` undoes it; a dry run or an import
+    /// that changes nothing takes none.
     ///
     /// Every step over the items (deciding, sealing, auditing, applying) yields every
     /// ``importSlice`` items, so other clients are served while it runs; the write turn is held
@@ -23,7 +26,7 @@ extension SecretService {
     ///   - dryRun: Decide and report, change nothing.
     ///   - progress: Told the items decided (each one's secret sealed), the last once saved.
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/damaged(_:)``,
-    ///   ``ServiceError/failed(_:)`` when the batch cannot be saved (nothing changes then).
+    ///   ``ServiceError/failed(_:)`` when the snapshot or the batch cannot be saved (nothing changes then).
     public func importItems(
         _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller,
         progress: ProgressHandler? = nil
@@ -57,6 +60,8 @@ extension SecretService {
             meter.finish()
             return plan.outcomes
         }
+        // An import that changes something can be undone with `puffctl restore` (docs/backup.md).
+        _ = try await snapshotBeforeChange("import")
         try await persistImport(changed, in: state, replacing: plan.replaced.count, caller: caller)
         for (index, record) in plan.replaced.enumerated() {
             await Self.yieldAtSliceEnd(index)

@@ -96,19 +96,42 @@ enum RestoreStaging {
         for name in names where isStagingName(name) { remove("\(vault)/\(name)") }
     }
 
-    /// Removes a staging folder and what is left in it (two levels at most: `deleted/<entry>/`).
+    /// Removes a staging folder and what is left in it (two levels at most: `deleted/<entry>/`),
+    /// never following a link: a link planted under a staging name (or named by a planted
+    /// `restore.pending`) is removed itself, and what it points at is left alone.
     static func remove(_ path: String) {
-        guard let names = try? FileRecordStore.names(in: path) else { return }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOTDIR || errno == ELOOP { unlink(path) }
+            return
+        }
+        removeContents(of: fd)
+        rmdir(path)
+    }
+
+    /// Removes everything in the folder open on `fd` (which it closes), relative to `fd`, so no
+    /// name is resolved through a link swapped in meanwhile.
+    private static func removeContents(of fd: Int32) {
+        guard let dir = fdopendir(fd) else {
+            close(fd)
+            return
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
         for name in names {
-            let child = "\(path)/\(name)"
-            var info = stat()
-            guard lstat(child, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT == S_IFDIR {
-                remove(child)
+            let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if child >= 0 {
+                removeContents(of: child)
+                unlinkat(fd, name, AT_REMOVEDIR)
             } else {
-                unlink(child)
+                unlinkat(fd, name, 0)
             }
         }
-        rmdir(path)
     }
 }

@@ -16,6 +16,8 @@ proxy:   through the proxy the Secret Service answers, but io.puff.Control1 is o
 consent: puffd runs with no prompter that reaches a person. Lifting the item's protection,
          allowing an executable and forgetting its deny rule are refused (NotConfirmed, or the
          old signature without consent refused as InvalidArgs); a wrong passcode is refused.
+         ExportItems without consent hands nothing over; into a regular file (not a pipe) it
+         is refused even with the right passcode.
 agents:  puffd runs with the `agent` prompter. A first agent registers (it answers every
          question "deny" and notes the purposes); a second connection's RegisterAgent is refused
          after the first agent was asked to confirm, and a read of the protected item by the
@@ -167,6 +169,42 @@ def run_consent(runner, item):
          lambda: expect_error(call(bus, CONTROL_NAME, CONTROL_PATH, CONTROL, "SetProtected", item, False,
                                    wrong_passcode_pipe(), signature="oba{sv}"),
                               ("io.puff.Error.WrongPasscode",), "SetProtected(false) with a wrong passcode")),
+    ]
+
+    def export_without_consent():
+        # Nobody can be asked: refused, and not one byte reached the pipe.
+        read, write = os.pipe()
+        items = dbus.types.UnixFd(write)
+        os.close(write)
+        try:
+            expect_error(call(bus, CONTROL_NAME, CONTROL_PATH, CONTROL, "ExportItems", "login", items, no_consent(),
+                              signature="sha{sv}"), refused, "ExportItems without consent")
+            os.set_blocking(read, False)
+            try:
+                got = os.read(read, 1)
+            except BlockingIOError:
+                got = b""
+            check(got == b"", "ExportItems without consent wrote to the pipe")
+        finally:
+            os.close(read)
+
+    def export_into_a_regular_file():
+        # The secrets never go to a disk, even with the right passcode: only a pipe is written.
+        import tempfile
+        with tempfile.TemporaryFile() as target:
+            read, write = os.pipe()
+            os.write(write, b"right pass")
+            os.close(write)
+            consent = dbus.Dictionary({"passcode": dbus.types.UnixFd(read)}, signature="sv")
+            os.close(read)
+            expect_error(call(bus, CONTROL_NAME, CONTROL_PATH, CONTROL, "ExportItems", "login",
+                              dbus.types.UnixFd(target.fileno()), consent, signature="sha{sv}"),
+                         ("org.freedesktop.DBus.Error.InvalidArgs",), "ExportItems into a regular file")
+            check(os.fstat(target.fileno()).st_size == 0, "ExportItems wrote into a regular file")
+
+    cases += [
+        ("exporting without consent is refused and hands nothing over", export_without_consent),
+        ("exporting into a regular file instead of a pipe is refused", export_into_a_regular_file),
     ]
     for name, body in cases:
         runner.case(name, body)

@@ -30,7 +30,7 @@ def served(collection):
         items.append({
             "label": item.get_label(), "attributes": item.get_attributes(), "secret_hex": item.get_secret().hex(),
             "content_type": item.get_secret_content_type(), "created": item.get_created(),
-            "modified": item.get_modified(), "collection": collection.get_label(),
+            "modified": item.get_modified(), "collection": collection.collection_path.rsplit("/", 1)[1],
         })
     return items
 

@@ -13,6 +13,8 @@ Commands:
                   `edit` of Sub/inner at 2018-07-08, then pykeepass (which keeps the file KDBX 3.1 and the entries' times) adds what
                   keepassxc-cli cannot: 50 custom fields, an empty and a unicode custom field,
                   FDO_SECRETS_CONTENT_TYPE beside the FDO_SECRETS_DATA attachment.
+  make-cli-past-rm FILE  the same, then keepassxc-cli's `rm` of one entry into the recycle bin
+                  (the file becomes KDBX 4.1, still AES-KDF).
   make-py FILE    pykeepass create_database (KDBX 4, Argon2d): unicode labels, empty values, 50
                   custom fields, a 64 KiB value, times years in the past, a binary secret as
                   FDO_SECRETS_DATA with FDO_SECRETS_CONTENT_TYPE, another attachment, notes, a
@@ -82,7 +84,7 @@ def make_cli(path, password, recycle=False):
         cli(password, "rm", "-q", path, "deleted")
 
 
-def make_cli_past(path, password):
+def make_cli_past(path, password, recycle=False):
     global CLI_ENV
     CLI_ENV = PAST
     make_cli(path, password)
@@ -104,6 +106,12 @@ def make_cli_past(path, password):
     if PyKeePass(path, password=password).version != (3, 1):
         sys.stderr.write("pykeepass did not keep the file KDBX 3.1\n")
         sys.exit(2)
+    if recycle:
+        cli(password, "rm", "-q", path, "deleted")
+
+
+def make_cli_past_rm(path, password):
+    make_cli_past(path, password, recycle=True)
 
 
 def make_py(path, password):
@@ -214,7 +222,7 @@ def main():
         sys.exit(64)
     command, path = sys.argv[1], sys.argv[2]
     password = sys.stdin.readline().rstrip("\n")
-    {"make-cli": make_cli, "make-cli-rm": lambda f, p: make_cli(f, p, recycle=True), "make-cli-past": make_cli_past, "make-py": make_py, "dump-py": dump_py, "dump-cli": dump_cli}[command](path, password)
+    {"make-cli": make_cli, "make-cli-rm": lambda f, p: make_cli(f, p, recycle=True), "make-cli-past": make_cli_past, "make-cli-past-rm": make_cli_past_rm, "make-py": make_py, "dump-py": dump_py, "dump-cli": dump_cli}[command](path, password)
 
 
 if __name__ == "__main__":

@@ -8,29 +8,36 @@ import PuffFormats
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Copy the items of another store's file, or of a running provider, into a collection.",
+        abstract: "Copy the items of another store's file or pass store, or of a running provider, into a collection.",
         discussion: """
             The format is found from the file's content, never its name; --format names it and \
-            fails when the content is not that format. The source's password is asked on the \
-            terminal with echo off, or read as one line of descriptor N (--source-passcode-fd); \
-            never an argument. A locked COLLECTION is unlocked first (its passcode from the \
-            terminal, --stdin or --passcode-fd). The items reach puffd over a pipe and are saved \
-            as one batch: all of them or none. An item with the same label, attributes and \
-            secret as one in the collection is left unchanged, so importing a file twice changes \
-            nothing; one with the same label and attributes but another secret replaces that \
-            item's secret. Created and Modified come from the source. A wrong password or a \
-            --format that does not fit changes nothing. --dry-run prints the plan (added, \
-            replaced, unchanged, skipped and why) and changes nothing; --json prints one JSON \
-            object per item and a last one with the totals. With --bus ADDRESS instead of SOURCE, \
-            every item of every unlocked collection of the provider that owns \
-            org.freedesktop.secrets on that bus (gnome-keyring, KeePassXC, KWallet, oo7) is \
-            copied; its locked collections are skipped and listed, and never unlocked unless \
-            --unlock-source asks the provider to (it then shows its own prompt). See \
+            fails when the content is not that format. SOURCE may be a file of gnome-keyring, \
+            libsecret, KeePass (KDBX) or Bitwarden's unencrypted JSON export, or the folder of a \
+            pass store, whose entries gpg decrypts through the person's own agent. A file's \
+            password is asked on the terminal with echo off, or read as one line of descriptor N \
+            (--source-passcode-fd); never an argument; with neither, the import fails at once. A \
+            damaged gnome-keyring textual keyring is refused unless --salvage is given, which \
+            imports its intact items and lists the damaged ones as skipped. A locked COLLECTION \
+            is unlocked first (its passcode from the terminal, --stdin or --passcode-fd). The \
+            items reach puffd over a pipe and are saved as one batch: all of them or none; the \
+            vault is saved as a snapshot first (see `puffctl restore`). An item with the same \
+            label, attributes and secret as one in the collection is left unchanged, so \
+            importing a source twice changes nothing; one with the same label and attributes but \
+            another secret replaces that item's secret. Created and Modified come from the \
+            source. A wrong password or a --format that does not fit changes nothing. --dry-run \
+            prints the plan (added, replaced, unchanged, skipped and why) and changes nothing; \
+            --json prints one JSON object per item and a last one with the totals. With --bus \
+            ADDRESS instead of SOURCE, every item of every unlocked collection of the provider \
+            that owns org.freedesktop.secrets on that bus (gnome-keyring, KeePassXC, KWallet, \
+            oo7) is copied; its locked collections are skipped and listed, and never unlocked \
+            unless --unlock-source asks the provider to (it then shows its own prompt). See \
             docs/migration.md.
             """
     )
 
-    @Argument(help: ArgumentHelp("The other store's file.", valueName: "SOURCE"), completion: .file())
+    @Argument(
+        help: ArgumentHelp("The other store's file, or a pass store's folder.", valueName: "SOURCE"),
+        completion: .file())
     var source: String?
 
     @Option(
@@ -56,6 +63,9 @@ struct ImportCommand: AsyncParsableCommand {
         help: ArgumentHelp("Read the source's password as one line of descriptor N.", valueName: "N"))
     var sourcePasscodeDescriptor: Int32?
 
+    @Flag(help: "Import the intact items of a damaged gnome-keyring textual keyring, skipping the damaged ones.")
+    var salvage = false
+
     @Flag(help: "Print what would be added, replaced, left unchanged or skipped, and change nothing.")
     var dryRun = false
 
@@ -68,6 +78,7 @@ struct ImportCommand: AsyncParsableCommand {
     func validate() throws {
         try LiveImport.validate(source: source, bus: bus, format: format, passcodeDescriptor: sourcePasscodeDescriptor)
         if unlockSource, bus == nil { throw ValidationError("--unlock-source is for --bus ADDRESS") }
+        if salvage, bus != nil { throw ValidationError("--salvage is for a SOURCE file") }
         if let sourcePasscodeDescriptor, sourcePasscodeDescriptor < 0 {
             throw ValidationError("--source-passcode-fd needs a descriptor number (0 or more)")
         }
@@ -78,7 +89,15 @@ struct ImportCommand: AsyncParsableCommand {
         // Checked first, so a missing collection costs no typing.
         let target = try await client.status().target(collection)
         let live = try await LiveImport.read(bus, unlocking: unlockSource, json: json)
-        let read = try live.map { PortableCollection(label: "", items: $0.items) } ?? readSource()
+        let read: PortableCollection
+        if let live {
+            read = PortableCollection(label: "", items: live.items)
+        } else {
+            read = try await ImportSource(
+                path: source ?? "", format: format, salvage: salvage, passcodeDescriptor: sourcePasscodeDescriptor,
+                json: json
+            ).read()
+        }
         if target.isLocked {
             let code = try PasscodePrompt.existing(
                 from: try passcode.source.open(), prompt: "Passcode for \(target.id):")
@@ -90,31 +109,10 @@ struct ImportCommand: AsyncParsableCommand {
             read.items, into: target.id, dryRun: dryRun, progress: progress.update)
         progress.finish()
         ImportOutput.print(
-            outcomes + LiveImport.skippedLines(live, after: read.items.count), items: read.items, json: json,
-            dryRun: dryRun, into: target.id, origins: LiveImport.origins(live))
+            outcomes + LiveImport.skippedLines(live, after: read.items.count), items: read.items,
+            skipped: read.skipped, json: json, dryRun: dryRun, into: target.id, origins: LiveImport.origins(live))
     }
 
-    /// The source's items: its file read whole, its format found, its password asked when it has one.
-    private func readSource() throws(ClientError) -> PortableCollection {
-        let source = self.source ?? ""
-        let bytes = try SourceFile.read(source)
-        do {
-            let reader = try ForeignFormats.reader(for: bytes, format: format)
-            var code: SecureBytes?
-            if reader.needsPasscode(bytes) {
-                let place: PasscodeSource = sourcePasscodeDescriptor.map { .descriptor($0) } ?? .terminal
-                code = try PasscodePrompt.existing(
-                    from: try place.open(), prompt: "Password of \(TerminalText.escaped(source)):")
-            }
-            return try ImportReadProgress(json: json).reading { try reader.read(bytes, passcode: code) }
-        } catch let error as ForeignFormatError {
-            throw .source(error)
-        } catch let error as ClientError {
-            throw error
-        } catch {
-            throw .failed(name: "", message: "\(error)")
-        }
-    }
 }
 
 extension ForeignFormat: ExpressibleByArgument {}
