@@ -98,6 +98,9 @@ struct ExportFlowTests {
 
         let result = try await exporting(puffd, "libsecret", to: file.path)
         #expect(result.status == 0, "\(result.output)")
+        // Standard error is a pipe here: no bar.
+        #expect(!result.output.contains("export ["), "\(result.output)")
+        #expect(!result.output.contains("export-received ["), "\(result.output)")
 
         for item in expected {
             let pairs = item.attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

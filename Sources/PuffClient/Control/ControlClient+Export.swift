@@ -29,15 +29,20 @@ extension ControlClient {
     /// `ExportItems`: every item of `collection` with its secret, read from a pipe by a thread of
     /// its own while the call is in flight, never from the message. `passcode` is the consent
     /// (and unlocks a locked collection); without it puffd asks the person through its prompters.
+    ///
+    /// - Parameters:
+    ///   - progress: puffd's `Progress` of the items passing the access gate.
+    ///   - receiving: The items read from the pipe so far, from the reading thread.
     public func exportItems(
-        of collection: String, passcode: SecureBytes?, progress: (@Sendable (ProgressUpdate) -> Void)? = nil
+        of collection: String, passcode: SecureBytes?, progress: (@Sendable (ProgressUpdate) -> Void)? = nil,
+        receiving: (@Sendable (ProgressUpdate) -> Void)? = nil
     ) async throws(ClientError) -> ExportedCollection {
         var writeEnd: UnixFD?
         let reader: BatchReader
         do {
             let ends = try UnixFD.pipe()
             writeEnd = ends.write
-            reader = BatchReader(end: ends.read)
+            reader = BatchReader(end: ends.read, progress: receiving)
         } catch {
             throw .passcodeIOFailed(errno: error.errno)
         }
@@ -90,18 +95,27 @@ extension ControlClient {
 /// into locked memory.
 private final class BatchReader: Sendable {
     let end: UnixFD
+    let progress: (@Sendable (ProgressUpdate) -> Void)?
     let done = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Result<[PortableItem], ForeignFormatError>?>(nil)
     private let stopped = Atomic<Bool>(false)
 
-    init(end: UnixFD) {
+    init(end: UnixFD, progress: (@Sendable (ProgressUpdate) -> Void)?) {
         self.end = end
+        self.progress = progress
     }
 
     func start() {
         DispatchQueue.global().async { [self] in
             var input = PipeInput(fd: end.rawValue, stopped: { [self] in stopped.load(ordering: .relaxed) })
-            let result = Result { () throws(ForeignFormatError) in try PortableBatch.read(from: &input) }
+            let reporter = progress.map { report in
+                ReadProgress { stage, done, total in
+                    if stage == .items { report(ProgressUpdate(done: done, total: total, unit: "items")) }
+                }
+            }
+            let result = ReadProgress.$current.withValue(reporter) {
+                Result { () throws(ForeignFormatError) in try PortableBatch.read(from: &input) }
+            }
             outcome.withLock { $0 = result }
             done.signal()
         }

@@ -62,7 +62,11 @@ public enum PortableBatch {
         guard count <= maximumItems else { throw .damaged("batch: \(count) items") }
         var items: [PortableItem] = []
         items.reserveCapacity(count)
-        for _ in 0..<count {
+        // puffctl export's bar for the items received (nil in puffd, whose import reads report nothing).
+        let progress = ReadProgress.current
+        progress?(.items, 0, of: count)
+        for index in 0..<count {
+            if index > 0 { progress?(.items, index, of: count) }
             let label = try string(&input)
             let contentType = try string(&input)
             let flags = try integer(1, &input)
@@ -86,6 +90,7 @@ public enum PortableBatch {
                     created: flags & 1 == 0 ? nil : created, modified: flags & 2 == 0 ? nil : modified))
         }
         guard try bytes(4, &input) == trailer else { throw .damaged("batch: no end marker") }
+        progress?(.items, count, of: count)
         return items
     }
 

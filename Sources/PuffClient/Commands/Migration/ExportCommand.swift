@@ -21,7 +21,8 @@ struct ExportCommand: AsyncParsableCommand {
             read would: a protected item asks, a rule may refuse; items kept back are named, the \
             file holds the rest and the command exits 1. Every item exported is audited. OUTFILE \
             is written whole or not at all, 0600; a symbolic link there is refused, an existing \
-            file is replaced only with --force. On a terminal, a progress bar on standard error.
+            file is replaced only with --force. On a terminal, progress bars on standard error: export \
+            while puffd passes the items through its gate, export-received while they arrive.
             """
     )
 
@@ -67,10 +68,21 @@ struct ExportCommand: AsyncParsableCommand {
                 code = try PasscodePrompt.existing(
                     from: try PasscodeSource.terminal.open(), prompt: "Passcode for \(target.id):")
             }
-            let progress = ProgressReporter.forCommand("export", json: false)
-            defer { progress.finish() }
-            exported = try await client.exportItems(of: target.id, passcode: code, progress: progress.update)
-            progress.finish()
+            // Two bars, as import has: `export` while puffd passes the items through its gate,
+            // then `export-received` while they arrive over the pipe.
+            let gate = ProgressReporter.forCommand("export", json: false)
+            let received = ProgressReporter.forCommand("export-received", json: false)
+            defer {
+                gate.finish()
+                received.finish()
+            }
+            exported = try await client.exportItems(
+                of: target.id, passcode: code, progress: gate.update,
+                receiving: { update in
+                    gate.finish()
+                    received.update(update)
+                })
+            received.finish()
             let bytes: [UInt8]
             do {
                 bytes = try writer.write(exported.collection, passcode: targetCode)
