@@ -195,6 +195,11 @@ start_puffd() {  # sets puff_pid, puff_t0 (just before the fork, µs) and puff_m
     puff_pid=$!
     pgroups+=("$puff_pid")
     puff_ms=$(wait_owned "$puff_addr" "$puff_pid" "$puff_t0") || { echo "run.sh: puffd did not start; see $out/puffd.log" >&2; exit 1; }
+    # puffctl talks to io.puff.Control, which puffd may own a moment after the Secret Service name.
+    if [ "$vault" = file ]; then
+        "$client" --wait-name "$puff_addr" --bus-name io.puff.Control --pid "$puff_pid" --timeout-s 60 >/dev/null ||
+            { echo "run.sh: puffd did not own io.puff.Control; see $out/puffd.log" >&2; exit 1; }
+    fi
 }
 
 stop_puffd() {

@@ -124,8 +124,21 @@ struct LiveImportTests {
             lines.contains { $0["source_collection"] as? String == "vault2" && $0["outcome"] as? String == "skipped" })
         #expect(lines.contains { $0["from"] as? String == "session" }, "\(second.output)")
         try await expectHolds(puffd, expected)
+        // The live read's progress: every item described, counted from 0 to all of them.
+        let reads = readProgress(lines)
+        #expect(reads.allSatisfy { $0.total == count }, "\(second.output)")
+        #expect(reads.first?.done == 0 && reads.last?.done == count, "\(second.output)")
+        #expect(reads.map(\.done) == reads.map(\.done).sorted(), "\(second.output)")
         let after = keyring.finish()
         #expect(after.contains("ok vault2 still locked") && !after.contains("FAIL"), "no prompt unlocked it: \(after)")
+    }
+
+    /// The `import-read` progress lines among `lines` (items only), in order.
+    func readProgress(_ lines: [[String: Any]]) -> [(done: Int, total: Int)] {
+        lines.compactMap { $0["progress"] as? [String: Any] }
+            .filter { $0["operation"] as? String == "import-read" && $0["unit"] as? String == "items" }
+            .compactMap { line in (line["done"] as? Int).flatMap { done in (line["total"] as? Int).map { (done, $0) } }
+            }
     }
 
     /// import_check.py: login holds exactly the items of `expected` (expected.json's list).
@@ -213,6 +226,34 @@ struct LiveImportTests {
         #expect(with.output.contains("1 added"), "\(with.output)")
         let asked = provider.finish()
         #expect(asked.components(separatedBy: "unlock asked").count - 1 == 1, "only --unlock-source asks: \(asked)")
+    }
+
+    @Test func aDryRunWithUnlockSourceAsksTheProviderNothingAndListsTheLockedCollection() async throws {
+        let provider = try Provider("hostile_provider.py", ["locked"])
+        let puffd = try await flows.daemon()
+        let plan = try await importing(puffd, bus: provider.bus.address, ["--unlock-source", "--dry-run"])
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(
+            plan.output.contains(
+                "skipped   collection 'fake': locked on the other provider; a dry run does not unlock it "
+                    + "(without --dry-run, --unlock-source asks the provider, which shows its prompt)"),
+            "\(plan.output)")
+        #expect(plan.output.contains("nothing was changed (--dry-run)"), "\(plan.output)")
+        // The provider is as it was: still locked for the next import.
+        let after = try await importing(puffd, bus: provider.bus.address)
+        #expect(after.output.contains("skipped   collection 'fake': locked on the other provider"), "\(after.output)")
+        try await expectHolds(puffd, Data("[]".utf8))
+        let asked = provider.finish()
+        #expect(!asked.contains("unlock asked"), "a dry run called Unlock: \(asked)")
+    }
+
+    @Test func theLiveReadReportsItsItemsAsJSONProgressFromNoneToAll() async throws {
+        let provider = try Provider("hostile_provider.py", ["plain"])
+        let puffd = try await flows.daemon()
+        let result = try await importing(puffd, bus: provider.bus.address, ["--json", "--dry-run"])
+        #expect(result.status == 0, "\(result.output)")
+        let reads = readProgress(jsonLines(result.output))
+        #expect(reads.map(\.done) == [0, 1] && reads.allSatisfy { $0.total == 1 }, "\(result.output)")
     }
 
     @Test func aDismissedUnlockPromptLeavesTheCollectionSkippedSayingSo() async throws {

@@ -14,10 +14,15 @@ struct LiveItemDescription: Sendable {
     var locked: Bool
 
     /// The items at `paths`, in that order; up to ``LiveLimits/concurrentCalls`` reads in flight.
+    /// Each one read is reported to ``ReadProgress/current`` (from 0 to all of them): with a big
+    /// gnome-keyring these reads are most of the import's time (docs/migration.md).
     static func read(_ paths: [ObjectPath], on provider: String, bus: LiveBus) async throws(ClientError)
         -> [LiveItemDescription]
     {
         var results = [LiveItemDescription?](repeating: nil, count: paths.count)
+        let progress = ReadProgress.current
+        var done = 0
+        progress?(.items, done, of: paths.count)
         do {
             try await withThrowingTaskGroup(of: (Int, LiveItemDescription).self) { group in
                 var next = 0
@@ -29,6 +34,8 @@ struct LiveItemDescription: Sendable {
                 while next < min(paths.count, LiveLimits.concurrentCalls) { start() }
                 while let (index, description) = try await group.next() {
                     results[index] = description
+                    done += 1
+                    progress?(.items, done, of: paths.count)
                     if next < paths.count { start() }
                 }
             }

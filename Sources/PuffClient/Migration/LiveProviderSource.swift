@@ -9,7 +9,8 @@ public import PuffFormats
 ///
 /// Every item of every unlocked collection is read: label, attributes, Created, Modified, the
 /// secret and its content type. Locked collections are listed as skipped and, unless the person
-/// asks (`--unlock-source`), never unlocked, so the other provider shows no prompt. Secrets cross the other bus under the spec's DH session
+/// asks (`--unlock-source`, not on a dry run: ``LiveUnlocking``), never unlocked, so the other
+/// provider shows no prompt. Secrets cross the other bus under the spec's DH session
 /// (plain only when the provider refuses it, which ``LiveReading/plainSession`` records) and are
 /// held in secure memory. Every reply is bounded (``LiveLimits``): a hostile provider makes the
 /// read fail, never grow without end.
@@ -20,12 +21,15 @@ public enum LiveProviderSource {
     static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
     static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
 
-    /// Reads the provider on the bus at `address`; with `unlocking`, first asks it to unlock its
-    /// locked collections (``LivePrompt``), which shows the provider's own prompt.
+    /// Reads the provider on the bus at `address`; with `unlocking` ``LiveUnlocking/asking``,
+    /// first asks it to unlock its locked collections (``LivePrompt``), which shows the
+    /// provider's own prompt. Each item described is reported to ``ReadProgress/current``.
     ///
     /// - Throws: ``ClientError/liveSource(_:)`` naming what failed (no bus, no provider, a
     ///   malformed or oversized reply, a secret that did not decrypt); nothing secret in it.
-    public static func read(address: String, unlocking: Bool = false) async throws(ClientError) -> LiveReading {
+    public static func read(address: String, unlocking: LiveUnlocking = .never) async throws(ClientError)
+        -> LiveReading
+    {
         let bus = try await LiveBus.connect(address: address)
         defer { bus.close() }
         let provider = try await bus.provider()
@@ -42,7 +46,7 @@ public enum LiveProviderSource {
             collections.append((path, try await LiveCollection.read(path, on: provider, bus: bus)))
         }
         let locked = collections.filter(\.collection.locked).map(\.path)
-        if unlocking, !locked.isEmpty {
+        if unlocking == .asking, !locked.isEmpty {
             try await LivePrompt.unlock(locked, on: provider, bus: bus)
             for index in collections.indices where collections[index].collection.locked {
                 collections[index].collection = try await LiveCollection.read(
@@ -56,10 +60,7 @@ public enum LiveProviderSource {
                 reading.skippedCollections.append(
                     .init(
                         label: collection.label,
-                        reason: unlocking
-                            ? "still locked on the other provider: its unlock prompt was dismissed"
-                            : "locked on the other provider; unlock it there, or run again with --unlock-source (no prompt was started)"
-                    ))
+                        reason: unlocking.lockedReason))
                 continue
             }
             for item in collection.items where seen.insert(item.rawValue).inserted {
@@ -88,6 +89,35 @@ public enum LiveProviderSource {
             reading.origins.append(origin)
         }
         return reading
+    }
+}
+
+/// Whether ``LiveProviderSource/read(address:unlocking:)`` asks the other provider to unlock
+/// its locked collections.
+public enum LiveUnlocking: Sendable, Equatable {
+    /// Never (no `--unlock-source`): they are skipped, and no prompt is started.
+    case never
+    /// Through the provider's own prompt (`--unlock-source`).
+    case asking
+    /// Not on a dry run, which changes nothing anywhere, the other provider's state included
+    /// (`--unlock-source --dry-run`): they are skipped, saying what the real run would do.
+    case notOnDryRun
+
+    /// `--unlock-source`, and whether the run is `--dry-run`.
+    public init(unlockSource: Bool, dryRun: Bool) {
+        self = !unlockSource ? .never : dryRun ? .notOnDryRun : .asking
+    }
+
+    /// Why a collection still locked after the read was skipped.
+    var lockedReason: String {
+        switch self {
+        case .never:
+            "locked on the other provider; unlock it there, or run again with --unlock-source (no prompt was started)"
+        case .asking: "still locked on the other provider: its unlock prompt was dismissed"
+        case .notOnDryRun:
+            "locked on the other provider; a dry run does not unlock it "
+                + "(without --dry-run, --unlock-source asks the provider, which shows its prompt)"
+        }
     }
 }
 

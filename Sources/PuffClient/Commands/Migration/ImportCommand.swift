@@ -30,7 +30,8 @@ struct ImportCommand: AsyncParsableCommand {
             ADDRESS instead of SOURCE, every item of every unlocked collection of the provider \
             that owns org.freedesktop.secrets on that bus (gnome-keyring, KeePassXC, KWallet, \
             oo7) is copied; its locked collections are skipped and listed, and never unlocked \
-            unless --unlock-source asks the provider to (it then shows its own prompt). See \
+            unless --unlock-source asks the provider to (it then shows its own prompt; a \
+            --dry-run never asks). See \
             docs/migration.md.
             """
     )
@@ -46,7 +47,10 @@ struct ImportCommand: AsyncParsableCommand {
             "Copy from the provider running on the bus at ADDRESS instead of a file.", valueName: "ADDRESS"))
     var bus: String?
 
-    @Flag(help: "With --bus: ask the other provider to unlock its locked collections (it shows its own prompt).")
+    @Flag(
+        help:
+            "With --bus: ask the other provider to unlock its locked collections (it shows its own prompt; not on --dry-run)."
+    )
     var unlockSource = false
 
     @Option(
@@ -88,7 +92,8 @@ struct ImportCommand: AsyncParsableCommand {
         let client = try await connection.connect()
         // Checked first, so a missing collection costs no typing.
         let target = try await client.status().target(collection)
-        let live = try await LiveImport.read(bus, unlocking: unlockSource, json: json)
+        let live = try await LiveImport.read(
+            bus, unlocking: LiveUnlocking(unlockSource: unlockSource, dryRun: dryRun), json: json)
         let read: PortableCollection
         if let live {
             read = PortableCollection(label: "", items: live.items)

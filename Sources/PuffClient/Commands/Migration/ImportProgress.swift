@@ -19,8 +19,24 @@ final class ImportReadProgress: Sendable {
     /// erased when it returns or throws.
     func reading<T>(_ read: () throws -> T) rethrows -> T {
         defer { finish() }
+        return try ReadProgress.$current.withValue(reporter) { try read() }
+    }
+
+    /// Runs `read`, an asynchronous read of the source (a running provider's), with its reports
+    /// shown; the bars are erased when it returns or throws.
+    func readingAsync<T, E: Error>(_ read: () async throws(E) -> T) async throws(E) -> T {
+        defer { finish() }
+        // Through a Result: `withValue` rethrows untyped, and `read`'s error is kept typed.
+        let result = await ReadProgress.$current.withValue(reporter) { () async -> Result<T, E> in
+            do throws(E) { return .success(try await read()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The reporter a reader sees as ``ReadProgress/current``, drawing this command's bars.
+    private var reporter: ReadProgress {
         let (key, items) = (key, items)
-        let reporter = ReadProgress { stage, done, total in
+        return ReadProgress { stage, done, total in
             switch stage {
             case .keyRounds:
                 key.update(ProgressUpdate(done: done, total: total, unit: "rounds"))
@@ -29,7 +45,6 @@ final class ImportReadProgress: Sendable {
                 items.update(ProgressUpdate(done: done, total: total, unit: "items"))
             }
         }
-        return try ReadProgress.$current.withValue(reporter) { try read() }
     }
 
     private func finish() {

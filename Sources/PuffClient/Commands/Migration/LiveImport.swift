@@ -23,12 +23,17 @@ enum LiveImport {
         }
     }
 
-    /// The provider's items when `address` is given (nil for a file import); says on stderr,
+    /// The provider's items when `address` is given (nil for a file import), with the
+    /// `import-read` progress of the items described (``ImportReadProgress``); says on stderr,
     /// before anything is imported, when its secrets crossed its bus in plain, and lists what
     /// was skipped.
-    static func read(_ address: String?, unlocking: Bool, json: Bool) async throws(ClientError) -> LiveReading? {
+    static func read(_ address: String?, unlocking: LiveUnlocking, json: Bool) async throws(ClientError)
+        -> LiveReading?
+    {
         guard let address else { return nil }
-        let reading = try await LiveProviderSource.read(address: address, unlocking: unlocking)
+        let reading = try await ImportReadProgress(json: json).readingAsync { () async throws(ClientError) in
+            try await LiveProviderSource.read(address: address, unlocking: unlocking)
+        }
         if reading.plainSession {
             Console.error(
                 "warning: the provider on the other bus refused an encrypted session (\(ControlClient.algorithm)); "
