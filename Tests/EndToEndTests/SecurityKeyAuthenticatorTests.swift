@@ -64,8 +64,10 @@ struct SecurityKeyAuthenticatorTests {
             #expect(first == "ready", "fido2_authenticator.py did not start: \(logged.suffix(400))")
         }
 
+        /// SIGKILL: nothing of the authenticator's state needs to survive, and a signal it might
+        /// inherit as ignored must not leave it running.
         func stop() {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
         }
     }
 

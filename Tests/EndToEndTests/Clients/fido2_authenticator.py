@@ -26,6 +26,7 @@ import argparse
 import hashlib
 import hmac
 import os
+import signal
 import socket
 import struct
 import sys
@@ -42,6 +43,8 @@ ap.add_argument("--pin-stdin", action="store_true")
 ap.add_argument("--touch", choices=["auto", "refuse", "wait"], default="auto")
 ap.add_argument("--protocols", default="2,1")
 args = ap.parse_args()
+# A test runner may start us with SIGTERM ignored (inherited across exec): stopping must stop us.
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 SEED = bytes.fromhex(args.seed)
 if len(SEED) != 32:
     sys.exit("--seed must be 64 hex digits")
