@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
+        // FIDO2 security keys (fido2 slots, docs/design/unlock-slots.md), with I/O hooks for `unix:PATH`.
+        .systemLibrary(name: "CFido2", pkgConfig: "libfido2", providers: [.apt(["libfido2-dev"])]),
 
         .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL", "CArgon2", "CZlib"]),
         // The one version constant puffd, puffctl and the packages share.
@@ -138,7 +140,7 @@ let package = Package(
             name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffService", "PuffCrypto", "PuffTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats"],
+            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "CFido2"],
             exclude: ["Clients"]
         ),
 

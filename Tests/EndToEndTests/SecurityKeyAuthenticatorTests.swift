@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CFido2
 import Foundation
 import PuffTesting
 import Testing
@@ -8,11 +9,14 @@ import Testing
 /// libfido2 by Clients/fido2_check.c over its I/O hooks: enrolment and hmac-secret assertions, and
 /// each refusal puff must tell apart (another key, a wrong PIN, a refused touch). The PIN travels
 /// on standard input to both sides, never on a command line; hmac outputs are compared, not shown.
+/// The last test does the same from Swift through the CFido2 module puff's own code will use.
 @Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct SecurityKeyAuthenticatorTests {
     static let clients = TestBus.repositoryRoot.appendingPathComponent("Tests/EndToEndTests/Clients")
     static let salt = String(repeating: "ab", count: 32)
     static let otherSeed = String(repeating: "11", count: 32)
+    /// How long libfido2 waits for one answer before giving up: generous, for a loaded machine.
+    static let deviceTimeoutMilliseconds: Int32 = 60_000
 
     /// fido2_check built against Debian's libfido2-dev (APT_PACKAGES), into a folder of its own.
     static func checker() async throws -> String {
@@ -149,5 +153,57 @@ struct SecurityKeyAuthenticatorTests {
         let refused = try await check(checker, [untouched.socket, "unlock", credential, Self.salt])
         #expect(refused.status == 2)
         #expect(refused.output.contains("error FIDO_ERR_OPERATION_DENIED"), "\(refused.output)")
+    }
+
+    /// An hmac-secret assertion from Swift through CFido2's `unix:PATH` I/O hooks: libfido2's
+    /// status and, when it is FIDO_OK, the 32-byte output.
+    static func swiftAssertion(socket: String, credential: [UInt8], salt: [UInt8]) -> (status: Int32, secret: [UInt8]) {
+        fido_init(0)
+        var device = fido_dev_new()
+        defer { fido_dev_free(&device) }
+        var status = puff_fido_use_unix_socket(device)
+        guard status == FIDO_OK else { return (status, []) }
+        status = fido_dev_open(device, socket)
+        guard status == FIDO_OK else { return (status, []) }
+        defer { fido_dev_close(device) }
+        // libfido2 waits for a touch without end by default; a broken hook must fail, not hang.
+        fido_dev_set_timeout(device, Self.deviceTimeoutMilliseconds)
+        var assertion = fido_assert_new()
+        defer { fido_assert_free(&assertion) }
+        let clientData = [UInt8](repeating: 0, count: 32)
+        fido_assert_set_clientdata_hash(assertion, clientData, clientData.count)
+        fido_assert_set_rp(assertion, "io.puff.vault")
+        fido_assert_allow_cred(assertion, credential, credential.count)
+        fido_assert_set_extensions(assertion, FIDO_EXT_HMAC_SECRET)
+        fido_assert_set_hmac_salt(assertion, salt, salt.count)
+        fido_assert_set_up(assertion, FIDO_OPT_TRUE)
+        status = fido_dev_get_assert(device, assertion, nil)
+        guard status == FIDO_OK, let pointer = fido_assert_hmac_secret_ptr(assertion, 0) else { return (status, []) }
+        return (status, Array(UnsafeBufferPointer(start: pointer, count: fido_assert_hmac_secret_len(assertion, 0))))
+    }
+
+    @Test func swiftThroughCFido2GetsTheSameSecretAsTheCDriverAndTheSameRefusal() async throws {
+        let checker = try await Self.checker()
+        let scratch = try folder()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let key = try await Authenticator(in: scratch, name: "key")
+        defer { key.stop() }
+        let other = try await Authenticator(in: scratch, name: "other", seed: Self.otherSeed)
+        defer { other.stop() }
+        let credentialFile = scratch.appendingPathComponent("credential")
+
+        let enrol = try await check(checker, [key.socket, "enrol", credentialFile.path])
+        #expect(enrol.status == 0, "enrol: \(enrol.output)")
+        let fromC = try await check(checker, [key.socket, "unlock", credentialFile.path, Self.salt])
+        let credential = [UInt8](try Data(contentsOf: credentialFile))
+        let salt = [UInt8](repeating: 0xAB, count: 32)
+        let fromSwift = Self.swiftAssertion(socket: key.socket, credential: credential, salt: salt)
+        #expect(fromSwift.status == FIDO_OK)
+        let hex = fromSwift.secret.map { String(format: "%02x", $0) }.joined()
+        #expect(fromSwift.secret.count == 32)
+        #expect(hex + "\n" == fromC.output, "Swift and C get the same hmac-secret output")
+        let stranger = Self.swiftAssertion(socket: other.socket, credential: credential, salt: salt)
+        #expect(stranger.status == FIDO_ERR_NO_CREDENTIALS)
+        #expect(stranger.secret.isEmpty)
     }
 }
