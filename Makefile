@@ -11,7 +11,8 @@ APT_PACKAGES := \
 	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney \
 	gir1.2-secret-1 faketime libpam0g-dev pamtester valgrind procps xvfb xclip golang-docker-credential-helpers xdg-dbus-proxy \
 	debootstrap systemd-container gnome-keyring libfaketime \
-	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass
+	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass \
+	libtss2-dev swtpm swtpm-tools tpm2-tools
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.
 BENCH_APT_PACKAGES := gnome-keyring gnuplot-nox
