@@ -9,6 +9,7 @@ APT_PACKAGES := \
 	dbus-daemon dbus-bin \
 	libsecret-tools libsecret-1-dev libglib2.0-dev gcc git \
 	python3 python3-secretstorage python3-keyring python3-dbus python3-gi python3-cryptography python3-jeepney \
+	libfido2-dev python3-fido2 \
 	gir1.2-secret-1 faketime libpam0g-dev pamtester valgrind procps xvfb xclip golang-docker-credential-helpers xdg-dbus-proxy \
 	debootstrap systemd-container gnome-keyring libfaketime \
 	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass \

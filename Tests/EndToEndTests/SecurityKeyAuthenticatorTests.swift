@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffTesting
+import Testing
+
+/// The software FIDO2 authenticator the fido2 slots will be tested with (Clients/
+/// fido2_authenticator.py, docs/design/unlock-slots.md §3 fido2), driven through the real
+/// libfido2 by Clients/fido2_check.c over its I/O hooks: enrolment and hmac-secret assertions, and
+/// each refusal puff must tell apart (another key, a wrong PIN, a refused touch). The PIN travels
+/// on standard input to both sides, never on a command line; hmac outputs are compared, not shown.
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
+struct SecurityKeyAuthenticatorTests {
+    static let clients = TestBus.repositoryRoot.appendingPathComponent("Tests/EndToEndTests/Clients")
+    static let salt = String(repeating: "ab", count: 32)
+    static let otherSeed = String(repeating: "11", count: 32)
+
+    /// fido2_check built against Debian's libfido2-dev (APT_PACKAGES), into a folder of its own.
+    static func checker() async throws -> String {
+        let folder = TestBus.repositoryRoot.appendingPathComponent(".build/e2e-tools/fido2")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let binary = folder.appendingPathComponent("fido2_check-\(UUID().uuidString)").path
+        let build = try await ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c",
+                "gcc -std=gnu11 -Wall -Wextra -Werror -O2 -o \"$1\" \"$2\" $(pkg-config --cflags --libs libfido2)",
+                "sh", binary, clients.appendingPathComponent("fido2_check.c").path,
+            ],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(build.status == 0, "building fido2_check (libfido2-dev, make deps): \(build.output.suffix(400))")
+        return binary
+    }
+
+    /// One authenticator process on a socket in a scratch folder; stopped by `stop()`.
+    final class Authenticator: @unchecked Sendable {
+        let process = Process()
+        let socket: String
+        let log: URL
+
+        init(in folder: URL, name: String, seed: String? = nil, pin: String? = nil, touch: String = "auto")
+            async throws
+        {
+            socket = folder.appendingPathComponent("\(name).sock").path
+            log = folder.appendingPathComponent("\(name).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            var arguments = [clients.appendingPathComponent("fido2_authenticator.py").path, socket, "--touch", touch]
+            if let seed { arguments += ["--seed", seed] }
+            if pin != nil { arguments.append("--pin-stdin") }
+            let output = Pipe()
+            let input = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = arguments
+            process.environment = ["PATH": "/usr/bin:/bin"]
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardInput = input
+            try process.run()
+            try input.fileHandleForWriting.write(contentsOf: Data(((pin ?? "") + "\n").utf8))
+            try input.fileHandleForWriting.close()
+            let first = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: TestBus.firstLine(of: output)) }
+            }
+            let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            #expect(first == "ready", "fido2_authenticator.py did not start: \(logged.suffix(400))")
+        }
+
+        /// SIGKILL: nothing of the authenticator's state needs to survive, and a signal it might
+        /// inherit as ignored must not leave it running.
+        func stop() {
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+
+    func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("puff-fido2-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    func check(_ checker: String, _ arguments: [String], pin: String? = nil) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(
+            checker, arguments + (pin == nil ? [] : ["--pin"]), environment: ["PATH": "/usr/bin:/bin"],
+            input: Data(((pin ?? "") + "\n").utf8))
+    }
+
+    @Test func anEnrolledCredentialGivesTheSameHmacSecretTwiceAndAnotherSeedDoesNotKnowIt() async throws {
+        let checker = try await Self.checker()
+        let scratch = try folder()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let key = try await Authenticator(in: scratch, name: "key")
+        defer { key.stop() }
+        let other = try await Authenticator(in: scratch, name: "other", seed: Self.otherSeed)
+        defer { other.stop() }
+        let credential = scratch.appendingPathComponent("credential").path
+
+        let enrol = try await check(checker, [key.socket, "enrol", credential])
+        #expect(enrol.status == 0, "enrol: \(enrol.output)")
+        let first = try await check(checker, [key.socket, "unlock", credential, Self.salt])
+        let second = try await check(checker, [key.socket, "unlock", credential, Self.salt])
+        #expect(first.status == 0 && second.status == 0)
+        let output = first.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(output.count == 64, "32 bytes of hmac-secret output in hex")
+        #expect(first.output == second.output, "the same credential and salt give the same secret")
+        let otherSalt = try await check(
+            checker, [key.socket, "unlock", credential, String(repeating: "cd", count: 32)])
+        #expect(otherSalt.status == 0 && otherSalt.output != first.output, "another salt gives another secret")
+
+        let stranger = try await check(checker, [other.socket, "unlock", credential, Self.salt])
+        #expect(stranger.status == 2)
+        #expect(stranger.output.contains("error FIDO_ERR_NO_CREDENTIALS"), "\(stranger.output)")
+    }
+
+    @Test func aWrongPinIsRefusedAndCostsARetryWhileTheRightOneUnlocks() async throws {
+        let checker = try await Self.checker()
+        let scratch = try folder()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let key = try await Authenticator(in: scratch, name: "pin", pin: "4711")
+        defer { key.stop() }
+        let credential = scratch.appendingPathComponent("credential").path
+
+        let enrol = try await check(checker, [key.socket, "enrol", credential], pin: "4711")
+        #expect(enrol.status == 0, "enrol: \(enrol.output)")
+        let wrong = try await check(checker, [key.socket, "unlock", credential, Self.salt], pin: "0000")
+        #expect(wrong.status == 2)
+        #expect(wrong.output.contains("error FIDO_ERR_PIN_INVALID"), "\(wrong.output)")
+        let retries = try await check(checker, [key.socket, "retries"])
+        #expect(retries.output.trimmingCharacters(in: .whitespacesAndNewlines) == "7")
+        let right = try await check(checker, [key.socket, "unlock", credential, Self.salt], pin: "4711")
+        #expect(right.status == 0, "unlock with the right PIN: \(right.output)")
+        #expect(right.output.trimmingCharacters(in: .whitespacesAndNewlines).count == 64)
+    }
+
+    @Test func aRefusedTouchRefusesBothEnrolmentAndUnlock() async throws {
+        let checker = try await Self.checker()
+        let scratch = try folder()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let key = try await Authenticator(in: scratch, name: "key")
+        defer { key.stop() }
+        // The same seed, but nobody touches it.
+        let untouched = try await Authenticator(in: scratch, name: "untouched", touch: "refuse")
+        defer { untouched.stop() }
+        let credential = scratch.appendingPathComponent("credential").path
+
+        let refusedEnrol = try await check(checker, [untouched.socket, "enrol", credential])
+        #expect(refusedEnrol.status == 2)
+        #expect(refusedEnrol.output.contains("error FIDO_ERR_OPERATION_DENIED"), "\(refusedEnrol.output)")
+        let enrol = try await check(checker, [key.socket, "enrol", credential])
+        #expect(enrol.status == 0, "enrol: \(enrol.output)")
+        let refused = try await check(checker, [untouched.socket, "unlock", credential, Self.salt])
+        #expect(refused.status == 2)
+        #expect(refused.output.contains("error FIDO_ERR_OPERATION_DENIED"), "\(refused.output)")
+    }
+}
