@@ -113,7 +113,7 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
-        .testTarget(name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto"]),
+        .testTarget(name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PuffTesting
 
 /// A private swtpm (Debian's swtpm) on a Unix socket in a fresh temp folder, for one test; stopped and
 /// removed when the value goes away. Each instance has its own TPM state, so its seeds differ from any
@@ -20,6 +21,7 @@ final class SoftwareTPM {
     let folder: URL
     let socket: String
     private var pid: pid_t = 0
+    private var watchdog: DispatchWorkItem?
 
     /// The TCTI that reaches this TPM (tcti-swtpm finds the control socket at `socket.ctrl`).
     var tcti: String { "swtpm:path=\(socket)" }
@@ -44,9 +46,17 @@ final class SoftwareTPM {
             throw Failure(description: "swtpm wrote no pid")
         }
         self.pid = pid
+        // A hang guard: ESAPI and tpm2-tools block on swtpm's socket with no timeout, and a blocked
+        // call cannot be cancelled, so a hung swtpm would hang the whole test run. Killed, it makes
+        // the blocked call fail and the test report it (one unexplained hang was seen once, TPM2SealerTests).
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + .seconds(Int(HangGuard.step.components.seconds)), execute: watchdog)
+        self.watchdog = watchdog
     }
 
     deinit {
+        watchdog?.cancel()
         // SIGKILL: swtpm's daemon did not always stop on SIGTERM; its state is thrown away anyway.
         if pid > 0 { kill(pid, SIGKILL) }
         try? FileManager.default.removeItem(at: folder)
