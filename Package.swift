@@ -38,6 +38,15 @@ let package = Package(
         .systemLibrary(name: "CFido2", pkgConfig: "libfido2", providers: [.apt(["libfido2-dev"])]),
 
         .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL", "CArgon2", "CZlib"]),
+        // TPM 2.0 seal/unseal over tpm2-tss's ESAPI, in C because TPM unions are painful from Swift
+        // (docs/design/unlock-slots.md §3); tctildr opens `device:` and `swtpm:` TCTIs by name.
+        .target(
+            name: "CPuffTPM",
+            linkerSettings: [
+                .linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"),
+            ]),
+        // Unlock hardware (TPM now; security keys later) behind plain Swift types.
+        .target(name: "PuffHardware", dependencies: ["CPuffTPM", "PuffCrypto"]),
         // The one version constant puffd, puffctl and the packages share.
         .target(name: "PuffVersion"),
         // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).
@@ -106,6 +115,7 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
+        .testTarget(name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
@@ -158,6 +168,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+// CPuffTPM is C: Swift settings do not apply to it.
+for target in package.targets where target.type != .system && target.name != "CPuffTPM" {
     target.swiftSettings = (target.swiftSettings ?? []) + strictness
 }
