@@ -187,7 +187,9 @@ import Testing
                     try KDBXReader.read(Array(bytes.prefix(length)), passcode: KDBXTool.passcode)
                 }
                 let isDamaged = if case .damaged = error { true } else { false }
-                #expect(isDamaged || error == .notThisFormat(.kdbx), "\(command) cut at \(length): \(String(describing: error))")
+                #expect(
+                    isDamaged || error == .notThisFormat(.kdbx),
+                    "\(command) cut at \(length): \(String(describing: error))")
             }
         }
     }
