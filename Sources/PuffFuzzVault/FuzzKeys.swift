@@ -52,7 +52,7 @@ enum FuzzKeys {
         guard let wrapped = try? master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData) else {
             fatalError("PuffFuzzVault: the fixed header cannot be made")
         }
-        header.wrappedKey = wrapped
+        header.slots[0].wrappedMaster = wrapped
         return header
     }
 

@@ -39,7 +39,7 @@ enum PayloadCheck {
             throw Failure("a header of version \(header.version) was accepted")
         }
         let master = try? MasterKey.unwrap(
-            header.wrappedKey, under: FuzzKeys.passcodeKey, associatedData: header.wrapAssociatedData)
+            header.slots[0].wrappedMaster, under: FuzzKeys.passcodeKey, associatedData: header.wrapAssociatedData)
         return (header, master)
     }
 

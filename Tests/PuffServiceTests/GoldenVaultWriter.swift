@@ -29,7 +29,7 @@ import Testing
         if VaultHeader.formatVersion == 1 {
             try GoldenVaultLayoutTests.checkFileLayout(in: target)
         } else {
-            try GoldenVaultLayoutTests.checkVersion2Layout(in: target)
+            try GoldenVaultLayoutTests.checkVersion2Layout(in: target, headerVersion: VaultHeader.formatVersion)
         }
         try await GoldenVaultTests.checkEveryCollectionOpens(target, version: VaultHeader.formatVersion)
     }
@@ -48,7 +48,9 @@ import Testing
             time.advance(by: offset - elapsed)
             elapsed = offset
         }
-        let service = try await GoldenVault.service(folder: folder, time: time, logs: InMemoryLogHandler.Store())
+        let service = try await GoldenVault.service(
+            folder: folder, time: time, logs: InMemoryLogHandler.Store(), tpm: GoldenVault.V3.tpm(),
+            keys: GoldenVault.V3.keys())
         let client = Fixture.alice
         let session = try await service.openSession(algorithm: "plain", input: .string(""), client: client).session
         func secret(_ bytes: [UInt8], _ contentType: String) -> TransportSecret {
@@ -113,6 +115,33 @@ import Testing
             let item = collection.items[0]
             _ = try await create(id, item.label, item.attributes, item.secret)
         }
+        if VaultHeader.formatVersion >= 3 { try await addSlots(service, at: at) }
         try await service.lock([])
+    }
+
+    /// Version 3: the slots ``GoldenVault/V3`` lists, each proved by its collection's passcode.
+    /// The recovery code is printed once: it goes into ``GoldenVault/V3/recoveryCode``.
+    private static func addSlots(_ service: SecretService, at: (UInt64) -> Void) async throws {
+        let caller = Caller(Fixture.alice, executable: "/usr/bin/puffctl")
+        func add(_ id: CollectionID, _ kind: KeySlot.Kind, _ options: SlotOptions) async throws -> SecureBytes? {
+            let proof = SlotCredential.typed(GoldenVault.passcode(id == .login ? GoldenVault.login : GoldenVault.work))
+            return try await service.addSlot(to: id, kind: kind, options: options, proof: proof, caller: caller)
+                .recoveryCode
+        }
+        at(400)
+        let code = try await add(.login, .recovery, SlotOptions(label: "paper"))
+        print(
+            "GoldenVaultWriter: login's recovery code is \(String(decoding: try #require(code).unprotectedArray(), as: UTF8.self))"
+        )
+        _ = try await add(.login, .tpm2, SlotOptions(label: "this machine", pcrMask: 1 << 7))
+        _ = try await add(.login, .fido2, SlotOptions(label: "yubikey"))
+        let work = GoldenVault.work.id
+        _ = try await add(
+            work, .login,
+            SlotOptions(label: "login password", newPasscode: Fixture.passcode(GoldenVault.V3.loginPassword)))
+        _ = try await add(
+            work, .fido2Passcode,
+            SlotOptions(label: "key and passcode", withPasscode: Fixture.passcode(GoldenVault.V3.keyPasscode)))
+        for (id, slots) in GoldenVault.V3.slots { #expect(try await service.slots(of: id) == slots, "\(id)") }
     }
 }

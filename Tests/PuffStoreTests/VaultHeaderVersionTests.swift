@@ -44,14 +44,18 @@ import Testing
             for: SecureBytes(unwipedCopyOf: "right".utf8), salt: Self.salt, parameters: .interactive)
         let master = MasterKey()
         var header = Self.header(.afterUnlock)
-        header.wrappedKey = try master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData)
+        header.slots[0].wrappedMaster = try master.wrapped(
+            under: passcodeKey, associatedData: header.wrapAssociatedData)
         var flipped = try VaultHeader(decoding: header.encoded())
         #expect(
-            try MasterKey.unwrap(flipped.wrappedKey, under: passcodeKey, associatedData: flipped.wrapAssociatedData)
-                .isSame(as: master))
+            try MasterKey.unwrap(
+                flipped.slots[0].wrappedMaster, under: passcodeKey, associatedData: flipped.wrapAssociatedData
+            )
+            .isSame(as: master))
         flipped.lockedSearch = .never
         #expect(throws: CryptoError.wrongKey) {
-            _ = try MasterKey.unwrap(flipped.wrappedKey, under: passcodeKey, associatedData: flipped.wrapAssociatedData)
+            _ = try MasterKey.unwrap(
+                flipped.slots[0].wrappedMaster, under: passcodeKey, associatedData: flipped.wrapAssociatedData)
         }
     }
 
