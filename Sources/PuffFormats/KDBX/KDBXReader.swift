@@ -85,13 +85,12 @@ public enum KDBXReader: ForeignFileReader {
         _ cursor: inout ByteCursor, header: KDBXHeader, keys: KDBXKeys
     ) throws(ForeignFormatError) -> KDBXDocument {
         let ciphertext = try cursor.array(cursor.remaining, "payload")
-        let plain: SecureBytes
-        do {
-            plain = try decrypt(ciphertext, header: header, keys: keys)
-        } catch .damaged {
-            // KDBX 3.1 has no header HMAC: bad padding is what a wrong key looks like.
-            throw .wrongPasscode
-        }
+        // KDBX 3.1 has no header HMAC: the 32 start bytes, the first two blocks, are what tells the
+        // key. Checked before the padding, so a file cut short (bad padding under the right key)
+        // reads as damaged, not as a wrong password.
+        // ChaCha20 has no padding to fail, so the check after decryption below suffices for it.
+        if header.cipher == .aes256 { try checkAESStartBytes(ciphertext, header: header, keys: keys) }
+        let plain = try decrypt(ciphertext, header: header, keys: keys)
         let startMatches =
             plain.count >= 32
             && plain.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
@@ -104,6 +103,23 @@ public enum KDBXReader: ForeignFileReader {
         return try inflated.withUnsafeBytes { (xml: UnsafeRawBufferPointer) throws(ForeignFormatError) in
             try KDBXXMLParser.parse(xml, stream: stream)
         }
+    }
+
+    /// Throws ``ForeignFormatError/wrongPasscode`` unless the payload's first 32 bytes decrypt to
+    /// the header's stream start bytes; ``ForeignFormatError/damaged(_:)`` when there are not 32.
+    private static func checkAESStartBytes(
+        _ ciphertext: [UInt8], header: KDBXHeader, keys: KDBXKeys
+    ) throws(ForeignFormatError) {
+        guard ciphertext.count >= 32 else {
+            throw .damaged("the payload is shorter than its start bytes")
+        }
+        let start: SecureBytes
+        do {
+            start = try AESCBC.decrypt(
+                Array(ciphertext[0..<32]), key: keys.cipherKey, iv: header.encryptionIV, padding: .none)
+        } catch { throw .damaged("the payload does not decrypt (\(error))") }
+        let matches = start.withUnsafeBytes { digestsEqual(Array($0), header.streamStartBytes) }
+        guard matches else { throw .wrongPasscode }
     }
 
     private static func decrypt(
