@@ -13,6 +13,10 @@ public struct MasterKey: Sendable {
         case blindIndex
         /// Sealing the collection's audit log (`puffaud_`).
         case audit
+        /// Keying the header MAC of a slotted header, version 3 (`puffhdr_`).
+        case header
+        /// Wrapping the blind index key of a header whose locked search is TPM-sealed (`puffixw_`).
+        case indexWrap
 
         /// The 8-byte `crypto_kdf` context.
         var context: String {
@@ -20,6 +24,8 @@ public struct MasterKey: Sendable {
             case .records: "puffrec_"
             case .blindIndex: "puffidx_"
             case .audit: "puffaud_"
+            case .header: "puffhdr_"
+            case .indexWrap: "puffixw_"
             }
         }
     }

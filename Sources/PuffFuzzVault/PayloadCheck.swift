@@ -35,7 +35,7 @@ enum PayloadCheck {
     static func header(_ bytes: [UInt8]) throws(Failure) -> (header: VaultHeader, master: MasterKey?)? {
         guard let header = try? VaultHeader(decoding: bytes) else { return nil }
         guard header.encoded() == bytes else { throw Failure("a header does not encode back to its bytes") }
-        guard header.version >= 1, header.version <= VaultHeader.formatVersion else {
+        guard header.version >= 1, header.version <= VaultHeader.slottedVersion else {
             throw Failure("a header of version \(header.version) was accepted")
         }
         let master = try? MasterKey.unwrap(

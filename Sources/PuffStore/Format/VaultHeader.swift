@@ -3,18 +3,26 @@ public import PuffCrypto
 
 /// A collection's header (docs/vault-format.md): what opening it needs before any record.
 ///
-/// Everything but the wrapped master key is the wrap's associated data, so changing a flag, a KDF
-/// parameter or the id makes the passcode fail rather than silently weakening the collection.
+/// Version 3, the slotted header (docs/design/unlock-slots.md §2), holds one to sixteen
+/// ``KeySlot``s, each wrapping the master key under its own credential, and ends in a MAC keyed by
+/// the master key, so no field changes unseen once any slot has opened it. Versions 1 and 2 hold
+/// one passcode and read as one legacy slot (``isLegacy``): there everything but the wrapped key
+/// is the wrap's associated data (``wrapAssociatedData``), and there is no MAC.
 public struct VaultHeader: Sendable, Equatable {
-    /// The format this code writes: 2 carries ``LockedSearch``. A reader refuses a higher version
-    /// and reads version 1 (no such byte) as ``LockedSearch/always`` (docs/vault-format.md).
+    /// The version new collections are written as. Still 2 (one passcode) until the service
+    /// creates slotted headers; the reader reads up to ``slottedVersion``.
     public static let formatVersion: UInt16 = 2
+    /// The slotted header's version (issue 26 calls it "v2"), the newest this code reads.
+    public static let slottedVersion: UInt16 = 3
+    /// The most slots a header holds.
+    public static let maximumSlots = 16
 
     /// Whether, and from when, a locked collection's items are found by search (issue 24 item 6):
     /// this decides whether the blind index key sits in the header in the clear.
     public enum LockedSearch: UInt8, Sendable, Equatable, CaseIterable, CustomStringConvertible {
-        /// The index key in the clear and the records tagged: search works from start, and a thief
-        /// with the files can confirm guessed attribute values and link equal ones.
+        /// The index key readable before unlock (in the clear, or sealed by the TPM) and the records
+        /// tagged: search works from start, and whoever reads the key can confirm guessed
+        /// attribute values and link equal ones.
         case always = 0
         /// No key in any file and no tags: the index is built at the first unlock of a run and kept
         /// in memory across `Lock` until puffd stops.
@@ -32,6 +40,17 @@ public struct VaultHeader: Sendable, Equatable {
         }
     }
 
+    /// Where the blind index key of an `always` collection is kept (version 3's index storage byte).
+    public enum IndexStorage: UInt8, Sendable, Equatable, CaseIterable {
+        /// No key in the header: the index is keyed by the master key's `puffidx_` sub-key.
+        case none = 0
+        /// ``indexKey`` in the clear.
+        case clear = 1
+        /// ``indexSeal`` seals the key to this machine's TPM, ``indexWrap`` wraps it under the
+        /// master key (any unlock recovers it if the TPM is gone).
+        case tpm2 = 2
+    }
+
     /// What the collection reveals while locked (architecture.md Part A item 3).
     public struct Flags: OptionSet, Sendable, Equatable {
         public let rawValue: UInt16
@@ -42,46 +61,121 @@ public struct VaultHeader: Sendable, Equatable {
         public static let hidden = Flags(rawValue: 2)
     }
 
+    /// 1 and 2 hold one passcode (``isLegacy``); 3 holds slots.
     public var version: UInt16
     public var flags: Flags
-    public var kdf: KDFParameters
-    public var salt: [UInt8]
     /// The passcode policy's kind and minimum length, as docs/vault-format.md lists them; PuffService's
     /// `PasscodePolicy` reads and enforces them.
     public var policyKind: UInt8
     public var policyMinimumLength: UInt8
     public var space: SpaceID
-    /// Whether locked search works (version 2; version 1 reads as `always`, or `never` when
+    /// Whether locked search works (version 2 on; version 1 reads as `always`, or `never` when
     /// private). A private collection is always `never`.
     public var lockedSearch: LockedSearch
     /// The blind index key, in the clear by design (Part A item 3) when ``lockedSearch`` is
-    /// `always`; nil otherwise (private collections, `after-unlock`, `never`).
+    /// `always` and the storage is ``IndexStorage/clear``; nil otherwise.
     public var indexKey: [UInt8]?
+    /// The index key wrapped under the master key's `puffixw_` sub-key (storage ``IndexStorage/tpm2``).
+    public var indexWrap: [UInt8]?
+    /// The index key sealed by the TPM (storage ``IndexStorage/tpm2``).
+    public var indexSeal: KeySlot.TPM2?
     /// The collection id; nil for a hidden collection (its id is sealed in its journal).
     public var collectionID: String?
-    /// The master key sealed under the passcode key, bound to ``wrapAssociatedData``.
-    public var wrappedKey: [UInt8]
+    /// The id the next slot added gets; every slot's id is below it, so ids are never reused.
+    public var nextSlotID: KeySlot.ID
+    /// The ways in, in the order written. A legacy header has exactly one passcode slot, id 1.
+    public var slots: [KeySlot]
+    /// Version 3's trailing BLAKE2b-256 MAC over every byte before it (``sealMAC(with:)``); empty
+    /// for a legacy header and for a version 3 header not sealed yet.
+    public internal(set) var mac: [UInt8]
 
+    /// Whether this is a version 1 or 2 header: one passcode slot, wrapped under
+    /// ``wrapAssociatedData`` and the bare Argon2id key, and no MAC.
+    public var isLegacy: Bool { version < Self.slottedVersion }
+
+    /// Where the index key is kept, as the fields say: the clear key, the TPM pair, or neither.
+    public var indexStorage: IndexStorage {
+        if indexKey != nil { return .clear }
+        return indexWrap != nil || indexSeal != nil ? .tpm2 : .none
+    }
+
+    /// A slotted header (version 3) with no slots yet; add them with ``addSlot(label:parameters:master:kek:)``.
+    public init(
+        flags: Flags, policyKind: UInt8 = 0, policyMinimumLength: UInt8 = 1, space: SpaceID, collectionID: String?,
+        lockedSearch: LockedSearch, indexKey: [UInt8]? = nil, indexWrap: [UInt8]? = nil, indexSeal: KeySlot.TPM2? = nil
+    ) {
+        version = Self.slottedVersion
+        self.flags = flags
+        self.policyKind = policyKind
+        self.policyMinimumLength = policyMinimumLength
+        self.space = space
+        self.collectionID = collectionID
+        self.lockedSearch = lockedSearch
+        self.indexKey = indexKey
+        self.indexWrap = indexWrap
+        self.indexSeal = indexSeal
+        nextSlotID = 1
+        slots = []
+        mac = []
+    }
+
+    /// A legacy header (version ``formatVersion``, 2) with one passcode: today's way of making one.
+    ///
+    /// Compatibility for the service while it moves to slots; it goes with ``kdf``, ``salt`` and
+    /// ``wrappedKey``.
     public init(
         flags: Flags, kdf: KDFParameters, salt: [UInt8], policyKind: UInt8 = 0, policyMinimumLength: UInt8 = 1,
         space: SpaceID, indexKey: [UInt8]?, collectionID: String?, wrappedKey: [UInt8] = [],
         lockedSearch: LockedSearch? = nil
     ) {
+        self.init(
+            flags: flags, policyKind: policyKind, policyMinimumLength: policyMinimumLength, space: space,
+            collectionID: collectionID, lockedSearch: lockedSearch ?? (indexKey == nil ? .never : .always),
+            indexKey: indexKey)
         version = Self.formatVersion
-        self.lockedSearch = lockedSearch ?? (indexKey == nil ? .never : .always)
-        self.flags = flags
-        self.kdf = kdf
-        self.salt = salt
-        self.policyKind = policyKind
-        self.policyMinimumLength = policyMinimumLength
-        self.space = space
-        self.indexKey = indexKey
-        self.collectionID = collectionID
-        self.wrappedKey = wrappedKey
+        slots = [Self.legacySlot(kdf: kdf, salt: salt, wrappedKey: wrappedKey)]
+        nextSlotID = Self.legacySlotID + 1
     }
 
-    /// Every field but the wrapped key, as encoded: the locked-search mode (version 2) too, so a
-    /// thief who flips it makes the passcode fail.
+    /// The id of a legacy header's one slot.
+    public static let legacySlotID: KeySlot.ID = 1
+
+    /// A legacy header's one slot: a passcode, labelled "passcode".
+    static func legacySlot(kdf: KDFParameters, salt: [UInt8], wrappedKey: [UInt8]) -> KeySlot {
+        KeySlot(
+            id: legacySlotID, label: "passcode", parameters: .passcode(KeySlot.Typed(kdf: kdf, salt: salt)),
+            wrappedMaster: wrappedKey)
+    }
+
+    /// The index of the slot the compatibility accessors read and write: the first typed one.
+    private var typedSlotIndex: Int? { slots.firstIndex { $0.parameters.typed != nil } }
+
+    /// The first typed slot's Argon2id cost (compatibility: the service's one-passcode code).
+    public var kdf: KDFParameters {
+        get { typedSlotIndex.flatMap { slots[$0].parameters.typed?.kdf } ?? .interactive }
+        set { updateTyped { $0.kdf = newValue } }
+    }
+
+    /// The first typed slot's salt (compatibility: the service's one-passcode code).
+    public var salt: [UInt8] {
+        get { typedSlotIndex.flatMap { slots[$0].parameters.typed?.salt } ?? [] }
+        set { updateTyped { $0.salt = newValue } }
+    }
+
+    /// The first typed slot's wrapped master key (compatibility: the service's one-passcode code).
+    public var wrappedKey: [UInt8] {
+        get { typedSlotIndex.map { slots[$0].wrappedMaster } ?? [] }
+        set { if let index = typedSlotIndex { slots[index].wrappedMaster = newValue } }
+    }
+
+    private mutating func updateTyped(_ change: (inout KeySlot.Typed) -> Void) {
+        guard let index = typedSlotIndex, var typed = slots[index].parameters.typed else { return }
+        change(&typed)
+        slots[index].parameters = slots[index].parameters.replacingTyped(typed)
+    }
+
+    /// Version 1 and 2's associated data: every field but the wrapped key, as encoded, the
+    /// locked-search mode (version 2) too, so a thief who flips it makes the passcode fail.
     public var wrapAssociatedData: [UInt8] {
         var writer = ByteWriter(capacity: 128)
         writer.raw(Array("puff.header".utf8))
@@ -97,79 +191,5 @@ public struct VaultHeader: Sendable, Equatable {
         writer.blob(indexKey ?? [])
         writer.string(collectionID ?? "")
         return writer.bytes
-    }
-
-    /// The header's bytes (the store adds its checksum).
-    public func encoded() -> [UInt8] {
-        var writer = ByteWriter(capacity: 256)
-        writer.raw(wrapAssociatedData)
-        writer.blob(wrappedKey)
-        return writer.bytes
-    }
-
-    /// Parses a header.
-    ///
-    /// - Throws: ``VaultFormatError`` naming what is wrong; never traps.
-    public init(decoding bytes: [UInt8]) throws(VaultFormatError) {
-        self = try parsing(bytes) { reader in
-            guard try reader.take(11, "magic").elementsEqual("puff.header".utf8) else {
-                throw ByteReader.Malformed(offset: 0, what: "magic")
-            }
-            let version = try reader.u16("version")
-            guard version >= 1, version <= Self.formatVersion else {
-                throw VaultFormatError.unsupportedVersion(version)
-            }
-            let flags = Flags(rawValue: try reader.u16("flags"))
-            let operations = try reader.u64("KDF operations")
-            let memory = try reader.u64("KDF memory")
-            guard memory <= UInt64(Int.max),
-                let kdf = try? KDFParameters(operations: operations, memoryBytes: Int(memory))
-            else { throw ByteReader.Malformed(offset: 15, what: "KDF parameters") }
-            let salt = Array(try reader.blob("salt", max: PasscodeKDF.saltBytes))
-            guard salt.count == PasscodeKDF.saltBytes else { throw ByteReader.Malformed(offset: 31, what: "salt") }
-            let policyKind = try reader.u8("policy")
-            let policyLength = try reader.u8("policy length")
-            let space = SpaceID(bytes: Array(try reader.take(16, "space id")))!
-            var mode: LockedSearch?
-            if version >= 2 {
-                guard let read = LockedSearch(rawValue: try reader.u8("locked search")) else {
-                    throw ByteReader.Malformed(offset: reader.offset - 1, what: "locked search")
-                }
-                mode = read
-            }
-            let key = try reader.blob("index key", max: 32)
-            let id = try reader.string("collection id", max: 4096)
-            let wrapped = Array(try reader.blob("wrapped key", max: 256))
-            try reader.expectEnd("trailing bytes")
-            var header = VaultHeader(
-                flags: flags, kdf: kdf, salt: salt, policyKind: policyKind, policyMinimumLength: policyLength,
-                space: space, indexKey: key.isEmpty ? nil : Array(key), collectionID: id.isEmpty ? nil : id,
-                wrappedKey: wrapped, lockedSearch: mode)
-            header.version = version
-            return header
-        }
-        let indexKeyFits = indexKey == nil || indexKey?.count == 32
-        let hiddenFits = !flags.contains(.hidden) || (flags.contains(.private) && collectionID == nil)
-        // The key is in the clear exactly when locked search is `always`; a private collection has none.
-        let searchFits =
-            (lockedSearch == .always) == (indexKey != nil) && (!flags.contains(.private) || lockedSearch == .never)
-        guard indexKeyFits, !flags.contains(.private) || indexKey == nil, searchFits, hiddenFits,
-            flags.contains(.hidden) || collectionID != nil
-        else { throw .malformed(offset: 0, what: "flags contradict the header's fields") }
-    }
-}
-
-/// Why vault bytes could not be read as a header, record or catalog.
-public enum VaultFormatError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes at `offset` (from the start of the header or record) make no sense as `what`.
-    case malformed(offset: UInt64, what: String)
-    /// Written by a newer Puff; this version cannot read it.
-    case unsupportedVersion(UInt16)
-
-    public var description: String {
-        switch self {
-        case .malformed(let offset, let what): "malformed \(what) at byte \(offset)"
-        case .unsupportedVersion(let version): "format version \(version) is newer than this puffd reads"
-        }
     }
 }
