@@ -45,8 +45,8 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"),
             ]),
-        // Unlock hardware (TPM now; security keys later) behind plain Swift types.
-        .target(name: "PuffHardware", dependencies: ["CPuffTPM", "PuffCrypto"]),
+        // Unlock hardware (TPM, FIDO2 security keys) behind PuffService's protocols.
+        .target(name: "PuffHardware", dependencies: ["CPuffTPM", "CFido2", "PuffCrypto", "PuffService"]),
         // The one version constant puffd, puffctl and the packages share.
         .target(name: "PuffVersion"),
         // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).
@@ -115,7 +115,8 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
-        .testTarget(name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffTesting"]),
+        .testTarget(
+            name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffService", "PuffTesting"]),
         .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),

@@ -97,6 +97,12 @@ public struct PuffDaemon: AsyncParsableCommand {
     var kernelKeyring: Int?
 
     @Option(
+        help: ArgumentHelp(
+            "The security key of fido2 slots: a device path such as /dev/hidraw3, or unix:PATH for a software authenticator's socket (default: the first key found).",
+            valueName: "device"))
+    var fido2Device: String?
+
+    @Option(
         help: """
             The system bus, where logind says when to lock (sleep, session lock, logout) \
             (default: DBUS_SYSTEM_BUS_ADDRESS, else the standard socket).
@@ -145,6 +151,13 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         if let pinentryTty, !pinentryTty.hasPrefix("/") {
             throw ValidationError("--pinentry-tty takes a terminal's path, such as /dev/pts/3")
+        }
+        if let fido2Device {
+            do throws(KeyReason) {
+                _ = try ConfigurationKeys.securityKeyDevice(fido2Device)
+            } catch {
+                throw ValidationError("--fido2-device \(error.text)")
+            }
         }
         if let promptTimeout, promptTimeout <= 0 { throw ValidationError("--prompt-timeout must be positive") }
         if let passcodePipeTimeout, !(1...3600).contains(passcodePipeTimeout) {

@@ -35,45 +35,8 @@ struct SecurityKeyAuthenticatorTests {
         return binary
     }
 
-    /// One authenticator process on a socket in a scratch folder; stopped by `stop()`.
-    final class Authenticator: @unchecked Sendable {
-        let process = Process()
-        let socket: String
-        let log: URL
-
-        init(in folder: URL, name: String, seed: String? = nil, pin: String? = nil, touch: String = "auto")
-            async throws
-        {
-            socket = folder.appendingPathComponent("\(name).sock").path
-            log = folder.appendingPathComponent("\(name).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            var arguments = [clients.appendingPathComponent("fido2_authenticator.py").path, socket, "--touch", touch]
-            if let seed { arguments += ["--seed", seed] }
-            if pin != nil { arguments.append("--pin-stdin") }
-            let output = Pipe()
-            let input = Pipe()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = arguments
-            process.environment = ["PATH": "/usr/bin:/bin"]
-            process.standardOutput = output
-            process.standardError = try FileHandle(forWritingTo: log)
-            process.standardInput = input
-            try process.run()
-            try input.fileHandleForWriting.write(contentsOf: Data(((pin ?? "") + "\n").utf8))
-            try input.fileHandleForWriting.close()
-            let first = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: TestBus.firstLine(of: output)) }
-            }
-            let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            #expect(first == "ready", "fido2_authenticator.py did not start: \(logged.suffix(400))")
-        }
-
-        /// SIGKILL: nothing of the authenticator's state needs to survive, and a signal it might
-        /// inherit as ignored must not leave it running.
-        func stop() {
-            kill(process.processIdentifier, SIGKILL)
-        }
-    }
+    /// One authenticator process on a socket in a scratch folder (PuffTesting); stopped by `stop()`.
+    typealias Authenticator = SoftwareSecurityKey
 
     func folder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("puff-fido2-\(UUID().uuidString)")
@@ -141,7 +104,7 @@ struct SecurityKeyAuthenticatorTests {
         let key = try await Authenticator(in: scratch, name: "key")
         defer { key.stop() }
         // The same seed, but nobody touches it.
-        let untouched = try await Authenticator(in: scratch, name: "untouched", touch: "refuse")
+        let untouched = try await Authenticator(in: scratch, name: "untouched", touch: .refuse)
         defer { untouched.stop() }
         let credential = scratch.appendingPathComponent("credential").path
 

@@ -41,7 +41,7 @@ struct ConfigurationErrorTests {
         ),
         (
             "[vaults]\nstore = \"file\"\n",
-            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [auto_lock], [items], [access], [sessions], [limits], [audit], [backup], [log]"
+            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [unlock], [auto_lock], [items], [access], [sessions], [limits], [audit], [backup], [log]"
         ),
         ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
         ("[audit]\nenabled = \"yes\"\n", "2: audit.enabled: must be true or false, not the string \"yes\""),
@@ -60,6 +60,14 @@ struct ConfigurationErrorTests {
         ),
         ("[prompts]\norder = [\"none\", \"none\"]\n", "2: prompts.order: names prompter \"none\" twice"),
         ("[prompts]\npinentry_tty = 3\n", "2: prompts.pinentry_tty: must be a string, not 3"),
+        (
+            "[unlock]\nfido2_device = \"unix:key.sock\"\n",
+            #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "unix:key.sock""#
+        ),
+        (
+            "[unlock]\nfido2_device = \"hidraw3\"\n",
+            #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "hidraw3""#
+        ),
         ("[auto_lock]\nidle = -1\n", "2: auto_lock.idle: must be 0 (never) or a positive number of seconds, not -1"),
         ("[auto_lock]\nmaximum = true\n", "2: auto_lock.maximum: must be a whole number of seconds, not true"),
         ("[limits]\nsessions = 0\n", "2: limits.sessions: must be a whole number from 1 to 65536, not 0"),

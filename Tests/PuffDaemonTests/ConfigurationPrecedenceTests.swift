@@ -50,7 +50,8 @@ struct ConfigurationPrecedenceTests {
         let (configuration, _) = try effective([
             "--config", path, "--vault", "file", "--data-dir", "/cli", "--kdf", "moderate", "--prompter", "agent, none",
             "--pinentry", "/cli/pinentry", "--pinentry-tty", "/dev/pts/9", "--prompt-timeout", "30",
-            "--lock-after-idle", "0", "--lock-after", "60", "--log-level", "error",
+            "--lock-after-idle", "0", "--lock-after", "60", "--log-level", "error", "--fido2-device",
+            "unix:/run/key.sock",
         ])
         var expected = ConfigurationReadingTests.everyKeyExpected
         expected.store = "file"
@@ -63,6 +64,7 @@ struct ConfigurationPrecedenceTests {
         expected.lockAfterIdle = 0
         expected.lockAfter = 60
         expected.logLevel = "error"
+        expected.fido2Device = "unix:/run/key.sock"
         #expect(configuration == expected)
     }
 
@@ -87,6 +89,17 @@ struct ConfigurationPrecedenceTests {
     @Test func aRelativePinentryTerminalIsRefusedOnTheCommandLineAsInTheFile() {
         #expect(throws: (any Error).self) { try PuffDaemon.parse(["--pinentry-tty", "pts/3"]) }
         #expect(throws: Never.self) { try PuffDaemon.parse(["--pinentry-tty", "/dev/pts/3"]) }
+    }
+
+    @Test func aSecurityKeyDeviceThatIsNoPathIsRefusedOnTheCommandLineAsInTheFile() {
+        do {
+            _ = try PuffDaemon.parse(["--fido2-device", "hidraw3"])
+            Issue.record("--fido2-device hidraw3 was taken")
+        } catch {
+            #expect(PuffDaemon.message(for: error).contains("--fido2-device must be a device path"))
+        }
+        #expect(throws: Never.self) { try PuffDaemon.parse(["--fido2-device", "/dev/hidraw3"]) }
+        #expect(throws: Never.self) { try PuffDaemon.parse(["--fido2-device", "unix:/run/user/1000/key.sock"]) }
     }
 
     @Test func aFileNamedWithConfigMustExist() throws {

@@ -23,6 +23,9 @@ struct ConfigurationReadingTests {
         pinentry = "/usr/bin/pinentry-curses"
         pinentry_tty = "/dev/pts/3"
 
+        [unlock]
+        fido2_device = "/dev/hidraw3"
+
         [auto_lock]
         idle = 300
         maximum = 0
@@ -74,6 +77,7 @@ struct ConfigurationReadingTests {
         expected.promptTimeout = 15
         expected.pinentry = "/usr/bin/pinentry-curses"
         expected.pinentryTTY = "/dev/pts/3"
+        expected.fido2Device = "/dev/hidraw3"
         expected.lockAfterIdle = 300
         expected.accessMode = "strict"
         expected.hashExecutables = true

@@ -8,7 +8,7 @@ import TOMLKit
 enum ConfigurationKeys {
     /// The tables, in print order.
     static let sections = [
-        "vault", "prompts", "auto_lock", "items", "access", "sessions", "limits", "audit", "backup", "log",
+        "vault", "prompts", "unlock", "auto_lock", "items", "access", "sessions", "limits", "audit", "backup", "log",
     ]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
@@ -33,6 +33,8 @@ enum ConfigurationKeys {
             },
             pinentry,
             .path("prompts", "pinentry_tty", \.pinentryTTY),
+
+            fido2Device,
 
             .seconds("auto_lock", "idle", \.lockAfterIdle, range: 0...longestAutoLock) { $0.effectiveLockAfterIdle },
             .seconds("auto_lock", "maximum", \.lockAfter, range: 0...longestAutoLock) { $0.effectiveLockAfter },

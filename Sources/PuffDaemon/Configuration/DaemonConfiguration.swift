@@ -35,6 +35,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// 0: not kept (docs/pam.md).
     public var kernelKeyring: Int?
 
+    // [unlock]
+    /// The FIDO2 security key of fido2 slots: a libfido2 device path (`/dev/hidraw3`) or `unix:PATH`
+    /// (a software authenticator on a socket, for tests); nil: the first key libfido2 finds.
+    public var fido2Device: String?
+
     // [auto_lock]
     /// Seconds without a secret read or written before a collection locks, 0 never; nil: the
     /// store's default (``effectiveAutoLock``).

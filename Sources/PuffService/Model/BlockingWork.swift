@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Dispatch
+public import Dispatch
 import PuffCrypto
 
 /// Runs work that holds a thread for long (Argon2id, opening every record of a collection,
@@ -20,8 +20,8 @@ public enum BlockingWork {
         try await result(on: nil, body).get()
     }
 
-    /// Runs `body` on `queue` and returns or throws what it did.
-    static func run<Value: Sendable, Failure: Error>(
+    /// Runs `body` on `queue` and returns or throws what it did (a serial queue runs such work one at a time).
+    public static func run<Value: Sendable, Failure: Error>(
         on queue: DispatchQueue, _ body: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         try await result(on: queue, body).get()

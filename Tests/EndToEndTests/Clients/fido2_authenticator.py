@@ -18,8 +18,9 @@ PIN retries live as long as the process (across connections), 8 at the start.
 
 --pin-stdin reads the PIN from the first line of standard input (never from the command line).
 --touch: auto touches at once; refuse answers every presence check with OPERATION_DENIED; wait
-never touches, sends KEEPALIVE (UPNEEDED) every 100 ms until the platform sends CANCEL, then
-answers KEEPALIVE_CANCEL. Every CANCEL received is logged to stderr as a line `cancel`.
+never touches, logs a line `touch?` to stderr, sends KEEPALIVE (UPNEEDED) every 100 ms until the
+platform sends CANCEL, then answers KEEPALIVE_CANCEL. Every CANCEL received is logged to stderr as a
+line `cancel`.
 Prints `ready` on stdout once the socket listens.
 """
 import argparse
@@ -92,6 +93,7 @@ def presence(conn, cid):
         return 0
     if args.touch == "refuse":
         return ERR_DENIED
+    print("touch?", file=sys.stderr, flush=True)
     conn.settimeout(0.1)
     try:
         while True:

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension ConfigurationKeys {
+    /// `unlock.fido2_device`: the security key of fido2 slots, an absolute libfido2 device path or
+    /// `unix:` and the absolute path of an authenticator's socket; unset: the first key found.
+    static var fido2Device: ConfigurationKey {
+        ConfigurationKey(
+            section: "unlock", name: "fido2_device",
+            read: { value, configuration throws(KeyReason) in
+                configuration.fido2Device = try securityKeyDevice(ConfigurationKey.string(value))
+            },
+            write: { configuration, _ in configuration.fido2Device })
+    }
+
+    /// `text` when it names a security key as `fido2_device` and `--fido2-device` take it.
+    static func securityKeyDevice(_ text: String) throws(KeyReason) -> String {
+        let path = text.hasPrefix("unix:") ? String(text.dropFirst("unix:".count)) : text
+        guard path.hasPrefix("/"), !path.contains(where: \.isNewline) else {
+            throw KeyReason(
+                "must be a device path such as \"/dev/hidraw3\" or unix: and a socket's absolute path, not "
+                    + ConfigurationKey.quoted(text))
+        }
+        return text
+    }
+}
