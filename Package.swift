@@ -86,8 +86,8 @@ let package = Package(
         .target(
             name: "PuffDaemon",
             dependencies: [
-                "PuffCrypto", "PuffDBus", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore", "PuffVersion",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PuffCrypto", "PuffDBus", "PuffHardware", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore",
+                "PuffVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -36,6 +36,7 @@ extension PuffDaemon {
         if let lockAfterIdle { settings.lockAfterIdle = lockAfterIdle }
         if let lockAfter { settings.lockAfter = lockAfter }
         if let kernelKeyring { settings.kernelKeyring = kernelKeyring }
+        if let tpm2Device { settings.tpm2Device = tpm2Device }
         if let fido2Device { settings.fido2Device = fido2Device }
         if let logLevel { settings.logLevel = logLevel }
     }

@@ -98,6 +98,12 @@ public struct PuffDaemon: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "The TPM of tpm2 slots, as tpm2-tss names it: device:PATH, or swtpm:path=SOCKET for a software TPM (default: device:/dev/tpmrm0).",
+            valueName: "tcti"))
+    var tpm2Device: String?
+
+    @Option(
+        help: ArgumentHelp(
             "The security key of fido2 slots: a device path such as /dev/hidraw3, or unix:PATH for a software authenticator's socket (default: the first key found).",
             valueName: "device"))
     var fido2Device: String?
@@ -151,6 +157,13 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         if let pinentryTty, !pinentryTty.hasPrefix("/") {
             throw ValidationError("--pinentry-tty takes a terminal's path, such as /dev/pts/3")
+        }
+        if let tpm2Device {
+            do throws(KeyReason) {
+                _ = try ConfigurationKeys.tpmDevice(tpm2Device)
+            } catch {
+                throw ValidationError("--tpm2-device \(error.text)")
+            }
         }
         if let fido2Device {
             do throws(KeyReason) {

@@ -61,6 +61,15 @@ struct ConfigurationErrorTests {
         ("[prompts]\norder = [\"none\", \"none\"]\n", "2: prompts.order: names prompter \"none\" twice"),
         ("[prompts]\npinentry_tty = 3\n", "2: prompts.pinentry_tty: must be a string, not 3"),
         (
+            "[unlock]\ntpm2_device = \"/dev/tpmrm0\"\n",
+            #"2: unlock.tpm2_device: must be a TPM as tpm2-tss names it, such as "device:/dev/tpmrm0" or "swtpm:path=/run/tpm.sock", not "/dev/tpmrm0""#
+        ),
+        (
+            "[unlock]\ntpm2_device = \"device:tpmrm0\"\n",
+            #"2: unlock.tpm2_device: must be a TPM as tpm2-tss names it, such as "device:/dev/tpmrm0" or "swtpm:path=/run/tpm.sock", not "device:tpmrm0""#
+        ),
+        ("[unlock]\ntpm2_device = 0\n", "2: unlock.tpm2_device: must be a string, not 0"),
+        (
             "[unlock]\nfido2_device = \"unix:key.sock\"\n",
             #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "unix:key.sock""#
         ),

@@ -51,7 +51,7 @@ struct ConfigurationPrecedenceTests {
             "--config", path, "--vault", "file", "--data-dir", "/cli", "--kdf", "moderate", "--prompter", "agent, none",
             "--pinentry", "/cli/pinentry", "--pinentry-tty", "/dev/pts/9", "--prompt-timeout", "30",
             "--lock-after-idle", "0", "--lock-after", "60", "--log-level", "error", "--fido2-device",
-            "unix:/run/key.sock",
+            "unix:/run/key.sock", "--tpm2-device", "swtpm:path=/run/tpm.sock",
         ])
         var expected = ConfigurationReadingTests.everyKeyExpected
         expected.store = "file"
@@ -65,6 +65,7 @@ struct ConfigurationPrecedenceTests {
         expected.lockAfter = 60
         expected.logLevel = "error"
         expected.fido2Device = "unix:/run/key.sock"
+        expected.tpm2Device = "swtpm:path=/run/tpm.sock"
         #expect(configuration == expected)
     }
 
@@ -100,6 +101,25 @@ struct ConfigurationPrecedenceTests {
         }
         #expect(throws: Never.self) { try PuffDaemon.parse(["--fido2-device", "/dev/hidraw3"]) }
         #expect(throws: Never.self) { try PuffDaemon.parse(["--fido2-device", "unix:/run/user/1000/key.sock"]) }
+    }
+
+    @Test func aTPMThatIsNoTCTIIsRefusedOnTheCommandLineAsInTheFile() {
+        do {
+            _ = try PuffDaemon.parse(["--tpm2-device", "/dev/tpmrm0"])
+            Issue.record("--tpm2-device /dev/tpmrm0 was taken")
+        } catch {
+            #expect(PuffDaemon.message(for: error).contains("--tpm2-device must be a TPM as tpm2-tss names it"))
+        }
+        for tcti in [
+            "device:/dev/tpmrm0", "swtpm:path=/run/user/1000/tpm.sock", "mssim:host=localhost,port=2321", "tabrmd",
+        ] {
+            #expect(throws: Never.self, "\(tcti)") { try PuffDaemon.parse(["--tpm2-device", tcti]) }
+        }
+    }
+
+    @Test func withoutATPMNamedTheKernelsResourceManagerIsUsed() throws {
+        let (configuration, _) = try effective([])
+        #expect(configuration.tpm2Device == "device:/dev/tpmrm0")
     }
 
     @Test func aFileNamedWithConfigMustExist() throws {

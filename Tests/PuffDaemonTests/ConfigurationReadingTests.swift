@@ -24,6 +24,7 @@ struct ConfigurationReadingTests {
         pinentry_tty = "/dev/pts/3"
 
         [unlock]
+        tpm2_device = "device:/dev/tpm0"
         fido2_device = "/dev/hidraw3"
 
         [auto_lock]
@@ -77,6 +78,7 @@ struct ConfigurationReadingTests {
         expected.promptTimeout = 15
         expected.pinentry = "/usr/bin/pinentry-curses"
         expected.pinentryTTY = "/dev/pts/3"
+        expected.tpm2Device = "device:/dev/tpm0"
         expected.fido2Device = "/dev/hidraw3"
         expected.lockAfterIdle = 300
         expected.accessMode = "strict"

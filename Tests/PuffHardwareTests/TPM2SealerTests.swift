@@ -2,6 +2,7 @@
 import Foundation
 import PuffCrypto
 import PuffHardware
+import PuffTesting
 import Testing
 
 /// TPM2Sealer against a real swtpm per test (docs/design/unlock-slots.md §3 tpm2, §5 item 4).
@@ -74,8 +75,9 @@ struct TPM2SealerTests {
         // More calls than swtpm has object slots (3): a leak would fail them with 0x902.
         for _ in 0..<4 { #expect(try sealer.unseal(blob, pcrMask: Self.pcr7).constantTimeEquals(secret)) }
         #expect(throws: TPM2Error.otherTPM) { try sealer.unseal(Array(blob.dropLast()) + [blob.last! ^ 1]) }
-        // tpm2-tools last: one early run hung here with tpm2_getcap before the unseals; not reproduced since
-        // (5 suite runs, the same order in a C probe and a Swift probe), so the order only avoids the doubt.
+        // An early run hung here once: another test's swtpm daemon, spawned while this test's connection
+        // was open, inherited that socket and kept it open, and swtpm serves one connection at a time.
+        // SoftwareTPM now spawns with every descriptor above 2 closed.
         #expect(try tpm.transientHandles() == [])
         #expect(try tpm.loadedSessions() == [])
     }

@@ -1,6 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 
 extension ConfigurationKeys {
+    /// `unlock.tpm2_device`: the TPM of tpm2 slots, a tpm2-tss TCTI (`device:/dev/tpmrm0`).
+    static var tpm2Device: ConfigurationKey {
+        ConfigurationKey(
+            section: "unlock", name: "tpm2_device",
+            read: { value, configuration throws(KeyReason) in
+                configuration.tpm2Device = try tpmDevice(ConfigurationKey.string(value))
+            },
+            write: { configuration, _ in configuration.tpm2Device })
+    }
+
+    /// `text` when it names a TPM as `tpm2_device` and `--tpm2-device` take it: a TCTI's name (letters,
+    /// digits, `-`, `_`, `.`), then `:` and its configuration; a `device:` TCTI takes an absolute path.
+    static func tpmDevice(_ text: String) throws(KeyReason) -> String {
+        let name = text.prefix { $0 != ":" }
+        let configuration = text.dropFirst(name.count + 1)
+        let nameIsPlain =
+            !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        let deviceIsPath = name != "device" || configuration.hasPrefix("/")
+        guard nameIsPlain, deviceIsPath,
+            !text.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true })
+        else {
+            throw KeyReason(
+                "must be a TPM as tpm2-tss names it, such as \"device:/dev/tpmrm0\" or \"swtpm:path=/run/tpm.sock\", not "
+                    + ConfigurationKey.quoted(text))
+        }
+        return text
+    }
+
     /// `unlock.fido2_device`: the security key of fido2 slots, an absolute libfido2 device path or
     /// `unix:` and the absolute path of an authenticator's socket; unset: the first key found.
     static var fido2Device: ConfigurationKey {

@@ -34,6 +34,7 @@ enum ConfigurationKeys {
             pinentry,
             .path("prompts", "pinentry_tty", \.pinentryTTY),
 
+            tpm2Device,
             fido2Device,
 
             .seconds("auto_lock", "idle", \.lockAfterIdle, range: 0...longestAutoLock) { $0.effectiveLockAfterIdle },

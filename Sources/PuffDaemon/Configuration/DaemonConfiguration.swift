@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffHardware
 import PuffPrompters
 public import PuffService
 import PuffServiceBus
@@ -36,6 +37,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var kernelKeyring: Int?
 
     // [unlock]
+    /// The TPM of tpm2 slots, as a tpm2-tss TCTI: `device:/dev/tpmrm0` (the kernel's resource manager),
+    /// or `swtpm:path=SOCKET` for a software TPM (tests).
+    public var tpm2Device = TPM2Sealer.defaultDevice
     /// The FIDO2 security key of fido2 slots: a libfido2 device path (`/dev/hidraw3`) or `unix:PATH`
     /// (a software authenticator on a socket, for tests); nil: the first key libfido2 finds.
     public var fido2Device: String?

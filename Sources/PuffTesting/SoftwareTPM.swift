@@ -1,32 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
-import PuffTesting
+public import Foundation
 
 /// A private swtpm (Debian's swtpm) on a Unix socket in a fresh temp folder, for one test; stopped and
 /// removed when the value goes away. Each instance has its own TPM state, so its seeds differ from any
 /// other's: a blob sealed by one does not load in another.
-final class SoftwareTPM {
+public final class SoftwareTPM {
     /// Where Debian installs the tools these tests drive.
-    static let swtpm = "/usr/bin/swtpm"
-    static let tools = ["/usr/bin/tpm2_getcap", "/usr/bin/tpm2_pcrextend"]
+    public static let swtpm = "/usr/bin/swtpm"
+    public static let tools = ["/usr/bin/tpm2_getcap", "/usr/bin/tpm2_pcrextend"]
     /// Whether swtpm and tpm2-tools are installed (`make deps` installs them).
-    static var isInstalled: Bool {
+    public static var isInstalled: Bool {
         ([swtpm] + tools).allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    let folder: URL
-    let socket: String
+    public let folder: URL
+    public let socket: String
     private var pid: pid_t = 0
     private var watchdog: DispatchWorkItem?
 
     /// The TCTI that reaches this TPM (tcti-swtpm finds the control socket at `socket.ctrl`).
-    var tcti: String { "swtpm:path=\(socket)" }
+    public var tcti: String { "swtpm:path=\(socket)" }
 
-    init() throws {
+    public init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-tpm-\(UUID().uuidString)")
         let state = folder.appendingPathComponent("state")
         try FileManager.default.createDirectory(
@@ -48,7 +47,7 @@ final class SoftwareTPM {
         self.pid = pid
         // A hang guard: ESAPI and tpm2-tools block on swtpm's socket with no timeout, and a blocked
         // call cannot be cancelled, so a hung swtpm would hang the whole test run. Killed, it makes
-        // the blocked call fail and the test report it (one unexplained hang was seen once, TPM2SealerTests).
+        // the blocked call fail and the test report it.
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(
             deadline: .now() + .seconds(Int(HangGuard.step.components.seconds)), execute: watchdog)
@@ -62,23 +61,53 @@ final class SoftwareTPM {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// Kills swtpm and returns once it has exited: its sockets stay in the folder with nobody listening.
+    public func stop() throws {
+        guard pid > 0 else { return }
+        kill(pid, SIGKILL)
+        // swtpm daemonised, so it is not our child to wait for: watch it go (or turn zombie, its
+        // descriptors closed, where nothing reaps orphans).
+        while !Self.hasExited(pid) { usleep(10_000) }
+        pid = 0
+    }
+
+    /// Whether `pid` is gone or a zombie.
+    private static func hasExited(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        // "pid (comm) S …": the state follows the last ')'.
+        guard let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
     /// Runs a tpm2-tools command against this TPM; returns its stdout.
     @discardableResult
-    func tool(_ name: String, _ arguments: [String]) throws -> String {
+    public func tool(_ name: String, _ arguments: [String]) throws -> String {
         try run("/usr/bin/\(name)", arguments, environment: ["TPM2TOOLS_TCTI": tcti, "TSS2_LOG": "all+NONE"])
     }
 
     /// The transient objects loaded in this TPM now (`tpm2_getcap handles-transient`).
-    func transientHandles() throws -> [String] {
+    public func transientHandles() throws -> [String] {
         try tool("tpm2_getcap", ["handles-transient"]).split(separator: "\n").map(String.init)
             .filter { $0.hasPrefix("- 0x") }
     }
 
     /// The sessions loaded in this TPM now (`tpm2_getcap handles-loaded-session`).
-    func loadedSessions() throws -> [String] {
+    public func loadedSessions() throws -> [String] {
         try tool("tpm2_getcap", ["handles-loaded-session"]).split(separator: "\n").map(String.init)
             .filter { $0.hasPrefix("- 0x") }
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module leaves out:
+    /// the child closes every descriptor from the given one before exec, atomically with the spawn.
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 =
+        {
+            // RTLD_DEFAULT is the null handle in glibc.
+            guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+                fatalError("glibc without posix_spawn_file_actions_addclosefrom_np (2.34 or later is needed)")
+            }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// Runs a tool with its output in files of `folder` and waits for it with waitpid: swtpm's daemon keeps
     /// the descriptors it was given, so pipes would never reach their end.
@@ -93,6 +122,11 @@ final class SoftwareTPM {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorsFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Nothing else of the test process: a swtpm daemon that kept another test's TPM connection
+        // open would keep that swtpm, which serves one connection at a time, from ever seeing it close.
+        guard Self.addCloseFrom(&actions, 3) == 0 else {
+            throw Failure(description: "posix_spawn_file_actions_addclosefrom_np failed")
+        }
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup($0) } + [nil]
