@@ -51,6 +51,9 @@ extension PuffDaemon {
             limits: settings.limits,
             autoLock: settings.effectiveAutoLock,
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
+            // The TPM and security keys are wired in by the TPM and FIDO2 work (issue 26 items 4, 5).
+            tpm: nil,
+            securityKeys: nil,
             audit: settings.auditEnabled ? audit : nil,
             access: settings.access,
             keepDeletedDays: settings.keepDeletedDays,

@@ -19,4 +19,9 @@ extension ErrorName {
     static let damaged: ErrorName = "io.puff.Error.Damaged"
     static let controlIsLocked: ErrorName = "io.puff.Error.IsLocked"
     static let notConfirmed: ErrorName = "io.puff.Error.NotConfirmed"
+    static let hardware: ErrorName = "io.puff.Error.Hardware"
+    static let securityKeyPIN: ErrorName = "io.puff.Error.SecurityKeyPIN"
+    static let noSuchSlot: ErrorName = "io.puff.Error.NoSuchSlot"
+    static let lastSlot: ErrorName = "io.puff.Error.LastSlot"
+    static let wouldDropSlots: ErrorName = "io.puff.Error.WouldDropSlots"
 }

@@ -64,6 +64,13 @@ public final class DBusErrorMapping: Sendable {
         case .readRefused: DBusError(.accessDenied, error.description)
         case .notConfirmed(let why): DBusError(.notConfirmed, why)
         case .vaultUnwritable: DBusError(.failed, error.description)
+        case .hardware(.pinRequired), .hardware(.pinInvalid), .hardware(.pinBlocked):
+            DBusError(.securityKeyPIN, error.description)
+        case .hardware(.cancelled), .hardware(.denied): DBusError(.notConfirmed, error.description)
+        case .hardware: DBusError(.hardware, error.description)
+        case .slotNotFound, .noMatchingSlot: DBusError(.noSuchSlot, error.description)
+        case .lastSlot: DBusError(.lastSlot, error.description)
+        case .wouldDropSlots: DBusError(.wouldDropSlots, error.description)
         case .failed(let why): DBusError(.failed, why)
         }
     }

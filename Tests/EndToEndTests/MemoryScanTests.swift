@@ -25,13 +25,11 @@ struct MemoryScanTests {
         let bytes = try #require(FileManager.default.contents(atPath: file))
         let header = try VaultHeader(
             decoding: try ChecksummedFile.decode([UInt8](bytes), magic: ChecksummedFile.headerMagic, name: file))
-        let passcodeKey = try PasscodeKDF.key(
-            for: SecureBytes(unwipedCopyOf: Array(passcode.utf8)), salt: header.salt, parameters: header.kdf)
-        let master = try MasterKey.unwrap(
-            header.wrappedKey, under: passcodeKey, associatedData: header.wrapAssociatedData)
+        let opened = try #require(HeaderKeys.open(header, passcode: passcode))
         return [
-            "the passcode key": passcodeKey.unprotectedArray(),
-            "the records key": master.subkey(MasterKey.Purpose.records).unprotectedArray(),
+            "the passcode key": opened.typedKey.unprotectedArray(),
+            "the slot key": opened.kek.unprotectedArray(),
+            "the records key": opened.master.subkey(MasterKey.Purpose.records).unprotectedArray(),
         ]
     }
 

@@ -33,7 +33,9 @@ struct Fixture {
         access: AccessConfiguration = .open,
         allowsPlainSessions: Bool = true,
         timeout: Duration = Fixture.timeout,
-        keyKeeper: (any UnlockedKeyKeeper)? = nil
+        keyKeeper: (any UnlockedKeyKeeper)? = nil,
+        tpm: (any TPMSealing)? = nil,
+        securityKeys: (any SecurityKeys)? = nil
     ) async throws {
         self.storage = storage
         self.audit = audit
@@ -44,7 +46,9 @@ struct Fixture {
         logs = InMemoryLogHandler.Store()
         service = try await SecretService(
             store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
-            limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, audit: audit, access: access,
+            limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, tpm: tpm, securityKeys: securityKeys,
+            audit: audit,
+            access: access,
             allowsPlainSessions: allowsPlainSessions,
             clock: clock,
             now: time.now,
@@ -55,10 +59,11 @@ struct Fixture {
     static func persistent(
         passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore(),
         audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never,
-        limits: ServiceLimits = ServiceLimits()
+        limits: ServiceLimits = ServiceLimits(), tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil
     ) async throws -> Fixture {
         let fixture = try await Fixture(
-            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), limits: limits, autoLock: autoLock)
+            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), limits: limits, autoLock: autoLock,
+            tpm: tpm, securityKeys: securityKeys)
         if await !fixture.service.isInitialized {
             try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
         }
@@ -71,8 +76,9 @@ struct Fixture {
     }
 
     /// A new service over the same storage, as after a restart (persistent mode).
-    func restarted() async throws -> Fixture {
-        try await Fixture(storage: storage, audit: audit, mode: .persistent(kdf: .interactive))
+    func restarted(tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil) async throws -> Fixture {
+        try await Fixture(
+            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), tpm: tpm, securityKeys: securityKeys)
     }
 
     /// Opens a plain session for `client`.

@@ -83,11 +83,13 @@ import Testing
     static func handBuilt(nextItemNumber: UInt64, passcode: String) async throws -> MemoryRecordStore {
         let space = SpaceID.random()
         var header = VaultHeader(
-            flags: [], kdf: .interactive, salt: PasscodeKDF.newSalt(), space: space,
-            indexKey: SecureRandom.bytes(32), collectionID: "login")
+            flags: [], space: space, collectionID: "login", lockedSearch: .always, indexKey: SecureRandom.bytes(32))
+        let typed = KeySlot.Typed(kdf: .interactive, salt: PasscodeKDF.newSalt())
         let master = MasterKey()
-        let key = try PasscodeKDF.key(for: Fixture.passcode(passcode), salt: header.salt, parameters: header.kdf)
-        header.wrappedKey = try master.wrapped(under: key, associatedData: header.wrapAssociatedData)
+        let key = try PasscodeKDF.key(for: Fixture.passcode(passcode), salt: typed.salt, parameters: typed.kdf)
+        try header.addSlot(
+            label: "passcode", parameters: .passcode(typed), master: master,
+            kek: SlotKeys.kek(from: key, kind: KeySlot.Kind.passcode.rawValue))
         let fields = CollectionFields(
             id: "login", label: "Login", created: 1, modified: 1, nextItemNumber: nextItemNumber, aliases: [])
         let sealer = try SecretSealer(key: master.subkey(.records))

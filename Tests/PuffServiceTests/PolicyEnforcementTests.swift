@@ -137,12 +137,18 @@ import Testing
     static func legacyVault(policyLength length: UInt8) async throws -> MemoryRecordStore {
         let storage = MemoryRecordStore()
         let space = SpaceID.random()
+        // Version 2: one passcode, wrapped under the bare Argon2id key and the whole header as AD.
         var header = VaultHeader(
-            flags: [], kdf: .interactive, salt: PasscodeKDF.newSalt(), policyKind: 0, policyMinimumLength: length,
-            space: space, indexKey: SecureRandom.bytes(32), collectionID: "login")
+            flags: [], policyKind: 0, policyMinimumLength: length, space: space, collectionID: "login",
+            lockedSearch: .always, indexKey: SecureRandom.bytes(32))
+        header.version = 2
+        let typed = KeySlot.Typed(kdf: .interactive, salt: PasscodeKDF.newSalt())
+        // The slot's salt and cost are part of the associated data: in place before the wrap.
+        header.slots = [KeySlot(id: 1, label: "passcode", parameters: .passcode(typed), wrappedMaster: [])]
+        header.nextSlotID = 2
         let master = MasterKey()
-        let key = try PasscodeKDF.key(for: Fixture.passcode("pw"), salt: header.salt, parameters: .interactive)
-        header.wrappedKey = try master.wrapped(under: key, associatedData: header.wrapAssociatedData)
+        let key = try PasscodeKDF.key(for: Fixture.passcode("pw"), salt: typed.salt, parameters: .interactive)
+        header.slots[0].wrappedMaster = try header.wrapMaster(master, for: header.slots[0], kek: key)
         let fields = CollectionFields(
             id: "login", label: "Login", created: 1, modified: 1, nextItemNumber: 1, aliases: [])
         let sealer = try SecretSealer(key: master.subkey(.records))

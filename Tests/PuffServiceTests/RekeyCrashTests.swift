@@ -12,11 +12,17 @@ import Testing
 @Suite struct RekeyCrashTests {
     static let secrets = ["alpha": "first secret", "beta": "second secret"]
 
+    /// What the re-keyed collection is: `login` with its one passcode slot, a hidden one, or
+    /// `login` with three slots (passcode, tpm2, recovery), all kept by the re-key (issue 26).
+    enum Target: CaseIterable, Sendable {
+        case visible, hidden, threeSlots
+    }
+
     /// A service over the vault in `folder`, keeping audit logs there as puffd does.
-    static func service(_ store: FileRecordStore, _ folder: String) async throws -> SecretService {
+    static func service(_ store: FileRecordStore, _ folder: String, tpm: FakeTPM? = nil) async throws -> SecretService {
         try await SecretService(
             store: store, mode: .persistent(kdf: .interactive), prompter: ScriptedPrompter([]),
-            promptTimeout: .seconds(30), audit: try FileAuditStore(folder: folder), clock: ManualClock(),
+            promptTimeout: .seconds(30), tpm: tpm, audit: try FileAuditStore(folder: folder), clock: ManualClock(),
             now: { 1_700_000_000 }, logger: InMemoryLogHandler.logger(store: .init()), events: { _ in })
     }
 
@@ -27,20 +33,15 @@ import Testing
         var found: [SpaceID: String?] = [:]
         for space in try await store.spaces() {
             let header = try VaultHeader(decoding: try await store.header(of: space))
-            found[space] = passcodes.first { passcode in
-                guard
-                    let key = try? PasscodeKDF.key(
-                        for: Fixture.passcode(passcode), salt: header.salt, parameters: header.kdf)
-                else { return false }
-                return (try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData))
-                    != nil
-            }
+            found[space] = passcodes.first { HeaderKeys.open(header, passcode: $0) != nil }
         }
         return found
     }
 
-    @Test(arguments: [false, true])
-    func aCrashAtAnyStepLeavesEitherTheOldCollectionOrTheNewOneWhole(hidden: Bool) async throws {
+    @Test(arguments: Target.allCases)
+    func aCrashAtAnyStepLeavesEitherTheOldCollectionOrTheNewOneWhole(target kind: Target) async throws {
+        let hidden = kind == .hidden
+        let tpm = FakeTPM()
         var outcomes: [String] = []
         for step in 1...20 {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -51,9 +52,10 @@ import Testing
             var items: [String: ItemID] = [:]
             let target: CollectionID
             let crashed: Bool
+            var recovery: SecureBytes?
             do {
                 let store = try FileRecordStore(folder: folder)
-                let service = try await Self.service(store, folder)
+                let service = try await Self.service(store, folder, tpm: tpm)
                 try await service.initialize(passcode: Fixture.passcode(hidden ? "login pass" : "old pass"))
                 target =
                     hidden
@@ -69,15 +71,29 @@ import Testing
                         secret: Fixture.plain(Array(secret.utf8), session: session), replace: true,
                         client: Fixture.alice)
                 }
+                var options = RekeyOptions()
+                if kind == .threeSlots {
+                    let caller = Caller(Fixture.alice)
+                    _ = try await service.addSlot(
+                        to: target, kind: .tpm2, options: SlotOptions(), proof: .typed(Fixture.passcode("old pass")),
+                        caller: caller)
+                    recovery = try await service.addSlot(
+                        to: target, kind: .recovery, options: SlotOptions(),
+                        proof: .typed(Fixture.passcode("old pass")),
+                        caller: caller
+                    ).recoveryCode
+                    options.recoveryCode = recovery
+                }
                 await service.flushAudit()
                 await store.crash(afterSteps: step)
                 _ = try? await service.changePasscode(
-                    of: target, old: Fixture.passcode("old pass"), new: Fixture.passcode("new pass"))
+                    of: target, proof: .typed(Fixture.passcode("old pass")), new: Fixture.passcode("new pass"),
+                    options: options)
                 crashed = await store.hasCrashed
             }
 
             let store = try await FileRecordStore.reopening(folder: folder)
-            let service = try await Self.service(store, folder)
+            let service = try await Self.service(store, folder, tpm: tpm)
             let opening = try await Self.passcodes(["old pass", "new pass", "login pass"], openingHeadersIn: store)
             let copies = opening.filter { $0.value != "login pass" }
             #expect(copies.count == 1, "step \(step): exactly one copy of the collection, not \(copies.count)")
@@ -90,6 +106,15 @@ import Testing
             #expect(status.problems.isEmpty, "step \(step): \(status.problems)")
             #expect(status.collections.allSatisfy { $0.damage.isEmpty }, "step \(step)")
             #expect(status.collections.filter { $0.id == CollectionID.login.rawValue }.count == 1, "step \(step)")
+            if let recovery {
+                // Each of the three slots opens the one copy left, old or new.
+                #expect(await service.unlockWithoutPerson() == [target], "step \(step): the tpm2 slot opens it")
+                try await service.lock([target])
+                #expect(try await service.unlock(target, with: .typed(recovery)) == target, "step \(step): recovery")
+                try await service.lock([target])
+                let header = try VaultHeader(decoding: try await store.header(of: try #require(copies.first?.key)))
+                #expect(header.slots.map(\.kind) == [.passcode, .tpm2, .recovery], "step \(step): every slot kept")
+            }
             #expect(try await service.unlock(hidden ? nil : .login, passcode: Fixture.passcode(passcode)) == target)
             let session = try await service.openSession(algorithm: "plain", input: .string(""), client: Fixture.alice)
                 .session

@@ -32,8 +32,7 @@ import Testing
 
     /// The master key a copy of `header` gives whoever knows `passcode`.
     static func master(from header: VaultHeader, passcode: String) throws -> MasterKey {
-        let key = try PasscodeKDF.key(for: Fixture.passcode(passcode), salt: header.salt, parameters: header.kdf)
-        return try MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
+        try HeaderKeys.master(header, passcode: passcode)
     }
 
     @Test func anOldHeaderCopyAndTheOldPasscodeOpenNothingWrittenAfterTheChange() async throws {

@@ -39,6 +39,13 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     /// The collection's locked search changed (`puffctl collection set --locked-search`); item 0,
     /// the label says from which mode to which.
     case lockedSearch = 21
+    /// A slot was added (`puffctl slot add`); item 0, the label names its type and label
+    /// (`fido2 “yubikey”`).
+    case slotAdd = 22
+    /// A slot was removed (`puffctl slot remove`); item 0, the label names it.
+    case slotRemove = 23
+    /// A slot was renamed; item 0, the label says from which name to which.
+    case slotRelabel = 24
     /// The whole vault was replaced from a backup (`puffctl restore`); item 0, the label names the
     /// backup. Written before the automatic snapshot, so the snapshot of what was replaced holds it.
     case restoreVault = 30
@@ -64,6 +71,9 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .export: "export"
         case .deleteCollection: "delete-collection"
         case .lockedSearch: "locked-search"
+        case .slotAdd: "slot-add"
+        case .slotRemove: "slot-remove"
+        case .slotRelabel: "slot-relabel"
         case .restoreVault: "restore-vault"
         }
     }

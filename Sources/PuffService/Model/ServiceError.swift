@@ -46,6 +46,18 @@ public enum ServiceError: Error, Equatable, Sendable {
     /// The file system refused to save the change (full, over quota, read-only, not writable);
     /// nothing changed. Carries the vault folder, whose path is the user's own.
     case vaultUnwritable(WriteRefusal, folder: String)
+    /// A TPM or a security key did not give a slot's key (docs/design/unlock-slots.md §4).
+    case hardware(HardwareError)
+    /// The collection has no slot of that number.
+    case slotNotFound(KeySlot.ID)
+    /// The collection has no slot the credential given can open (no tpm2 or fido2 slot for a
+    /// no-typing unlock, or the slot asked for takes another credential); the message says which.
+    case noMatchingSlot(String)
+    /// Removing the slot would leave the collection with none: nothing could open it again.
+    case lastSlot
+    /// A re-key would drop these slots, whose credential is not at hand; nothing changed. Give
+    /// their credentials, or allow dropping them.
+    case wouldDropSlots([SlotInfo])
     /// Anything else, for example a failed write; details are logged.
     case failed(String)
 }
@@ -102,7 +114,31 @@ extension ServiceError: CustomStringConvertible {
         case .readRefused(let reason): "access denied: " + Self.refusal(reason)
         case .notConfirmed(let why): "not confirmed: \(why)"
         case .vaultUnwritable(let reason, let folder): Self.unwritable(reason, folder: folder)
+        case .hardware(let error): Self.hardware(error)
+        case .slotNotFound(let id): "the collection has no slot \(id) (puffctl slot list shows its slots)"
+        case .noMatchingSlot(let why): why
+        case .lastSlot: "the collection's last slot cannot be removed: add another first (puffctl slot add)"
+        case .wouldDropSlots(let slots):
+            "re-keying would drop the slots \(slots.map(\.described).joined(separator: ", ")), whose credential "
+                + "is not at hand: give it, or allow dropping them (puffctl passwd --drop-slots)"
         case .failed(let why): "failed: \(why)"
+        }
+    }
+
+    /// What a TPM or security key refusal tells the person.
+    static func hardware(_ error: HardwareError) -> String {
+        switch error {
+        case .unavailable(let device): "no TPM or security key answered: \(device)"
+        case .otherTPM: "the slot was sealed by another TPM, or this TPM was reset: use another slot"
+        case .pcrChanged: "the TPM's PCRs changed since the slot was made (another boot path): use another slot"
+        case .noCredential: "the security key present is not the one this slot was made with"
+        case .pinRequired: "the security key's PIN is needed (--pin-fd)"
+        case .pinInvalid(let retries?): "wrong security key PIN; \(retries) tries left before the key blocks it"
+        case .pinInvalid(nil): "wrong security key PIN"
+        case .pinBlocked: "the security key's PIN is blocked after too many wrong ones"
+        case .denied: "the security key was not touched, or the person refused on it"
+        case .cancelled: "the wait for the security key was cancelled"
+        case .failed(let why): "the TPM or security key failed: \(why)"
         }
     }
 }

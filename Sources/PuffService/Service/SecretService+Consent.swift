@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 public import PuffCrypto
-import PuffStore
+public import PuffStore
 
 /// How the person agrees to a change that weakens protection (issue 24, item 2).
 public enum Consent: Sendable {
@@ -103,7 +103,7 @@ extension SecretService {
     ) async throws(ServiceError) {
         switch consent {
         case .passcode(let passcode):
-            _ = try await masterKey(of: collection, passcode: passcode)
+            _ = try await masterKey(of: collection, with: .typed(passcode))
         case .confirmation:
             let label = collectionStates[collection]?.fields.label ?? ""
             let reply = await ask(
@@ -123,11 +123,15 @@ extension SecretService {
             metadata: ["collection.id": "\(collection)", "client.name": "\(caller.client.rawValue)"])
     }
 
-    /// How a refused consent is audited: no answer is `dismissed`, a no or a wrong passcode `refused`.
+    /// How a refused consent or proof is audited: no answer (or a cancelled touch) is `dismissed`;
+    /// a no, a wrong passcode, a refused touch or PIN, another security key, or the last slot
+    /// `refused`.
     public static func auditResult(of error: any Error) -> AuditResult {
         switch error as? ServiceError {
         case .notConfirmed(let why)? where why.hasPrefix("nobody"): .dismissed
-        case .notConfirmed?, .wrongPasscode?: .refused
+        case .notConfirmed?, .wrongPasscode?, .lastSlot?: .refused
+        case .hardware(.cancelled)?: .dismissed
+        case .hardware(.denied)?, .hardware(.pinInvalid)?, .hardware(.noCredential)?: .refused
         default: .failed
         }
     }

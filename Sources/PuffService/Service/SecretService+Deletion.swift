@@ -63,9 +63,9 @@ extension SecretService {
         // An ephemeral vault's collections have no passcode to ask for.
         if vault.isLocked, vault.escrow == nil {
             guard let passcode else { throw .isLocked }
-            try await open(vault, master: try await masterKey(of: id, passcode: passcode))
+            try await open(vault, master: try await masterKey(of: id, with: .typed(passcode)))
         } else if let passcode, vault.escrow == nil {
-            _ = try await masterKey(of: id, passcode: passcode)
+            _ = try await masterKey(of: id, with: .typed(passcode))
         } else if mayHoldItems {
             try await confirmDeletion(of: vault, caller: caller)
         }

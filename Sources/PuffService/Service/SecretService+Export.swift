@@ -98,7 +98,7 @@ extension SecretService {
         do throws(ServiceError) {
             if vault.isLocked {
                 guard case .passcode(let passcode) = consent else { throw .isLocked }
-                try await open(vault, master: try await masterKey(of: collection, passcode: passcode))
+                try await open(vault, master: try await masterKey(of: collection, with: .typed(passcode)))
             } else {
                 let change =
                     "export its \(vault.count) items to a file that another program opens with another password"

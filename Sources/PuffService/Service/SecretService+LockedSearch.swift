@@ -27,9 +27,11 @@ extension LockedSearch {
 extension SecretService {
     /// Changes whether a collection's items are found while it is locked (issue 24 item 6).
     ///
-    /// The mode is bound into the wrap of the master key, so the header is wrapped again under
-    /// the same passcode: `passcode` is needed whichever way the change goes, and is the person's
-    /// consent to a weaker mode. A locked collection is unlocked by it first. Going to `always`
+    /// The mode is covered by the header MAC (version 3; any slot's credential proves the change)
+    /// or, in a header from before slots, bound into the wrap of the master key, which is then
+    /// wrapped again under the same passcode and stays version 2. `credential` is needed whichever
+    /// way the change goes, and is the person's consent to a weaker mode. A locked collection is
+    /// unlocked by it first. Going to `always`
     /// puts a fresh index key in the header and tags every item record under it; leaving
     /// `always` destroys the key and writes the records without tags (the journal is sealed
     /// again, compacted); between `after-unlock` and `never` only the header changes. The order
@@ -41,7 +43,7 @@ extension SecretService {
     ///   private collection, ``ServiceError/wrongPasscode``, ``ServiceError/damaged(_:)``,
     ///   ``ServiceError/failed(_:)``.
     public func setLockedSearch(
-        _ mode: VaultHeader.LockedSearch, of id: CollectionID, passcode: SecureBytes, caller: Caller
+        _ mode: VaultHeader.LockedSearch, of id: CollectionID, with credential: SlotCredential, caller: Caller
     ) async throws(ServiceError) {
         guard let vault = collectionStates[id], let old = vault.header, vault.space != nil else {
             throw .noSuchObject
@@ -50,15 +52,16 @@ extension SecretService {
             throw .invalidArgument("a private collection has no blind index: its locked search is always never")
         }
         let change = "\(old.lockedSearch) → \(mode)"
-        let (master, passcodeKey): (MasterKey, SecureBytes)
+        let opened: OpenedSlot
         do {
-            (master, passcodeKey) = try await unwrapKeys(of: id, passcode: passcode)
+            opened = try await openedSlot(of: id, with: credential)
         } catch {
             audit(
                 .lockedSearch, of: ItemID(collection: id, number: 0), label: change, caller: caller,
                 result: Self.auditResult(of: error))
             throw error
         }
+        let master = opened.master
         if vault.isLocked { try await open(vault, master: master) }
         await beginWrite()
         defer { endWrite() }
@@ -69,7 +72,7 @@ extension SecretService {
         guard mode != current.lockedSearch || mode == .always else { return }
         try await audited(.lockedSearch, of: ItemID(collection: id, number: 0), label: change, caller: caller) {
             () throws(ServiceError) in
-            try await rewriteForLockedSearch(mode, vault: vault, master: master, passcodeKey: passcodeKey)
+            try await rewriteForLockedSearch(mode, vault: vault, opened: opened)
         }
         logger.notice(
             "Locked search changed",
@@ -79,36 +82,39 @@ extension SecretService {
             ])
     }
 
-    /// The master key and the passcode key of `id`, with the wrong-passcode delay of an unlock.
-    private func unwrapKeys(of id: CollectionID, passcode: SecureBytes) async throws(ServiceError)
-        -> (MasterKey, SecureBytes)
-    {
-        try await passcodeAttempt(id.rawValue) { () throws(ServiceError) in
-            guard let header = collectionStates[id]?.header else { throw .noSuchObject }
-            let key = try await passcodeKey(passcode, header: header)
-            guard
-                let master = try? MasterKey.unwrap(
-                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode(nil) }
-            return (master, key)
-        }
+    /// ``setLockedSearch(_:of:with:caller:)`` with a typed passcode.
+    public func setLockedSearch(
+        _ mode: VaultHeader.LockedSearch, of id: CollectionID, passcode: SecureBytes, caller: Caller
+    ) async throws(ServiceError) {
+        try await setLockedSearch(mode, of: id, with: .typed(passcode), caller: caller)
     }
 
     /// Writes the header of `mode` and, when the tags change, the journal, in the order that
     /// never leaves tags beside a key a thief can read; then re-indexes memory. The caller holds
     /// the write turn; `vault` is unlocked.
     private func rewriteForLockedSearch(
-        _ mode: VaultHeader.LockedSearch, vault: CollectionVault, master: MasterKey, passcodeKey: SecureBytes
+        _ mode: VaultHeader.LockedSearch, vault: CollectionVault, opened: OpenedSlot
     ) async throws(ServiceError) {
-        guard var header = vault.header, let space = vault.space else { throw .noSuchObject }
+        guard var header = vault.header else { throw .noSuchObject }
+        let master = opened.master
         let wasTagged = header.lockedSearch == .always
-        header.version = VaultHeader.formatVersion
         header.lockedSearch = mode
         header.indexKey = mode == .always ? (header.indexKey ?? SecureRandom.bytes(32)) : nil
-        guard let wrapped = try? master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData) else {
-            throw .failed("the collection key could not be wrapped")
+        if header.isLegacy {
+            // The mode is in the wrap's associated data: the one slot is wrapped again under its
+            // passcode, and the header stays one an older puffd reads (version 2, design §2).
+            guard let typedKey = opened.typedKey, var slot = header.slots.first else {
+                throw .failed("the collection key could not be wrapped")
+            }
+            header.version = 2
+            guard let wrapped = try? header.wrapMaster(master, for: slot, kek: typedKey) else {
+                throw .failed("the collection key could not be wrapped")
+            }
+            slot.wrappedMaster = wrapped
+            header.slots = [slot]
+        } else {
+            header.sealMAC(with: master)
         }
-        header.wrappedKey = wrapped
         let hasher = header.indexKey.flatMap { try? KeyedHash(key: SecureBytes(unwipedCopyOf: $0)) }
         guard (hasher != nil) == (mode == .always) else { throw .failed("the index key could not be made") }
         if mode == .always {

@@ -75,7 +75,7 @@ extension SecretService {
         let timeout = promptTimeout
         let work = Task { () -> PromptOutcome? in
             await self.askPasscode(request, asker) { previous throws(ServiceError) in
-                let master = try await self.masterKey(of: .login, passcode: previous)
+                let master = try await self.masterKey(of: .login, with: .typed(previous))
                 try await self.changePasscode(of: .login, master: master, new: password)
                 if let vault = self.collectionStates[.login] { try await self.open(vault, master: master) }
             }

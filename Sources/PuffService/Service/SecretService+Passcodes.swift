@@ -2,36 +2,84 @@
 import Logging
 import PuffConcurrency
 public import PuffCrypto
-import PuffStore
+public import PuffStore
 
 extension SecretService {
-    /// Unlocks `collection` with `passcode`; with nil, tries the passcode on every closed hidden
+    /// Unlocks `collection` through any of its slots that `credential` opens (``SlotCredential``;
+    /// only slot `slot`, when given); with nil, tries a typed passcode on every closed hidden
     /// collection (one key derivation for all of them) and returns the first it opened.
     ///
-    /// Argon2id and the opening of records run off the actor, so other clients are served
-    /// meanwhile. A wrong passcode is answered after a delay that doubles with each consecutive
-    /// failure for that collection (0.5 s, 1 s, 2 s … at most 30 s).
+    /// Key derivations and the opening of records run off the actor, so other clients are served
+    /// meanwhile. A wrong typed credential is answered after a delay that doubles with each
+    /// consecutive failure for that collection (0.5 s, 1 s, 2 s … at most 30 s); a TPM or a
+    /// security key refuses on its own, without that delay.
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``,
-    ///   ``ServiceError/damaged(_:)``, ``ServiceError/notInitialized``.
+    ///   ``ServiceError/hardware(_:)``, ``ServiceError/slotNotFound(_:)``,
+    ///   ``ServiceError/noMatchingSlot(_:)``, ``ServiceError/damaged(_:)``,
+    ///   ``ServiceError/notInitialized``.
     @discardableResult
-    public func unlock(_ collection: CollectionID?, passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
+    public func unlock(_ collection: CollectionID?, with credential: SlotCredential, slot: KeySlot.ID? = nil)
+        async throws(ServiceError) -> CollectionID
+    {
         guard catalog != nil else { throw .notInitialized }
-        guard let collection else { return try await unlockHidden(passcode: passcode) }
+        guard let collection else {
+            switch credential {
+            case .typed(let passcode), .login(let passcode): return try await unlockHidden(passcode: passcode)
+            case .hardware: throw .noMatchingSlot("a hidden collection opens with its passcode only")
+            }
+        }
         let vault = try state(of: collection)
         guard vault.isLocked, vault.header != nil else { return collection }
-        return try await passcodeAttempt(collection.rawValue) { () throws(ServiceError) in
+        return try await credentialAttempt(credential, collection.rawValue) { () throws(ServiceError) in
             // Another attempt may have unlocked it, or it may be gone, while this waited its turn.
             guard collectionStates[collection] === vault else { throw .noSuchObject }
             guard vault.isLocked, let header = vault.header else { return collection }
-            let key = try await passcodeKey(passcode, header: header)
-            guard
-                let master = try? MasterKey.unwrap(
-                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode(nil) }
-            try await open(vault, master: master)
+            let opened = try await openSlot(of: header, with: credential, only: slot)
+            try await open(vault, master: opened.master)
             return collection
         }
+    }
+
+    /// ``unlock(_:with:slot:)`` with a typed passcode (or recovery code).
+    @discardableResult
+    public func unlock(_ collection: CollectionID?, passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
+        try await unlock(collection, with: .typed(passcode))
+    }
+
+    /// Opens every locked collection that has a tpm2 slot this machine's TPM unseals, with no
+    /// person (at start, and on `puffctl unlock`); the others, and hidden ones, stay as they are.
+    ///
+    /// - Returns: The collections it opened.
+    public func unlockWithoutPerson() async -> [CollectionID] {
+        guard tpm != nil else { return [] }
+        var opened: [CollectionID] = []
+        for id in collectionOrder {
+            guard let vault = collectionStates[id], vault.isLocked, !vault.isHidden,
+                let header = vault.header, header.slots.contains(where: { $0.kind == .tpm2 })
+            else { continue }
+            do throws(ServiceError) {
+                let slot = try await openSlot(
+                    of: header, with: .hardware(pin: nil, passcode: nil, device: nil), tpmOnly: true)
+                try await open(vault, master: slot.master)
+                opened.append(id)
+            } catch {
+                logger.notice(
+                    "A collection's tpm2 slot did not open it",
+                    metadata: ["collection.id": "\(id)", "reason": "\(error)"])
+            }
+        }
+        return opened
+    }
+
+    /// Runs `body`, an attempt with `credential` on `key`'s collection: one that takes something
+    /// typed in the collection's passcode-attempt turn, with its delays (``passcodeAttempt(_:_:)``);
+    /// hardware alone at once, since the TPM and the key refuse on their own.
+    func credentialAttempt<Value>(
+        _ credential: SlotCredential, _ key: String, _ body: () async throws(ServiceError) -> Value
+    ) async throws(ServiceError) -> Value {
+        if case .hardware(_, nil, _) = credential { return try await body() }
+        return try await passcodeAttempt(key, body)
     }
 
     /// Opens `vault` with its master key: reads and opens its records off the actor when they
@@ -96,71 +144,6 @@ extension SecretService {
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
     }
 
-    /// Derives the passcode's key once under the hidden salt and tries it on every closed hidden
-    /// collection, one such attempt at a time.
-    private func unlockHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
-        try await passcodeAttempt("") { () throws(ServiceError) in try await tryHidden(passcode: passcode) }
-    }
-
-    private func tryHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
-        guard let catalog else { throw .notInitialized }
-        let probe = VaultHeader(
-            flags: [.private, .hidden], kdf: catalog.hiddenKDF, salt: catalog.hiddenSalt, space: SpaceID.random(),
-            indexKey: nil, collectionID: nil)
-        let key = try await passcodeKey(passcode, header: probe)
-        var opened: CollectionID?
-        for (space, header) in hiddenHeaders where header.salt == catalog.hiddenSalt && header.kdf == catalog.hiddenKDF
-        {
-            guard
-                let master = try? MasterKey.unwrap(
-                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { continue }
-            let vault = try await hiddenVault(space: space, header: header, master: master)
-            try await open(vault, master: master)
-            opened = opened ?? vault.id
-        }
-        // Asking again for one already open is no wrong passcode (and costs no delay).
-        for vault in collectionStates.values where vault.isHidden {
-            guard let header = vault.header,
-                (try? MasterKey.unwrap(header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)) != nil
-            else { continue }
-            opened = opened ?? vault.id
-        }
-        guard let opened else { throw .wrongPasscode(nil) }
-        return opened
-    }
-
-    /// A closed hidden collection's vault, its id read from its sealed collection record.
-    private func hiddenVault(space: SpaceID, header: VaultHeader, master: MasterKey) async throws(ServiceError)
-        -> CollectionVault
-    {
-        let records: [JournalReplay.Record]
-        let format: UInt8
-        do {
-            let journal = try await store.replay(space)
-            records = journal.records
-            format = journal.version
-        } catch {
-            throw .damaged("\(error)")
-        }
-        guard let sealer = try? SecretSealer(key: master.subkey(.records)),
-            let first = records.first(where: {
-                (try? VaultRecord(decoding: $0.bytes, format: format).kind) == .collection
-            }),
-            let record = try? VaultRecord(decoding: first.bytes, format: format),
-            let plaintext = try? record.open(space: space, sealer: sealer),
-            let fields = try? CollectionFields(parsing: plaintext)
-        else { throw .damaged("a hidden collection's records do not open") }
-        var id = CollectionID(fields.id)
-        if collectionStates[id] != nil {
-            // Its name was taken while it was hidden: show it under a free one for this session.
-            id = CollectionID(
-                CollectionIdentifier.make(fromLabel: fields.id) { collectionStates[CollectionID($0)] != nil })
-        }
-        let scanned = ScannedCollection(index: AttributeIndex(), hasher: KeyedHash())
-        return CollectionVault(id: id, space: space, header: header, scanned: scanned)
-    }
-
     /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
     ///
     /// - Throws: ``ServiceError/noSuchObject`` for an unknown id (nothing is locked then).
@@ -188,7 +171,7 @@ extension SecretService {
 
     /// Re-keys the collection under `new`, which must meet the collection's policy: a new master
     /// key seals every record again, so the old passcode opens no copy of what is written from
-    /// now on. `old` need not meet the policy (it may predate it).
+    /// now on. `old` need not meet the policy (it may predate it); it is any slot's credential.
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/passcodePolicy(_:)`` (checked first,
     ///   so no key derivation runs and no wrong-passcode delay applies), ``ServiceError/wrongPasscode``,
@@ -198,8 +181,23 @@ extension SecretService {
     ) async throws(ServiceError) {
         let policy = try policy(of: id)
         guard policy.admits(new) else { throw .passcodePolicy(policy) }
-        let master = try await masterKey(of: id, passcode: old)
-        try await rekey(id, master: master, new: new, progress: progress)
+        try await changePasscode(of: id, proof: .typed(old), new: new, progress: progress)
+    }
+
+    /// ``changePasscode(of:old:new:progress:)`` proved by any slot's credential: the passcode slot
+    /// gets `new`, the other slots are kept as ``RekeyOptions`` allows (design §3 "Re-key").
+    ///
+    /// - Throws: as ``changePasscode(of:old:new:progress:)``, and ``ServiceError/wouldDropSlots(_:)``
+    ///   when slots would go without `options.dropSlots` (before anything is written).
+    public func changePasscode(
+        of id: CollectionID, proof: SlotCredential, new: SecureBytes, options: RekeyOptions = RekeyOptions(),
+        progress: ProgressHandler? = nil
+    ) async throws(ServiceError) {
+        let policy = try policy(of: id)
+        guard policy.admits(new) else { throw .passcodePolicy(policy) }
+        let opened = try await openedSlot(of: id, with: proof)
+        try await rekey(
+            id, master: opened.master, new: new, opened: opened, proof: proof, options: options, progress: progress)
     }
 
     /// The passcode policy of a collection that has a header.
@@ -214,20 +212,25 @@ extension SecretService {
         return policy
     }
 
-    /// Unwraps a collection's master key with `passcode` without unlocking it (the first step of
-    /// a passcode change); a wrong passcode costs the same delay as a wrong unlock.
+    /// Unwraps a collection's master key through any slot `credential` opens, without unlocking
+    /// it (the proof a change asks for); a wrong typed credential costs the delay of a wrong unlock.
     ///
-    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``.
-    func masterKey(of id: CollectionID, passcode: SecureBytes) async throws(ServiceError) -> MasterKey {
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/wrongPasscode``, and the slot
+    ///   errors of ``unlock(_:with:slot:)``.
+    public func masterKey(of id: CollectionID, with credential: SlotCredential) async throws(ServiceError)
+        -> MasterKey
+    {
+        try await openedSlot(of: id, with: credential).master
+    }
+
+    /// ``masterKey(of:with:)`` with the slot that opened and its typed key.
+    func openedSlot(of id: CollectionID, with credential: SlotCredential, only: KeySlot.ID? = nil)
+        async throws(ServiceError) -> OpenedSlot
+    {
         guard collectionStates[id]?.header != nil else { throw .noSuchObject }
-        return try await passcodeAttempt(id.rawValue) { () throws(ServiceError) in
+        return try await credentialAttempt(credential, id.rawValue) { () throws(ServiceError) in
             guard let header = collectionStates[id]?.header else { throw .noSuchObject }
-            let key = try await passcodeKey(passcode, header: header)
-            guard
-                let master = try? MasterKey.unwrap(
-                    header.wrappedKey, under: key, associatedData: header.wrapAssociatedData)
-            else { throw .wrongPasscode(nil) }
-            return master
+            return try await openSlot(of: header, with: credential, only: only)
         }
     }
 

@@ -52,7 +52,7 @@ extension SecretService {
             }
             let request = asker.request(purpose, policy: vault.header?.passcodePolicy)
             if let failure = await askPasscode(request, asker) { passcode throws(ServiceError) in
-                try await unlock(collection, passcode: passcode)
+                try await unlock(collection, with: .typed(passcode))
             } {
                 return failure
             }
@@ -97,22 +97,22 @@ extension SecretService {
             return .failed(.noSuchObject)
         }
         let label = vault.fields.label
-        var master: MasterKey?
+        var proved: (OpenedSlot, SecureBytes)?
         let current = asker.request(.currentPasscode(collection: id, label: label), policy: policy)
         if let failure = await askPasscode(
             current, asker,
             use: { passcode throws(ServiceError) in
-                master = try await masterKey(of: id, passcode: passcode)
+                proved = (try await openedSlot(of: id, with: .typed(passcode)), passcode)
             })
         {
             return failure
         }
-        guard let master else { return .failed(.wrongPasscode(nil)) }
+        guard let (opened, old) = proved else { return .failed(.wrongPasscode(nil)) }
         let new = asker.request(.newPasscode(collection: id, label: label), policy: policy)
         if let failure = await askPasscode(
             new, asker,
             use: { passcode throws(ServiceError) in
-                try await changePasscode(of: id, master: master, new: passcode)
+                try await rekey(id, master: opened.master, new: passcode, opened: opened, proof: .typed(old))
             })
         {
             return failure

@@ -19,36 +19,34 @@ extension SecretService {
     ///   ``ServiceError/damaged(_:)`` (a damaged journal is repaired first), ``ServiceError/wrongPasscode``
     ///   (the collection was re-keyed meanwhile), ``ServiceError/failed(_:)``; nothing changed then.
     /// `progress` counts the records opened and sealed again.
-    func rekey(_ id: CollectionID, master: MasterKey, new: SecureBytes, progress: ProgressHandler? = nil)
-        async throws(ServiceError)
-    {
+    func rekey(
+        _ id: CollectionID, master: MasterKey, new: SecureBytes, opened: OpenedSlot? = nil,
+        proof: SlotCredential? = nil,
+        options: RekeyOptions = RekeyOptions(), progress: ProgressHandler? = nil
+    ) async throws(ServiceError) {
         let policy = try policy(of: id)
         guard policy.admits(new) else { throw .passcodePolicy(policy) }
-        guard let vault = collectionStates[id], var derivation = vault.header, let oldSpace = vault.space else {
+        guard let vault = collectionStates[id], let planned = vault.header, let oldSpace = vault.space else {
             throw .noSuchObject
         }
-        if !vault.isHidden {
-            derivation.salt = PasscodeKDF.newSalt()
-            derivation.kdf = mode.kdf
-        }
-        let newKey = try await passcodeKey(new, header: derivation)
+        // Key derivations, the TPM and a security key's touch run before the write turn.
+        let plan = try await rekeyPlan(
+            planned, new: new, opened: opened, proof: proof, options: options, hidden: vault.isHidden)
         await beginWrite()
         defer { endWrite() }
         // The collection may have gone, or been re-keyed by another call, while the key was derived.
-        guard collectionStates[id] === vault, var header = vault.header else { throw .noSuchObject }
+        guard collectionStates[id] === vault, let current = vault.header else { throw .noSuchObject }
         guard vault.space == oldSpace else { throw .wrongPasscode(nil) }
+        // A slot added or removed meanwhile is not in the plan: it would be dropped unasked.
+        guard current.slots == planned.slots else {
+            throw .failed("the collection's slots changed meanwhile; try again")
+        }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
         // The old key's files go once the switch is made: a snapshot keeps them (docs/backup.md).
         _ = try await snapshotBeforeChange("passwd")
-        // The header as it is now (its locked search may have changed meanwhile), under the new salt.
-        header.salt = derivation.salt
-        header.kdf = derivation.kdf
         let newMaster = MasterKey()
-        header.space = SpaceID.random()
-        guard let wrapped = try? newMaster.wrapped(under: newKey, associatedData: header.wrapAssociatedData) else {
-            throw .failed("the collection key could not be wrapped")
-        }
-        header.wrappedKey = wrapped
+        // The header as it is now (its locked search may have changed meanwhile), as version 3.
+        let header = try rekeyedHeader(current, plan: plan, oldMaster: master, newMaster: newMaster)
         let keys = CollectionRekeying.Keys(oldSpace: oldSpace, oldMaster: master, header: header, newMaster: newMaster)
         let file = store.location.map { "\($0)/\(oldSpace.hex).journal" } ?? "\(oldSpace.hex).journal"
         let journal: JournalReplay
@@ -118,8 +116,35 @@ extension SecretService {
             "Passcode changed: the collection was re-keyed",
             metadata: [
                 "collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)",
-                "records": "\(output.resealed.records.count)",
+                "records": "\(output.resealed.records.count)", "slots.kept": "\(plan.slots.count)",
+                "slots.dropped": "\(plan.dropped.map(\.described).joined(separator: ", "))",
             ])
+    }
+
+    /// `current` in a new space under `newMaster`, as version 3 with the slots of `plan` (same ids
+    /// and labels), the MAC sealed. An index key kept for the TPM is wrapped again.
+    private func rekeyedHeader(_ current: VaultHeader, plan: RekeyPlan, oldMaster: MasterKey, newMaster: MasterKey)
+        throws(ServiceError) -> VaultHeader
+    {
+        var header = VaultHeader(
+            flags: current.flags, policyKind: current.policyKind, policyMinimumLength: current.policyMinimumLength,
+            space: SpaceID.random(), collectionID: current.collectionID, lockedSearch: current.lockedSearch,
+            indexKey: current.indexKey, indexSeal: current.indexSeal)
+        do {
+            if current.indexWrap != nil {
+                header.indexWrap = try header.wrapIndexKey(current.unwrapIndexKey(master: oldMaster), master: newMaster)
+            }
+            for (slot, kek) in plan.slots {
+                var wrapped = slot
+                wrapped.wrappedMaster = try header.wrapMaster(newMaster, for: slot, kek: kek)
+                header.slots.append(wrapped)
+            }
+        } catch {
+            throw .failed("the collection key could not be wrapped")
+        }
+        header.nextSlotID = max(plan.nextSlotID, (header.slots.map(\.id).max() ?? 0) + 1)
+        header.sealMAC(with: newMaster)
+        return header
     }
 
     /// Writes the re-keyed space; nil once the switch happened (also when a write after it

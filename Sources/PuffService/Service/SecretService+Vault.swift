@@ -86,19 +86,21 @@ extension SecretService {
     ) async throws(ServiceError) -> CollectionVault {
         if let passcode, !policy.admits(passcode) { throw .passcodePolicy(policy) }
         let hidden = flags.contains(.hidden)
-        let kdf = hidden ? catalog!.hiddenKDF : mode.kdf
-        let salt = hidden ? catalog!.hiddenSalt : PasscodeKDF.newSalt()
+        let typed = KeySlot.Typed(
+            kdf: hidden ? catalog!.hiddenKDF : mode.kdf, salt: hidden ? catalog!.hiddenSalt : PasscodeKDF.newSalt())
         let space = SpaceID.random()
         let search = flags.contains(.private) ? .never : lockedSearch
+        // Version 3 with one passcode slot (design §2); more are added with `puffctl slot add`.
         var header = VaultHeader(
-            flags: flags, kdf: kdf, salt: salt, policyKind: policy.headerKind,
-            policyMinimumLength: UInt8(clamping: policy.minimumLength), space: space,
-            indexKey: search == .always ? SecureRandom.bytes(32) : nil, collectionID: hidden ? nil : id.rawValue,
-            lockedSearch: search)
+            flags: flags, policyKind: policy.headerKind, policyMinimumLength: UInt8(clamping: policy.minimumLength),
+            space: space, collectionID: hidden ? nil : id.rawValue, lockedSearch: search,
+            indexKey: search == .always ? SecureRandom.bytes(32) : nil)
         let master = MasterKey()
-        let passcodeKey = try await passcodeKey(passcode, header: header)
+        let passcodeKey = try await passcodeKey(passcode, typed)
         do {
-            header.wrappedKey = try master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData)
+            try header.addSlot(
+                label: KeySlot.Kind.passcode.description, parameters: .passcode(typed), master: master,
+                kek: SlotKeys.kek(from: passcodeKey, kind: KeySlot.Kind.passcode.rawValue))
         } catch {
             throw .failed("the collection key could not be wrapped")
         }
@@ -156,21 +158,10 @@ extension SecretService {
         RecordDraft(kind: .collection, number: 0, tags: [], plaintext: fields.plaintext())
     }
 
-    /// The key `passcode` derives under `header`'s salt and parameters, computed off the actor
-    /// and off the cooperative pool (``BlockingWork/keyDerivations``);
-    /// a random key when there is no passcode (ephemeral vault).
-    func passcodeKey(_ passcode: SecureBytes?, header: VaultHeader) async throws(ServiceError) -> SecureBytes {
+    /// The key `passcode` derives under `typed`'s salt and cost (``typedKey(_:_:)``); a random key
+    /// when there is no passcode (ephemeral vault).
+    func passcodeKey(_ passcode: SecureBytes?, _ typed: KeySlot.Typed) async throws(ServiceError) -> SecureBytes {
         guard let passcode else { return MasterKey().subkey(.records) }
-        keyDerivations += 1
-        let salt = header.salt
-        let kdf = header.kdf
-        do {
-            return try await BlockingWork.run(on: BlockingWork.keyDerivations) { () throws(CryptoError) in
-                try PasscodeKDF.key(for: passcode, salt: salt, parameters: kdf)
-            }
-        } catch {
-            logger.error("Deriving a passcode key failed", metadata: ["error": "\(error)"])
-            throw .failed("the passcode could not be processed")
-        }
+        return try await typedKey(passcode, typed)
     }
 }

@@ -23,6 +23,10 @@ public actor SecretService {
     let autoLock: AutoLockSettings
     /// Where unlocked collections' keys outlive the process (the kernel keyring), if anywhere.
     let keyKeeper: (any UnlockedKeyKeeper)?
+    /// Seals and unseals tpm2 slots' keys; nil: tpm2 slots are refused as unavailable.
+    let tpm: (any TPMSealing)?
+    /// Enrols and asks FIDO2 security keys for fido2 slots; nil: those slots are refused.
+    let securityKeys: (any SecurityKeys)?
     /// The collections' audit logs; nil when none are kept.
     let auditLog: AuditLog?
     /// Who may read secrets, and whether executables are hashed.
@@ -100,6 +104,8 @@ public actor SecretService {
     ///   - autoLock: When unlocked collections lock by themselves.
     ///   - keyKeeper: Keeps unlocked collections' keys across restarts; those it still has are
     ///     unlocked at once.
+    ///   - tpm: The TPM for tpm2 slots (docs/design/unlock-slots.md §3); nil: none.
+    ///   - securityKeys: FIDO2 security keys for fido2 slots; nil: none.
     ///   - audit: Where each collection's audit log is kept; nil keeps none.
     ///   - access: Who may read secrets (default: every client, as before).
     ///   - keepDeletedDays: How long deleted collections are kept, sealed, so they can be
@@ -124,6 +130,8 @@ public actor SecretService {
         limits: ServiceLimits = ServiceLimits(),
         autoLock: AutoLockSettings = .never,
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
+        tpm: (any TPMSealing)? = nil,
+        securityKeys: (any SecurityKeys)? = nil,
         audit: (any AuditStore)? = nil,
         access: AccessConfiguration = .open,
         keepDeletedDays: Int = 7,
@@ -144,6 +152,8 @@ public actor SecretService {
         timeline = Timeline(clock)
         self.autoLock = autoLock
         self.keyKeeper = keyKeeper
+        self.tpm = tpm
+        self.securityKeys = securityKeys
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
         self.access = access
         self.keepDeletedDays = max(0, keepDeletedDays)

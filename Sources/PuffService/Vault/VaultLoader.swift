@@ -81,8 +81,10 @@ enum VaultLoader {
     static func rebuiltCatalog(_ loaded: Loaded) -> Catalog {
         let someHidden = loaded.hidden.values.first
         let anyHeader = someHidden ?? loaded.collections.values.compactMap(\.header).first
-        var catalog = Catalog(hiddenKDF: anyHeader?.kdf ?? .moderate)
-        if let someHidden { catalog.hiddenSalt = someHidden.salt }
+        let anyTyped = anyHeader?.slots.lazy.compactMap(\.parameters.typed).first
+        var catalog = Catalog(hiddenKDF: anyTyped?.kdf ?? .moderate)
+        // A hidden header's one slot is its passcode, under the salt every hidden one shares.
+        if let hiddenTyped = someHidden?.slots.first?.parameters.typed { catalog.hiddenSalt = hiddenTyped.salt }
         catalog.collections = loaded.order.compactMap { id in
             loaded.collections[id]?.space.map { Catalog.Entry(space: $0, id: id.rawValue) }
         }
