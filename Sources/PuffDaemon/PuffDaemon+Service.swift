@@ -53,8 +53,7 @@ extension PuffDaemon {
             autoLock: settings.effectiveAutoLock,
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
             tpm: TPM2Device(tcti: settings.tpm2Device),
-            // The security keys are wired in by the FIDO2 work (issue 26 item 5).
-            securityKeys: nil,
+            securityKeys: SecurityKeyDevice(device: settings.fido2Device),
             audit: settings.auditEnabled ? audit : nil,
             access: settings.access,
             keepDeletedDays: settings.keepDeletedDays,

@@ -16,7 +16,7 @@ import Testing
 
     @Test(.enabled(if: destination != nil, "set PUFF_WRITE_GOLDEN=<folder> to write a golden vault"))
     func writesTheGoldenVaultOfThisFormatVersion() async throws {
-        let target = "\(try #require(Self.destination))/vault-v\(VaultHeader.formatVersion)"
+        let target = "\(try #require(Self.destination))/vault-v\(VaultHeader.slottedVersion)"
         try #require(
             !FileManager.default.fileExists(atPath: target), "\(target) exists; golden files are never rewritten")
         let scratch = try makeScratchFolder()
@@ -26,12 +26,12 @@ import Testing
             try FileManager.default.copyItem(atPath: "\(scratch)/\(name)", toPath: "\(target)/\(name)")
         }
         // What was written must pass the very checks the committed copy will face.
-        if VaultHeader.formatVersion == 1 {
+        if VaultHeader.slottedVersion == 1 {
             try GoldenVaultLayoutTests.checkFileLayout(in: target)
         } else {
-            try GoldenVaultLayoutTests.checkVersion2Layout(in: target, headerVersion: VaultHeader.formatVersion)
+            try GoldenVaultLayoutTests.checkVersion2Layout(in: target, headerVersion: VaultHeader.slottedVersion)
         }
-        try await GoldenVaultTests.checkEveryCollectionOpens(target, version: VaultHeader.formatVersion)
+        try await GoldenVaultTests.checkEveryCollectionOpens(target, version: VaultHeader.slottedVersion)
     }
 
     private func makeScratchFolder() throws -> String {
@@ -92,7 +92,7 @@ import Testing
         numbers.append(try await create(.login, login[3].label, login[3].attributes, login[3].secret))
         #expect(numbers == [1, 2, 3, 4, 5])
 
-        let work = GoldenVault.visible(version: VaultHeader.formatVersion)[1]
+        let work = GoldenVault.visible(version: VaultHeader.slottedVersion)[1]
         at(100)
         let workID = try await service.createCollection(
             label: "Work", passcode: GoldenVault.passcode(work), isPrivate: false, isHidden: false,
@@ -115,7 +115,7 @@ import Testing
             let item = collection.items[0]
             _ = try await create(id, item.label, item.attributes, item.secret)
         }
-        if VaultHeader.formatVersion >= 3 { try await addSlots(service, at: at) }
+        if VaultHeader.slottedVersion >= 3 { try await addSlots(service, at: at) }
         try await service.lock([])
     }
 

@@ -9,10 +9,10 @@ public import PuffCrypto
 /// one passcode and read as one legacy slot (``isLegacy``): there everything but the wrapped key
 /// is the wrap's associated data (``wrapAssociatedData``), and there is no MAC.
 public struct VaultHeader: Sendable, Equatable {
-    /// The version new collections are written as: 3, the slotted header (issue 26). Versions 1
-    /// and 2 are still read, as one legacy passcode slot, and a locked-search change alone keeps
-    /// them at version 2 (docs/design/unlock-slots.md §2 "Migration").
-    public static let formatVersion: UInt16 = 3
+    /// The newest single-passcode version: what the compatibility initialiser writes and what a
+    /// legacy header stays at through a locked-search change. New collections are slotted
+    /// (``slottedVersion``), which is also the newest version the reader reads.
+    public static let formatVersion: UInt16 = 2
     /// The slotted header's version (issue 26 calls it "v2"), the newest this code reads.
     public static let slottedVersion: UInt16 = 3
     /// The most slots a header holds.
