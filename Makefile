@@ -80,7 +80,8 @@ $(PAM_MODULE): pam/pam_puff.c
 test: deps lint $(PAM_MODULE)
 	$(MAKE) --no-print-directory check-deb
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
-	PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} $(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+	PUFF_BUS_CALL_TIMEOUT=$${PUFF_BUS_CALL_TIMEOUT:-300} PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} \
+		$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 	SWIFT=$(SWIFT) MAN_DATE=$(MAN_DATE) scripts/man.sh --check docs/man
 	$(MAKE) --no-print-directory check-install
 	$(MAKE) --no-print-directory check-activation

@@ -7,11 +7,11 @@ import PuffDBus
 ///
 /// Passcodes travel as the read end of a pipe (``PasscodePipe``), never as strings or byte arrays.
 public final class ControlClient: Sendable {
-    /// How long ordinary calls wait for puffd.
-    public static let callTimeout: Duration = .seconds(25)
+    /// How long ordinary calls wait for puffd (``CallTimeout/standard``, 25 s unless the environment says).
+    public static let callTimeout: Duration = CallTimeout.standard
     /// How long calls that take a passcode wait: a key derivation, plus the delay puffd adds after
     /// each wrong passcode, which doubles with every consecutive failure.
-    public static let passcodeCallTimeout: Duration = .seconds(120)
+    public static let passcodeCallTimeout: Duration = CallTimeout.atLeast(.seconds(120))
 
     let connection: BusConnection
     /// The name the calls are addressed to, normally ``ControlNames/busName``.

@@ -91,7 +91,9 @@ public final class BusConnection: Sendable {
     /// - Throws: ``DBusError`` carrying the peer's error, `NoReply` after `timeout`,
     ///   `Disconnected` if the connection closes first, or `NotSupported` at once when the body
     ///   holds a ``DBusValue/unixFD(_:)`` and the connection cannot pass descriptors.
-    public func call(_ message: OutgoingMessage, timeout: Duration = .seconds(25)) async throws -> IncomingMessage {
+    public func call(
+        _ message: OutgoingMessage, timeout: Duration = CallTimeout.standard
+    ) async throws -> IncomingMessage {
         let id = calls.nextID()
         let loop = self.loop
         let timer = Task {
