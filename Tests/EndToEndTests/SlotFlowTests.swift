@@ -92,7 +92,7 @@ struct SlotFlowTests {
         _ = await puffd.terminate()
     }
 
-    @Test func aSecondPasscodeOpensTooAndTheLastSlotStays() async throws {
+    @Test func aSecondPasscodeOpensTooTakesANewLabelAndTheLastSlotStays() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let puffd = try await daemon()
         #expect(try await puffctl(puffd, ["init", "--stdin"], input: "first pass\n").status == 0)
@@ -102,6 +102,11 @@ struct SlotFlowTests {
         #expect(added.status == 0, "\(added.output)")
         let listed = try await puffctl(puffd, ["slot", "list", "login"])
         #expect(listed.output.contains("spare"), "\(listed.output)")
+        let relabelled = try await puffctl(
+            puffd, ["slot", "relabel", "login", "2", "drawer", "--stdin"], input: "first pass\n")
+        #expect(relabelled.status == 0, "\(relabelled.output)")
+        let renamed = try await puffctl(puffd, ["slot", "list", "login"]).output
+        #expect(renamed.contains("drawer") && !renamed.contains("spare"), "\(renamed)")
         for passcode in ["first pass", "second pass"] {
             #expect(try await puffctl(puffd, ["lock"]).status == 0)
             let unlocked = try await puffctl(puffd, ["unlock", "--stdin"], input: passcode + "\n")

@@ -87,6 +87,7 @@ struct ControlClientBusTests {
         let recovery = try await client.addSlot(to: "login", type: "recovery", SlotRequest(), proof: secure("pass"))
         #expect(recovery.recoveryCode?.unprotectedArray() == Array("000G-40R4-0M30-E209-185G-R38E-1W81-24GK".utf8))
         try await client.removeSlot(4, from: "login", proof: secure("pass"))
+        try await client.relabelSlot(3, of: "login", to: "desk", proof: secure("pass"))
         #expect(try await client.unlock("login", recoveryCode: secure("000G40R40M30E209185GR38E1W8124GK")) == "login")
         try await client.rekey("login", proof: secure("old"), new: secure("new"), dropSlots: true)
         #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))

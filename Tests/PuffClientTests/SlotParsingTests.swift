@@ -64,6 +64,12 @@ struct SlotParsingTests {
         #expect(try !parse(["unlock", "work"], as: Unlock.self).recoveryCode.isGiven)
     }
 
+    @Test func slotRelabelTakesTheSlotAndTheLabel() throws {
+        let command = try parse(["slot", "relabel", "login", "2", "desk drawer", "--stdin"], as: RelabelSlot.self)
+        #expect(command.slot == 2 && command.label == "desk drawer")
+        #expect(command.passcode.source == .standardInput)
+    }
+
     @Test func slotRemoveTakesTheSlotNumber() throws {
         let command = try parse(["slot", "remove", "login", "3", "--passcode-fd", "5"], as: RemoveSlot.self)
         #expect(command.slot == 3)

@@ -116,6 +116,16 @@ extension ControlClient {
             expecting: "", collection: collection, timeout: Self.passcodeCallTimeout)
     }
 
+    /// `RelabelSlot`: renames slot `id`, proved by `proof`.
+    public func relabelSlot(_ id: UInt16, of collection: String, to label: String, proof: SecureBytes)
+        async throws(ClientError)
+    {
+        let proofPipe = try PasscodePipe.readEnd(carrying: proof)
+        _ = try await call(
+            "RelabelSlot", [.string(collection), .uint16(id), .string(label), .unixFD(proofPipe)], expecting: "",
+            collection: collection, timeout: Self.passcodeCallTimeout)
+    }
+
     /// `UnlockWith` and a recovery code (as typed; puffd checks it is one).
     public func unlock(_ collection: String, recoveryCode: SecureBytes) async throws(ClientError) -> String {
         let pipe = try PasscodePipe.readEnd(carrying: recoveryCode)

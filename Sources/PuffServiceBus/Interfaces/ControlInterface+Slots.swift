@@ -5,7 +5,7 @@ import PuffService
 import PuffStore
 
 /// `io.puff.Control1`'s unlock slot methods (dbus/io.puff.Control1.xml, docs/unlock-slots.md):
-/// `ListSlots`, `AddSlot`, `RemoveSlot` and `UnlockWith`. Every passcode, PIN and recovery code
+/// `ListSlots`, `AddSlot`, `RemoveSlot`, `RelabelSlot`, `UnlockWith` and `Rekey`. Every passcode, PIN and recovery code
 /// crosses in a pipe, never in a message: a new recovery code is written by puffd into the pipe the
 /// caller hands over.
 extension SecretInterfaces {
@@ -55,6 +55,18 @@ extension SecretInterfaces {
                 }
                 try await service.removeSlot(
                     slot, from: CollectionID(try call.argument(0, \.string)),
+                    proof: .typed(try await call.passcode(3)), caller: call.caller)
+                return []
+            },
+            controlMethod(
+                "RelabelSlot",
+                in: [.init("collection", "s"), .init("slot", "q"), .init("label", "s"), .init("proof", "h")]
+            ) { call in
+                guard call.arguments.count > 1, case .uint16(let slot) = call.arguments[1] else {
+                    throw ServiceError.invalidArgument("slot must be q")
+                }
+                try await service.relabelSlot(
+                    slot, of: CollectionID(try call.argument(0, \.string)), label: try call.argument(2, \.string),
                     proof: .typed(try await call.passcode(3)), caller: call.caller)
                 return []
             },
