@@ -47,7 +47,8 @@ fuzz_target() {
             seeds=(fuzz/corpus/decode) flags=(-dict=fuzz/decode.dict -artifact_prefix="$ARTIFACTS/") ;;
         vault)
             product=PuffFuzzVault work=$SCRATCH/corpus-vault log=$SCRATCH/fuzz-vault.log
-            seeds=(fuzz/corpus/vault Tests/PuffServiceTests/Fixtures/vault-v1 Tests/PuffServiceTests/Fixtures/vault-v2)
+            # Every golden vault there is (vault-v1, -v2, and the slotted vault-v3 once written).
+            seeds=(fuzz/corpus/vault Tests/PuffServiceTests/Fixtures/vault-v*)
             flags=(-dict=fuzz/vault.dict -artifact_prefix="$ARTIFACTS/vault-") ;;
         formats)
             product=PuffFuzzFormats work=$SCRATCH/corpus-formats log=$SCRATCH/fuzz-formats.log

@@ -89,6 +89,13 @@ public enum ClientError: Error, Sendable, Equatable {
     /// A change that weakens protection got no consent (`io.puff.Error.NotConfirmed`); the text
     /// says why.
     case notConfirmed(String)
+    /// A slot change or slot unlock puffd refused for a reason of its own (`io.puff.Error.Hardware`,
+    /// `LastSlot`, `WouldDropSlots`); the text is puffd's, which says what to do.
+    case slotRefused(String)
+    /// `io.puff.Error.NoSuchSlot`: no slot of that number, or none the credential given opens.
+    case noSuchSlot(String)
+    /// `io.puff.Error.SecurityKeyPIN`: the security key's PIN is needed, wrong or blocked.
+    case securityKeyPIN(String)
     /// `doctor` found this many problems (FAIL); it printed them with their next steps.
     case checksFailed(Int)
     /// Another store's file (`import`) could not be read: a wrong password, damage, a format that
@@ -115,6 +122,9 @@ public enum ClientError: Error, Sendable, Equatable {
         case .puffPasscodePolicy: self = .passcodePolicy(error.message)
         case .puffDamaged: self = .damaged(collection: collection)
         case .puffNotConfirmed: self = .notConfirmed(error.message)
+        case .puffHardware, .puffLastSlot, .puffWouldDropSlots: self = .slotRefused(error.message)
+        case .puffNoSuchSlot: self = .noSuchSlot(error.message)
+        case .puffSecurityKeyPIN: self = .securityKeyPIN(error.message)
         case .accessDenied: self = .accessDenied
         case .serviceUnknown, .nameHasNoOwner: self = .daemonNotRunning
         // The name answers but has no control object: gnome-keyring, KeePassXC or oo7 own it.
@@ -145,12 +155,13 @@ public enum ClientError: Error, Sendable, Equatable {
         switch self {
         case .usage, .noPasscodeSource, .emptyPasscode, .passcodeTooLong, .passcodesDiffer, .passcodeIOFailed,
             .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed, .noClipboard,
-            .clipboardFailed, .outputFailed, .checksFailed, .notConfirmed:
+            .clipboardFailed, .outputFailed, .checksFailed, .notConfirmed, .slotRefused:
             .usage
-        case .wrongPasscode, .source(.wrongPasscode): .wrongPasscode
+        case .wrongPasscode, .source(.wrongPasscode), .securityKeyPIN: .wrongPasscode
         case .source, .liveSource: .usage
         case .locked, .notInitialized: .locked
-        case .noSuchCollection, .noSuchObject, .noDefaultCollection, .noSuchItem, .noMatch, .ambiguous: .notFound
+        case .noSuchCollection, .noSuchObject, .noDefaultCollection, .noSuchItem, .noMatch, .ambiguous, .noSuchSlot:
+            .notFound
         case .noBus, .daemonNotRunning, .otherProvider, .noReply, .disconnected: .noDaemon
         }
     }
@@ -209,6 +220,7 @@ public enum ClientError: Error, Sendable, Equatable {
         case .noReply: "puffd did not answer in time: see `journalctl --user -u puffd`"
         case .disconnected: "the bus connection closed before puffd answered"
         case .notConfirmed(let reason): "not done: \(reason)"
+        case .slotRefused(let reason), .noSuchSlot(let reason), .securityKeyPIN(let reason): reason
         case .source(.wrongPasscode): "the password does not open the source; nothing was imported"
         case .source(let error): "the source: \(error); nothing was imported"
         case .liveSource(let reason): "the provider on the other bus: \(reason); nothing was imported"

@@ -3,6 +3,7 @@ import ArgumentParser
 import Glibc
 import Logging
 import PuffCrypto
+import PuffHardware
 import PuffService
 import PuffServiceBus
 import PuffStore
@@ -51,9 +52,8 @@ extension PuffDaemon {
             limits: settings.limits,
             autoLock: settings.effectiveAutoLock,
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
-            // The TPM and security keys are wired in by the TPM and FIDO2 work (issue 26 items 4, 5).
-            tpm: nil,
-            securityKeys: nil,
+            tpm: TPM2Device(tcti: settings.tpm2Device),
+            securityKeys: SecurityKeyDevice(device: settings.fido2Device),
             audit: settings.auditEnabled ? audit : nil,
             access: settings.access,
             keepDeletedDays: settings.keepDeletedDays,

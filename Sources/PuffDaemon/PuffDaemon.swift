@@ -297,6 +297,7 @@ public struct PuffDaemon: AsyncParsableCommand {
                 let within = passcodePipeTimeout.map { $0 * 1000 } ?? StartupUnlock.readMilliseconds
                 await StartupUnlock.run(fd: unlockFD, within: within, service: service, logger: logger)
             }
+            await HardwareUnlock.run(service: service, logger: logger)
         }
         let login = loginListener(
             settings, activation: activation, environment: environment, service: service, logger: logger)

@@ -96,6 +96,29 @@ enum FuzzSeeds {
             let body = records(tagged: tags, hidden: flags.contains(.hidden))
             seeds.append(("gen-collection-\(name)", mode(.collection) + chunks([header] + body)))
         }
-        return seeds
+        return seeds + slottedSeeds()
+    }
+
+    /// Version 3 headers: one per slot type, one with all six, one with the index key TPM-sealed,
+    /// a private and a hidden one; each as a header file, a payload and a collection (mode 3).
+    private static func slottedSeeds() -> [(name: String, bytes: [UInt8])] {
+        var headers: [(String, VaultHeader, Bool)] = KeySlot.Kind.allCases.map { kind in
+            ("v3-" + String("\(kind)".map { $0 == "+" ? "-" : $0 }), FuzzKeys.slottedHeader([kind]), true)
+        }
+        headers += [
+            ("v3-all", FuzzKeys.slottedHeader(KeySlot.Kind.allCases), true),
+            ("v3-tpm2-index", FuzzKeys.slottedHeader([.passcode, .tpm2], storage: .tpm2), true),
+            ("v3-private", FuzzKeys.slottedHeader([.passcode, .recovery, .fido2], flags: [.private]), false),
+            ("v3-hidden", FuzzKeys.slottedHeader([.passcode], flags: [.private, .hidden], storage: .none), false),
+        ]
+        return headers.flatMap { name, header, tagged -> [(String, [UInt8])] in
+            let bytes = header.encoded()
+            let body = records(tagged: tagged, hidden: header.flags.contains(.hidden))
+            return [
+                ("gen-header-file-\(name)", ChecksummedFile.encode(bytes, magic: ChecksummedFile.headerMagic)),
+                ("gen-payload-header-\(name)", mode(.payloads) + bytes),
+                ("gen-collection-\(name)", mode(.collection) + chunks([bytes] + body)),
+            ]
+        }
     }
 }

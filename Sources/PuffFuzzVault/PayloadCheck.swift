@@ -31,15 +31,36 @@ enum PayloadCheck {
         return .parsed
     }
 
-    /// A header, and its wrapped key tried under the fixed passcode key (as an unlock tries it).
+    /// A header, and its slots tried one by one under the fixed KEKs (a legacy slot under the
+    /// fixed passcode key) as an unlock tries them; a version 3 header then has its MAC checked.
+    /// The master is nil when no slot opened or the MAC failed (the service calls that damage).
     static func header(_ bytes: [UInt8]) throws(Failure) -> (header: VaultHeader, master: MasterKey?)? {
         guard let header = try? VaultHeader(decoding: bytes) else { return nil }
         guard header.encoded() == bytes else { throw Failure("a header does not encode back to its bytes") }
         guard header.version >= 1, header.version <= VaultHeader.slottedVersion else {
             throw Failure("a header of version \(header.version) was accepted")
         }
-        let master = try? MasterKey.unwrap(
-            header.wrappedKey, under: FuzzKeys.passcodeKey, associatedData: header.wrapAssociatedData)
+        let ids = Set(header.slots.map(\.id))
+        guard (1...VaultHeader.maximumSlots).contains(header.slots.count), ids.count == header.slots.count,
+            header.slots.allSatisfy({ $0.id < header.nextSlotID && KeySlot.isValidLabel($0.label) }),
+            !header.isLegacy || (header.slots.count == 1 && header.slots[0].kind == .passcode)
+        else { throw Failure("a header outside the slot limits was accepted (\(header.slots.count) slots)") }
+        var master: MasterKey?
+        for slot in header.slots {
+            let kek = header.isLegacy ? FuzzKeys.passcodeKey : FuzzKeys.kek(slot.kind)
+            guard let opened = try? header.unwrapMaster(slot, kek: kek) else { continue }
+            // Only the harness's own wraps open, and it wraps one key.
+            guard opened.isSame(as: FuzzKeys.master) else { throw Failure("slot \(slot.id) opened to another key") }
+            master = opened
+        }
+        guard let master, !header.isLegacy else { return (header, master) }
+        guard (try? header.verifyMAC(with: master)) != nil else { return (header, nil) }
+        var resealed = header
+        resealed.sealMAC(with: master)
+        guard resealed.encoded() == bytes else { throw Failure("a header that verifies seals to other bytes") }
+        if header.indexStorage == .tpm2, let key = try? header.unwrapIndexKey(master: master), key.count != 32 {
+            throw Failure("an index wrap that authenticates holds \(key.count) bytes")
+        }
         return (header, master)
     }
 

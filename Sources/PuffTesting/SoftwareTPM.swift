@@ -25,7 +25,9 @@ public final class SoftwareTPM {
     /// The TCTI that reaches this TPM (tcti-swtpm finds the control socket at `socket.ctrl`).
     public var tcti: String { "swtpm:path=\(socket)" }
 
-    public init() throws {
+    /// Starts swtpm; it is killed after `watchdog` whatever happens (see below): a test that drives
+    /// puffd through many steps gives ``HangGuard/driver``.
+    public init(watchdog limit: Duration = HangGuard.step) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-tpm-\(UUID().uuidString)")
         let state = folder.appendingPathComponent("state")
         try FileManager.default.createDirectory(
@@ -50,7 +52,7 @@ public final class SoftwareTPM {
         // the blocked call fail and the test report it.
         let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(
-            deadline: .now() + .seconds(Int(HangGuard.step.components.seconds)), execute: watchdog)
+            deadline: .now() + .seconds(Int(limit.components.seconds)), execute: watchdog)
         self.watchdog = watchdog
     }
 

@@ -69,7 +69,7 @@ struct CommandBusTests {
         defer { close(fd) }
         #expect(await run(fake, ["passwd", "work", "--passcode-fd", "\(fd)"]) == 0)
         let change = try #require(fake.calls.last)
-        #expect(change.member == "ChangePasscode")
+        #expect(change.member == "Rekey")
         #expect(change.strings == ["work"])
         #expect(change.passcodes == ["old one", "new one"])
     }
@@ -123,11 +123,11 @@ struct CommandBusTests {
 
     @Test func aPasscodeThePolicyRefusesExitsWithOne() async throws {
         let fake = try await FakeControl()
-        fake.fail("ChangePasscode", with: "io.puff.Error.PasscodePolicy")
+        fake.fail("Rekey", with: "io.puff.Error.PasscodePolicy")
         let fd = try Descriptors.readEnd(holding: "123456\n12345\n")
         defer { close(fd) }
         #expect(await run(fake, ["passwd", "work", "--passcode-fd", "\(fd)"]) == 1)
-        #expect(fake.calls.last?.member == "ChangePasscode")
+        #expect(fake.calls.last?.member == "Rekey")
     }
 
     @Test func listAsksEveryVisibleCollection() async throws {

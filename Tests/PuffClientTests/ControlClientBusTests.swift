@@ -78,7 +78,35 @@ struct ControlClientBusTests {
         let verified = try await client.verify()
         #expect(verified.findings == [.init(file: "/v/j", offset: 40, what: "bad", isWarning: false)])
         #expect(verified.checked == ["login"] && verified.records == 12 && verified.locked == ["work"])
+        let slots = try await client.listSlots(of: "login")
+        #expect(slots.map(\.id) == [1, 3] && slots.map(\.type) == ["passcode", "tpm2"] && slots[1].pcrs == 0x880)
+        var request = SlotRequest()
+        request.newPasscode = secure("second")
+        let added = try await client.addSlot(to: "login", type: "passcode", request, proof: secure("pass"))
+        #expect(added.id == 4 && added.recoveryCode == nil)
+        let recovery = try await client.addSlot(to: "login", type: "recovery", SlotRequest(), proof: secure("pass"))
+        #expect(recovery.recoveryCode?.unprotectedArray() == Array("000G-40R4-0M30-E209-185G-R38E-1W81-24GK".utf8))
+        try await client.removeSlot(4, from: "login", proof: secure("pass"))
+        try await client.relabelSlot(3, of: "login", to: "desk", proof: secure("pass"))
+        #expect(try await client.unlock("login", recoveryCode: secure("000G40R40M30E209185GR38E1W8124GK")) == "login")
+        try await client.rekey("login", proof: secure("old"), new: secure("new"), dropSlots: true)
         #expect(Set(fake.calls.map(\.member)) == Set(try ControlInterfaceFile.methods().map(\.name)))
+    }
+
+    @Test func slotSecretsReachTheDaemonThroughDescriptorsOnly() async throws {
+        let fake = try await FakeControl()
+        let client = try await ControlClient.connect(address: fake.address, busName: FakeControl.busName)
+        var request = SlotRequest()
+        request.newPasscode = secure("second pass")
+        request.label = "spare"
+        _ = try await client.addSlot(to: "work", type: "passcode", request, proof: secure("first pass"))
+        try await client.rekey("work", proof: secure("a code"), new: secure("new pass"), dropSlots: true)
+        let calls = fake.calls
+        #expect(calls.map(\.member) == ["AddSlot", "Rekey"])
+        #expect(calls[0].strings == ["work", "passcode"])
+        #expect(calls[0].passcodes == ["first pass", "second pass"])
+        #expect(calls[1].passcodes == ["a code", "new pass"])
+        #expect(calls[1].flags == ["drop_slots": true])
     }
 
     @Test func passcodesReachTheDaemonThroughDescriptorsByteForByte() async throws {

@@ -103,6 +103,21 @@ final class FakeControl: Sendable {
         ],
         "DeletedCollections": [.array(element: "a{sv}", [])],
         "RestoreCollection": [.string("work")],
+        "ListSlots": [
+            .array(
+                element: "a{sv}",
+                [
+                    Replies.dictionary([
+                        ("id", .uint16(1)), ("type", .string("passcode")), ("label", .string("passcode")),
+                    ]),
+                    Replies.dictionary([
+                        ("id", .uint16(3)), ("type", .string("tpm2")), ("label", .string("laptop")),
+                        ("pcrs", .uint32(0x880)),
+                    ]),
+                ])
+        ],
+        "AddSlot": [.uint16(4)],
+        "UnlockWith": [.string("login")],
         "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
         "Audit": Replies.audit,
         "MoveItem": [.objectPath(ObjectPath("/i/2")!)],
@@ -205,6 +220,10 @@ final class FakeControl: Sendable {
             case .string(let value): call.strings.append(value)
             case .array(_, let values): call.strings += values.compactMap(\.string)
             case .unixFD(let fd) where member == "ExportItems": writeExport(to: fd.rawValue)
+            // AddSlot's recovery pipe: the write end gets a code, as puffd writes one.
+            case .unixFD(let fd) where fcntl(fd.rawValue, F_GETFL) & O_ACCMODE == O_WRONLY:
+                _ = Self.recoveryCode.withCString { write(fd.rawValue, $0, strlen($0)) }
+                call.passcodes.append("")
             case .unixFD(let fd): call.passcodes.append(readToEnd(fd.rawValue))
             case .dictionary:
                 for (key, value) in argument.variantDictionary ?? [:] {
@@ -219,6 +238,9 @@ final class FakeControl: Sendable {
         }
         return call
     }
+
+    /// The code the fake's `AddSlot` writes into a recovery pipe.
+    static let recoveryCode = "000G-40R4-0M30-E209-185G-R38E-1W81-24GK\n"
 
     /// What the fake's `ExportItems` hands over: one item, `mail` with the secret `s`.
     private static func writeExport(to fd: Int32) {

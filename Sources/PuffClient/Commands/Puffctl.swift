@@ -16,8 +16,8 @@ public struct Puffctl: AsyncParsableCommand {
             (--passcode-fd N).
 
             Exit status: 0 done; 1 bad usage or input, a failed doctor check, or another failure; \
-            2 wrong passcode; 3 locked, or no passcode set yet (get and copy on a locked \
-            collection); 4 no such collection or item, or ITEM's attributes match no item or \
+            2 wrong passcode, recovery code or security key PIN; 3 locked, or no passcode set yet \
+            (get and copy on a locked collection); 4 no such collection, item or slot, or ITEM's attributes match no item or \
             several (show, get and copy list them, oldest first); 5 puffd cannot be reached (no \
             bus, not running, or another provider owns org.freedesktop.secrets). copy exits with 1 \
             when no clipboard tool (wl-copy, xclip, xsel) is present.
@@ -25,7 +25,7 @@ public struct Puffctl: AsyncParsableCommand {
         version: PuffVersion.current,
         subcommands: [
             Initialize.self, Unlock.self, Lock.self, ChangePasscode.self, Status.self, ListItems.self,
-            CollectionCommands.self, Compact.self, Repair.self, Agent.self, Doctor.self,
+            CollectionCommands.self, SlotCommands.self, Compact.self, Repair.self, Agent.self, Doctor.self,
             ShowItem.self, GetItem.self, CopyItem.self, ClearClipboard.self, Audit.self, ProtectItem.self,
             UnprotectItem.self,
             AccessCommands.self, AddItem.self, EditItem.self, RemoveItem.self, MoveItem.self, SearchItems.self,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 
-/// `puffctl unlock [COLLECTION] [--hidden]`.
+/// `puffctl unlock [COLLECTION] [--hidden] [--recovery]`.
 struct Unlock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Unlock a collection with its passcode.",
@@ -11,7 +11,9 @@ struct Unlock: AsyncParsableCommand {
             --hidden, which tries it without a name and prints the id of the one it opens. After a \
             wrong passcode puffd accepts the next try only after a delay that doubles with each \
             one (0.5 s up to 30 s) and says how long; on a terminal puffctl waits it out and asks \
-            again, three times in all.
+            again, three times in all. With --recovery, a recovery code (`puffctl slot add C \
+            recovery`) opens it instead, read from the terminal, --recovery-fd N, --stdin or \
+            --passcode-fd.
             """
     )
 
@@ -21,11 +23,13 @@ struct Unlock: AsyncParsableCommand {
     @Flag(help: "Unlock whichever hidden collection the passcode opens, and print its id.")
     var hidden = false
 
+    @OptionGroup var recoveryCode: RecoveryCodeOptions
     @OptionGroup var passcode: PasscodeOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         if hidden, collection != nil { throw ValidationError("--hidden takes no collection: the passcode picks it") }
+        if hidden, recoveryCode.isGiven { throw ValidationError("a hidden collection opens only with its passcode") }
     }
 
     func run() async throws {
@@ -55,6 +59,11 @@ struct Unlock: AsyncParsableCommand {
         let target = try status.target(collection)
         guard target.isLocked else {
             Console.out("'\(target.id)' is already unlocked")
+            return
+        }
+        if recoveryCode.isGiven {
+            let code = try recoveryCode.read(fallback: passcode.source, for: target.id)
+            _ = try await client.unlock(target.id, recoveryCode: code)
             return
         }
         let channel = try passcode.source.open()

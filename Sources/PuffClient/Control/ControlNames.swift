@@ -29,6 +29,16 @@ extension ErrorName {
     public static let puffDamaged: ErrorName = "io.puff.Error.Damaged"
     /// `io.puff.Error.NotConfirmed`: a change that weakens protection got no consent.
     public static let puffNotConfirmed: ErrorName = "io.puff.Error.NotConfirmed"
+    /// `io.puff.Error.Hardware`: a TPM or security key did not give a slot's key.
+    public static let puffHardware: ErrorName = "io.puff.Error.Hardware"
+    /// `io.puff.Error.SecurityKeyPIN`: the security key's PIN is needed, wrong or blocked.
+    public static let puffSecurityKeyPIN: ErrorName = "io.puff.Error.SecurityKeyPIN"
+    /// `io.puff.Error.NoSuchSlot`: no slot of that number, or none the credential opens.
+    public static let puffNoSuchSlot: ErrorName = "io.puff.Error.NoSuchSlot"
+    /// `io.puff.Error.LastSlot`: removing the slot would leave the collection with none.
+    public static let puffLastSlot: ErrorName = "io.puff.Error.LastSlot"
+    /// `io.puff.Error.WouldDropSlots`: a re-key would drop slots whose credential is not at hand.
+    public static let puffWouldDropSlots: ErrorName = "io.puff.Error.WouldDropSlots"
     /// `io.puff.Error.IsLocked`: the call needs the collection unlocked.
     public static let puffIsLocked: ErrorName = "io.puff.Error.IsLocked"
     /// `org.freedesktop.Secret.Error.NoSuchObject`, from the Secret Service specification.

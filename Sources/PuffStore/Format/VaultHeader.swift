@@ -9,8 +9,9 @@ public import PuffCrypto
 /// one passcode and read as one legacy slot (``isLegacy``): there everything but the wrapped key
 /// is the wrap's associated data (``wrapAssociatedData``), and there is no MAC.
 public struct VaultHeader: Sendable, Equatable {
-    /// The version new collections are written as. Still 2 (one passcode) until the service
-    /// creates slotted headers; the reader reads up to ``slottedVersion``.
+    /// The newest single-passcode version: what the compatibility initialiser writes and what a
+    /// legacy header stays at through a locked-search change. New collections are slotted
+    /// (``slottedVersion``), which is also the newest version the reader reads.
     public static let formatVersion: UInt16 = 2
     /// The slotted header's version (issue 26 calls it "v2"), the newest this code reads.
     public static let slottedVersion: UInt16 = 3

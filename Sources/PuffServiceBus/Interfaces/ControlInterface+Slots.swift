@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffDBus
+import PuffService
+import PuffStore
+
+/// `io.puff.Control1`'s unlock slot methods (dbus/io.puff.Control1.xml, docs/unlock-slots.md):
+/// `ListSlots`, `AddSlot`, `RemoveSlot`, `RelabelSlot`, `UnlockWith` and `Rekey`. Every passcode, PIN and recovery code
+/// crosses in a pipe, never in a message: a new recovery code is written by puffd into the pipe the
+/// caller hands over.
+extension SecretInterfaces {
+    static func slotMethods(_ context: BusContext) -> [Method] {
+        let service = context.service
+        return [
+            controlMethod("ListSlots", in: [.init("collection", "s")], out: [.init("slots", "aa{sv}")]) { call in
+                let slots = try await service.slots(of: CollectionID(try call.argument(0, \.string)))
+                return [.array(element: "a{sv}", slots.map(\.controlEntry))]
+            },
+            controlMethod(
+                "AddSlot",
+                in: [
+                    .init("collection", "s"), .init("type", "s"), .init("options", "a{sv}"), .init("proof", "h"),
+                    .init("secret", "h"),
+                ],
+                out: [.init("slot", "q")]
+            ) { call in
+                let collection = CollectionID(try call.argument(0, \.string))
+                let kind = try SlotTypeName.kind(try call.argument(1, \.string))
+                let options = try call.argument(2, \.variantDictionary)
+                guard call.arguments.count > 4, let secret = call.arguments[4].unixFD else {
+                    throw ServiceError.invalidArgument("secret must be a pipe's file descriptor (h)")
+                }
+                var slotOptions = try await SlotOptionNames.options(options, kind: kind)
+                switch kind {
+                case .passcode, .login: slotOptions.newPasscode = try await SlotPipe.read(secret)
+                case .fido2Passcode: slotOptions.withPasscode = try await SlotPipe.read(secret)
+                // Checked before the slot is made: a code that cannot be handed over is no use.
+                case .recovery: try ExportPipe.check(secret)
+                case .tpm2, .fido2: break
+                }
+                let proof = SlotCredential.typed(try await call.passcode(3))
+                let added = try await service.addSlot(
+                    to: collection, kind: kind, options: slotOptions, proof: proof, caller: call.caller)
+                if let code = added.recoveryCode {
+                    try SlotPipe.write(code, to: secret, slot: added.id)
+                }
+                return [.uint16(added.id)]
+            },
+            controlMethod(
+                "RemoveSlot",
+                in: [.init("collection", "s"), .init("slot", "q"), .init("options", "a{sv}"), .init("proof", "h")]
+            ) { call in
+                guard call.arguments.count > 1, case .uint16(let slot) = call.arguments[1] else {
+                    throw ServiceError.invalidArgument("slot must be q")
+                }
+                try await service.removeSlot(
+                    slot, from: CollectionID(try call.argument(0, \.string)),
+                    proof: .typed(try await call.passcode(3)), caller: call.caller)
+                return []
+            },
+            controlMethod(
+                "RelabelSlot",
+                in: [.init("collection", "s"), .init("slot", "q"), .init("label", "s"), .init("proof", "h")]
+            ) { call in
+                guard call.arguments.count > 1, case .uint16(let slot) = call.arguments[1] else {
+                    throw ServiceError.invalidArgument("slot must be q")
+                }
+                try await service.relabelSlot(
+                    slot, of: CollectionID(try call.argument(0, \.string)), label: try call.argument(2, \.string),
+                    proof: .typed(try await call.passcode(3)), caller: call.caller)
+                return []
+            },
+            controlMethod(
+                "UnlockWith", in: [.init("collection", "s"), .init("options", "a{sv}")],
+                out: [.init("unlocked", "s")]
+            ) { call in
+                let name = try call.argument(0, \.string)
+                let options = try call.argument(1, \.variantDictionary)
+                var slot: KeySlot.ID?
+                if let entry = options["slot"] {
+                    guard case .uint16(let id) = entry else { throw ServiceError.invalidArgument("slot must be q") }
+                    slot = id
+                }
+                let credential: SlotCredential
+                if let recovery = try await SlotPipe.read(options["recovery"], name: "recovery") {
+                    guard RecoveryCode.parse(recovery) != nil else {
+                        throw ServiceError.invalidArgument("recovery does not carry a recovery code")
+                    }
+                    credential = .typed(recovery)
+                } else if let passcode = try await SlotPipe.read(options["passcode"], name: "passcode") {
+                    credential = .typed(passcode)
+                } else {
+                    credential = .hardware(
+                        pin: try await SlotPipe.read(options["pin"], name: "pin"),
+                        passcode: try await SlotPipe.read(options["fido2_passcode"], name: "fido2_passcode"),
+                        device: try SlotOptionNames.string(options["fido2_device"], name: "fido2_device"))
+                }
+                let id = try await service.unlock(name.isEmpty ? nil : CollectionID(name), with: credential, slot: slot)
+                return [.string(id.rawValue)]
+            },
+            controlMethod(
+                "Rekey",
+                in: [
+                    .init("collection", "s"), .init("proof", "h"), .init("new_passcode", "h"),
+                    .init("options", "a{sv}"),
+                ]
+            ) { call in
+                let id = CollectionID(try call.argument(0, \.string))
+                let proof = SlotCredential.typed(try await call.passcode(1))
+                let new = try await call.passcode(2)
+                let options = try await SlotOptionNames.rekey(try call.argument(3, \.variantDictionary))
+                try await service.changePasscode(
+                    of: id, proof: proof, new: new, options: options,
+                    progress: context.progress(of: "Rekey", for: call))
+                return []
+            },
+        ]
+    }
+}
+
+/// The slot type names of `AddSlot` and `ListSlots`: ``KeySlot/Kind``'s descriptions.
+enum SlotTypeName {
+    /// The type `name` names.
+    ///
+    /// - Throws: ``ServiceError/invalidArgument(_:)`` for any other name.
+    static func kind(_ name: String) throws(ServiceError) -> KeySlot.Kind {
+        guard let kind = KeySlot.Kind.allCases.first(where: { $0.description == name }) else {
+            let names = KeySlot.Kind.allCases.map(\.description).joined(separator: ", ")
+            throw .invalidArgument("a slot type is one of \(names)")
+        }
+        return kind
+    }
+}
+
+extension SlotInfo {
+    /// The `a{sv}` `ListSlots` answers with per slot.
+    var controlEntry: DBusValue {
+        var fields: [String: DBusValue] = [
+            "id": .uint16(id), "type": .string(kind.description), "label": .string(label),
+        ]
+        if let pcrMask { fields["pcrs"] = .uint32(pcrMask) }
+        if let fido2Flags {
+            fields["up"] = .boolean(fido2Flags.contains(.presence))
+            fields["uv"] = .boolean(fido2Flags.contains(.verification))
+            fields["pin"] = .boolean(fido2Flags.contains(.pin))
+        }
+        return .variantDictionary(fields)
+    }
+}
