@@ -12,7 +12,7 @@ APT_PACKAGES := \
 	libfido2-dev python3-fido2 \
 	gir1.2-secret-1 faketime libpam0g-dev pamtester valgrind procps xvfb xclip golang-docker-credential-helpers xdg-dbus-proxy \
 	debootstrap systemd-container gnome-keyring libfaketime \
-	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass \
+	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass pinentry-tty pinentry-curses \
 	libtss2-dev swtpm swtpm-tools tpm2-tools
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.

@@ -16,6 +16,11 @@ import PuffService
 /// | not OK (absent in pinentry-gnome3) | always | – |
 /// | Cancel | deny (persisted) | deny |
 /// | closed window, end of input, timeout, Ctrl-C | dismissed (nothing persisted) | dismissed |
+///
+/// Touching a security key shows two buttons: OK, "Type the passcode instead" (Enter: a person
+/// with no key at hand types instead), and Cancel, which ends the unlock; puffd ends the dialogue
+/// itself when the key answers. With nothing to type instead, it is a one-button message whose
+/// button cancels. No not-OK button: pinentry-gnome3 has none, so no answer may depend on it.
 struct PinentryConfirmation {
     /// `GPG_ERR_NOT_CONFIRMED`: the not-OK button.
     static let notConfirmed: UInt32 = 114
@@ -28,6 +33,18 @@ struct PinentryConfirmation {
     func ask(_ purpose: PromptRequest.Purpose) throws(AssuanError) -> PromptReply {
         let offersAlways: Bool
         if case .allowRead = purpose { offersAlways = true } else { offersAlways = false }
+        if case .touchSecurityKey(_, _, _, let instead) = purpose {
+            guard let instead else {
+                try command("SETOK", "_Cancel")
+                try channel.send("CONFIRM", "--one-button")
+                _ = try channel.statusResponse()
+                return .dismissed
+            }
+            try command("SETOK", PinentryText.typeInsteadButton(instead))
+            try command("SETCANCEL", "_Cancel")
+            try channel.send("CONFIRM")
+            return try channel.statusResponse().error == nil ? .typeInstead : .dismissed
+        }
         if case .deleteCollection = purpose {
             // Only the OK button deletes; every other ending keeps the collection.
             try command("SETOK", "_Delete")

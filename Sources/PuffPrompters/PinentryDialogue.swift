@@ -78,25 +78,39 @@ struct PinentryDialogue {
     }
 }
 
-/// What pinentry shows for a request.
+/// What pinentry shows for a request. Every text from a client or a header (labels, the
+/// application's path, a change's words) is shown with its control characters escaped
+/// (``PromptText/escaped(_:)``): a tty or curses pinentry would pass them to the terminal.
 struct PinentryText {
     var title = "Puff"
     var description: String
     var prompt = "Passcode:"
 
     init(_ request: PromptRequest) {
-        let name = request.purpose.collectionName
-        let application = request.application
+        let name = PromptText.escaped(request.purpose.collectionName)
+        let application = PromptText.escaped(request.application)
         // The policy reminds the person which passcode is meant ("6 digits").
         let hint = request.policy.map { " (\($0.requirement))" } ?? ""
         switch request.purpose {
-        case .unlock:
-            description = "\(application) wants to unlock the collection “\(name)”.\nEnter its passcode\(hint)."
+        case .unlock(_, _, let slot):
+            let asked = Self.asking(slot, hint: slot.followsPolicy ? hint : "")
+            description = "\(application) wants to unlock the collection “\(name)”.\n\(asked.description)"
+            prompt = asked.prompt
+        case .touchSecurityKey(_, _, let slotLabel, _):
+            description =
+                "\(application) wants to unlock the collection “\(name)”.\n"
+                + "Touch the security key “\(PromptText.escaped(slotLabel))” now."
+        case .securityKeyPIN(_, _, let slotLabel, let retries):
+            let left = retries.map { " (\($0) \($0 == 1 ? "try" : "tries") left before the key blocks it)" } ?? ""
+            description =
+                "\(application) wants to unlock the collection “\(name)”.\n"
+                + "Enter the PIN of the security key “\(PromptText.escaped(slotLabel))”\(left)."
+            prompt = "PIN:"
         case .confirmRead:
             description =
                 "\(application) wants to read the protected item “\(name)”.\nRelease its secret this once?"
         case .confirmChange(_, _, let change):
-            description = "\(application) wants to \(change).\nAllow this change?"
+            description = "\(application) wants to \(PromptText.escaped(change)).\nAllow this change?"
         case .allowRead:
             description =
                 "\(application) wants to read the item “\(name)”.\n"
@@ -121,5 +135,30 @@ struct PinentryText {
                 + "Enter the previous login password to move it to the new one."
             prompt = "Previous password:"
         }
+    }
+
+    /// The request's second line and the prompt for an unlock with `slot`.
+    private static func asking(_ slot: TypedSlot, hint: String) -> (description: String, prompt: String) {
+        switch slot {
+        case .passcode: ("Enter its passcode\(hint).", "Passcode:")
+        case .recoveryCode: ("Enter one of its recovery codes (XXXX-XXXX-…).", "Recovery code:")
+        case .passcodeOrRecoveryCode: ("Enter its passcode\(hint), or one of its recovery codes.", "Passcode:")
+        case .loginPassword: ("Enter your login password.", "Login password:")
+        case .securityKeyPasscode(let slotLabel):
+            (
+                "Enter the passcode that goes with the security key “\(PromptText.escaped(slotLabel))”\(hint); "
+                    + "the key is asked for next.", "Passcode:"
+            )
+        }
+    }
+
+    /// The button that stops waiting for a touch to type `instead`: "Type the passcode instead".
+    static func typeInsteadButton(_ instead: TypedSlot) -> String {
+        let noun =
+            switch instead {
+            case .securityKeyPasscode: "passcode"
+            default: instead.noun
+            }
+        return "_Type the \(noun) instead"
     }
 }

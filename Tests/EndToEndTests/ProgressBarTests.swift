@@ -160,21 +160,3 @@ struct ProgressBarTests {
         #expect(objects.allSatisfy { $0["progress"]?["operation"] as? String == "compact" })
     }
 }
-
-/// tmux (Makefile APT_PACKAGES), a real terminal for tests to read.
-enum Tmux {
-    static let path = "/usr/bin/tmux"
-    static let isInstalled = FileManager.default.isExecutableFile(atPath: path)
-    /// Runs its arguments with no descriptor but 0-2, no signal blocked and the ending signals at
-    /// their defaults: the tmux server that `new-session` leaves behind would otherwise keep the
-    /// descriptor Foundation's `Process` waits on to see its child end (`ChildProcess.run` would
-    /// wait as long as the server lives), and inherit the test runner's blocked signals (it and
-    /// its panes would then outlive `kill-server`).
-    static let withoutInheritedDescriptors = """
-        import signal, subprocess, sys
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        for number in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
-            signal.signal(number, signal.SIG_DFL)
-        sys.exit(subprocess.call(sys.argv[1:], close_fds=True))
-        """
-}

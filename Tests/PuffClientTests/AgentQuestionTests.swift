@@ -86,4 +86,65 @@ import Testing
         #expect(text.choice(typed: "o") == "once")
         #expect(text.choice(typed: "") == nil)
     }
+
+    /// Issue 26: the question names what to type, and a security key's questions name the key.
+    @Test func anUnlockNamesTheSlotItAsksFor() {
+        func prompt(_ slot: String, label: String = "") -> String {
+            AgentQuestion([
+                "purpose": .string("unlock"), "collection": .string("phone"), "label": .string("Phone"),
+                "policy": .string("6 digits"), "slot": .string(slot), "slot_label": .string(label),
+            ]).prompt
+        }
+        #expect(prompt("passcode") == "Passcode for “Phone” (6 digits):")
+        #expect(prompt("recovery") == "Recovery code for “Phone” (XXXX-XXXX-…):")
+        #expect(prompt("passcode-or-recovery") == "Passcode (6 digits) or recovery code for “Phone”:")
+        #expect(prompt("login") == "Login password for “Phone”:")
+        #expect(
+            prompt("fido2+passcode", label: "yubi\u{1B}[2J")
+                == "Passcode for “Phone” with the security key “yubi\\u001b[2J” (6 digits) (the key is asked next):")
+    }
+
+    @Test func theTouchQuestionOffersToTypeInsteadOrCancelAndEnterCancels() {
+        let text = AgentQuestion([
+            "purpose": .string("touch-security-key"), "collection": .string("phone"), "label": .string("Phone"),
+            "application": .string("/usr/bin/seahorse"), "slot_label": .string("key\u{9B}2J"),
+            "instead": .string("recovery"),
+        ])
+        #expect(
+            text.description
+                == "/usr/bin/seahorse wants to unlock the collection “Phone”.\nTouch the security key “key\\u009b2J” now."
+        )
+        #expect(text.prompt == "[t]ype the recovery code instead, or [c]ancel (Enter: cancel):")
+        #expect(text.choices == ["type", "cancel"])
+        #expect(text.choice(typed: "t") == "type")
+        #expect(text.choice(typed: "") == nil)
+        let nothingTyped = AgentQuestion([
+            "purpose": .string("touch-security-key"), "label": .string("Phone"), "slot_label": .string("k"),
+            "instead": .string(""),
+        ])
+        #expect(nothingTyped.choices == ["cancel"])
+        #expect(nothingTyped.choice(typed: "t") == nil)
+    }
+
+    @Test func thePINQuestionNamesTheKeyAndTheTriesLeft() {
+        func text(_ retries: Int32?) -> AgentQuestion {
+            var question: [String: DBusValue] = [
+                "purpose": .string("security-key-pin"), "collection": .string("phone"), "label": .string("Phone"),
+                "slot_label": .string("yubikey"),
+            ]
+            if let retries { question["retries"] = .int32(retries) }
+            return AgentQuestion(question)
+        }
+        #expect(text(3).prompt == "PIN of the security key “yubikey” (3 tries left before the key blocks it):")
+        #expect(text(1).prompt == "PIN of the security key “yubikey” (1 try left before the key blocks it):")
+        #expect(text(-1).prompt == "PIN of the security key “yubikey”:")
+        #expect(text(nil).choices.isEmpty && !text(nil).repeats, "read like a passcode, once")
+    }
+
+    /// A newer puffd's question is declined, never asked as if it were a passcode.
+    @Test func aQuestionOfUnknownPurposeIsDeclined() {
+        let text = AgentQuestion(["purpose": .string("scan-retina"), "label": .string("Phone")])
+        #expect(text.unknown)
+        #expect(!question("unlock").unknown)
+    }
 }

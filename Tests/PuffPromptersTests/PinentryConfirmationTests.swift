@@ -39,6 +39,36 @@ import Testing
         #expect(sentForConfirm == "SETOK _Allow\nSETCANCEL _Deny\nCONFIRM\n")
     }
 
+    static let touch = PromptRequest.Purpose.touchSecurityKey(
+        collection: .login, label: "Login", slotLabel: "yubikey", instead: .passcode)
+
+    /// Issue 26: OK (Enter) types the passcode instead; Cancel, a closed window, a timeout or
+    /// Ctrl-C cancel the wait for the key; there is no not-OK button, which pinentry-gnome3 lacks.
+    @Test(arguments: [
+        ("OK\n", "typeInstead"), ("ERR 83886179 Operation cancelled <Pinentry>\n", "dismissed"),
+        ("S BUTTON_INFO close\nERR 83886179 Operation cancelled <Pinentry>\n", "dismissed"),
+        ("ERR 83886142 Timeout <Pinentry>\n", "dismissed"), ("ERR 83886278 Fully canceled <Pinentry>\n", "dismissed"),
+    ])
+    func theTouchQuestionsOKTypesInsteadAndEverythingElseCancels(said: String, meaning: String) throws {
+        let server = AssuanChannelTests.Server()
+        server.say("OK\nOK\n" + said)
+        let reply = try PinentryConfirmation(channel: server.channel).ask(Self.touch)
+        #expect(server.heard() == "SETOK _Type the passcode instead\nSETCANCEL _Cancel\nCONFIRM\n")
+        switch (reply, meaning) {
+        case (.typeInstead, "typeInstead"), (.dismissed, "dismissed"): break
+        default: Issue.record("\(said) gave \(reply), not \(meaning)")
+        }
+    }
+
+    @Test func withNothingToTypeTheTouchQuestionHasOneButtonAndItCancels() throws {
+        let server = AssuanChannelTests.Server()
+        server.say("OK\nOK\n")
+        let reply = try PinentryConfirmation(channel: server.channel).ask(
+            .touchSecurityKey(collection: .login, label: "Login", slotLabel: "yubikey", instead: nil))
+        #expect(server.heard() == "SETOK _Cancel\nCONFIRM --one-button\n")
+        #expect(Self.same(reply, .dismissed))
+    }
+
     static func same(_ a: PromptReply, _ b: PromptReply) -> Bool {
         switch (a, b) {
         case (.confirmed, .confirmed), (.dismissed, .dismissed): true

@@ -61,6 +61,10 @@ struct AgentService: ObjectTree {
         let text = AgentQuestion(question)
         terminal.show("\n" + text.description + "\n")
         if !text.error.isEmpty { terminal.show(text.error + "\n") }
+        guard !text.unknown else {
+            terminal.show("(declined)\n")
+            return false
+        }
         let passcode: SecureBytes
         do {
             passcode =
@@ -112,77 +116,5 @@ struct AgentService: ObjectTree {
             terminal.show("The passcodes differ, try again.\n")
         }
         throw .declined
-    }
-}
-
-/// What an `Ask` question says, in words for the terminal.
-struct AgentQuestion {
-    var name: String
-    var description: String
-    var error: String
-    /// What to type, with the policy's requirement: "Passcode for “Login” (6 digits):".
-    var prompt: String
-    /// Whether a new passcode is asked, typed twice.
-    var repeats: Bool
-    /// For a question about a read, the words the agent may answer (dbus/io.puff.Agent1.xml);
-    /// empty when a passcode is asked.
-    var choices: [String] = []
-
-    /// The choice a typed answer names: a word of ``choices`` or its beginning ("a", "alw");
-    /// nil for an empty line or anything else, which declines.
-    func choice(typed: String) -> String? {
-        guard !typed.isEmpty else { return nil }
-        return choices.first { $0.hasPrefix(typed) }
-    }
-
-    init(_ question: [String: DBusValue]) {
-        // Labels and executable paths come from clients: never a terminal command.
-        func text(_ key: String) -> String { TerminalText.escaped(question[key]?.string ?? "") }
-        let collection = text("collection")
-        let label = text("label")
-        name = label.isEmpty ? collection : label
-        let application = question["application"] == nil ? "an application" : text("application")
-        error = text("error")
-        let policy = text("policy")
-        let hint = policy.isEmpty ? "" : " (\(policy))"
-        repeats = question["repeat"]?.bool ?? false
-        switch question["purpose"]?.string ?? "unlock" {
-        case "create":
-            description = "\(application) wants to create the collection “\(name)”."
-            prompt = "New passcode for “\(name)”\(hint):"
-        case "current-passcode":
-            description = "\(application) wants to change the passcode of the collection “\(name)”."
-            prompt = "Current passcode of “\(name)”:"
-        case "previous-login-password":
-            description =
-                "Your login password changed, but the collection “\(name)” still opens with the previous one."
-            prompt = "Previous login password:"
-        case "confirm-read":
-            description = "\(application) wants to read the protected item “\(name)”."
-            prompt = "Release its secret this once? [o]nce / [d]eny (Enter: deny):"
-            choices = ["once", "deny"]
-        case "delete-collection":
-            var items: UInt64 = 0
-            if case .uint64(let count)? = question["items"] { items = count }
-            description =
-                "\(application) wants to delete the collection “\(name)” and its \(items) item\(items == 1 ? "" : "s")."
-            prompt = "Delete it? [d]elete / [k]eep (Enter: keep):"
-            choices = ["delete", "keep"]
-        case "allow-read":
-            description = "\(application) wants to read the item “\(name)” for the first time."
-            prompt = "Allow [o]nce, [a]lways, or [d]eny from now on? (Enter: refuse this time only):"
-            choices = ["once", "always", "deny"]
-        case "confirm-change":
-            let change = question["change"] == nil ? "change the protection of “\(name)”" : text("change")
-            description = "\(application) wants to \(change)."
-            prompt = "Allow this change? [o]nce / [d]eny (Enter: deny):"
-            choices = ["once", "deny"]
-        case "new-passcode":
-            description = "Choose the new passcode of the collection “\(name)”."
-            prompt = "New passcode for “\(name)”\(hint):"
-        default:
-            description = "\(application) wants to unlock the collection “\(name)”."
-            prompt = "Passcode for “\(name)”\(hint):"
-        }
     }
 }

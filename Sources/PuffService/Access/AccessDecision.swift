@@ -86,7 +86,7 @@ public enum AccessDecision {
         case .access(.once), .confirmed: .allow(remember: false)
         case .access(.always): .allow(remember: true)
         case .access(.deny): .deny(remember: true)
-        case .dismissed, .passcode: .dismissed
+        case .dismissed, .passcode, .typeInstead: .dismissed
         }
     }
 
@@ -96,7 +96,7 @@ public enum AccessDecision {
         switch reply {
         case .confirmed, .access(.once), .access(.always): .allowed
         case .access(.deny): .refused(.declined)
-        case .dismissed, .passcode: .dismissed
+        case .dismissed, .passcode, .typeInstead: .dismissed
         }
     }
 

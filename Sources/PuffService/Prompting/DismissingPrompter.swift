@@ -17,7 +17,9 @@ public struct DismissingPrompter: Prompter {
     public func prompt(_ request: PromptRequest) async throws -> PromptReply {
         let hint =
             switch request.purpose {
-            case .unlock(let collection, _): "To unlock, run: puffctl unlock \(collection.rawValue)"
+            case .unlock(let collection, _, _), .touchSecurityKey(let collection, _, _, _),
+                .securityKeyPIN(let collection, _, _, _):
+                "To unlock, run: puffctl unlock \(collection.rawValue)"
             case .create where request.setsFirstPasscode:
                 "The vault has no passcode yet. To set it (and create login), run: puffctl init"
             case .create: "To create a collection, run: puffctl collection create"

@@ -26,8 +26,18 @@ extension Prompter {
 public struct PromptRequest: Sendable, Equatable {
     /// What the person is asked to approve.
     public enum Purpose: Sendable, Equatable {
-        /// Unlock one collection: its passcode.
-        case unlock(collection: CollectionID, label: String)
+        /// Unlock one collection with something typed: `slot` says what (its passcode, a recovery
+        /// code, ...).
+        case unlock(collection: CollectionID, label: String, slot: TypedSlot = .passcode)
+        /// Unlock one collection by touching the security key of its fido2 slot `slotLabel`: shown
+        /// while puffd waits for the touch, and ended by puffd when the key answers. Answered with
+        /// ``PromptReply/typeInstead`` to type `instead` (nil: the collection has nothing typed);
+        /// a dismissal cancels the wait; ``PromptReply/confirmed`` leaves puffd waiting for the
+        /// key with no question shown.
+        case touchSecurityKey(collection: CollectionID, label: String, slotLabel: String, instead: TypedSlot?)
+        /// The PIN of the security key of the fido2 slot `slotLabel`, answered like a passcode;
+        /// `retries`: the tries left before the key blocks its PIN, when the key says.
+        case securityKeyPIN(collection: CollectionID, label: String, slotLabel: String, retries: Int?)
         /// Create a collection: a new passcode, asked twice.
         case create(label: String)
         /// Change a collection's passcode, first step: its current passcode.
@@ -57,8 +67,8 @@ public struct PromptRequest: Sendable, Equatable {
         public var asksNewPasscode: Bool {
             switch self {
             case .create, .newPasscode: true
-            case .unlock, .currentPasscode, .previousLoginPassword, .confirmRead, .allowRead, .confirmChange,
-                .deleteCollection:
+            case .unlock, .touchSecurityKey, .securityKeyPIN, .currentPasscode, .previousLoginPassword,
+                .confirmRead, .allowRead, .confirmChange, .deleteCollection:
                 false
             }
         }
@@ -67,18 +77,18 @@ public struct PromptRequest: Sendable, Equatable {
         public var isAboutReading: Bool {
             switch self {
             case .confirmRead, .allowRead: true
-            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword, .confirmChange,
-                .deleteCollection:
+            case .unlock, .touchSecurityKey, .securityKeyPIN, .create, .currentPasscode, .newPasscode,
+                .previousLoginPassword, .confirmChange, .deleteCollection:
                 false
             }
         }
 
-        /// Whether the question is answered by a yes or no, not a passcode: a read, a change that
-        /// weakens protection, or deleting a collection.
+        /// Whether the question is answered by a choice, not a passcode: a read, a change that
+        /// weakens protection, deleting a collection, or touching a security key.
         public var isConfirmation: Bool {
             switch self {
-            case .confirmRead, .allowRead, .confirmChange, .deleteCollection: true
-            case .unlock, .create, .currentPasscode, .newPasscode, .previousLoginPassword: false
+            case .confirmRead, .allowRead, .confirmChange, .deleteCollection, .touchSecurityKey: true
+            case .unlock, .securityKeyPIN, .create, .currentPasscode, .newPasscode, .previousLoginPassword: false
             }
         }
 
@@ -89,7 +99,8 @@ public struct PromptRequest: Sendable, Equatable {
             case .create(let label): label
             case .confirmRead(let item, let label), .allowRead(let item, let label):
                 label.isEmpty ? "\(item.collection.rawValue)/\(item.number)" : label
-            case .unlock(let collection, let label), .currentPasscode(let collection, let label),
+            case .unlock(let collection, let label, _), .touchSecurityKey(let collection, let label, _, _),
+                .securityKeyPIN(let collection, let label, _, _), .currentPasscode(let collection, let label),
                 .newPasscode(let collection, let label), .previousLoginPassword(let collection, let label),
                 .confirmChange(let collection, let label, _), .deleteCollection(let collection, let label, _):
                 label.isEmpty ? collection.rawValue : label
@@ -108,7 +119,8 @@ public struct PromptRequest: Sendable, Equatable {
     /// Why the question is asked again (a wrong passcode), or nil the first time.
     public var error: String?
     /// What the passcode asked for looks like, so a prompter can say "6 digits"
-    /// (``PasscodePolicy/requirement``); nil when no passcode is asked for.
+    /// (``PasscodePolicy/requirement``); nil when no passcode is asked for (nor a recovery code,
+    /// a login password or a PIN).
     public var policy: PasscodePolicy?
     /// Whether answering sets the vault's first passcode (a collection created on a vault with
     /// none: it becomes `login`), so that a prompter that cannot ask names `puffctl init`.
@@ -136,6 +148,9 @@ public enum PromptReply: Sendable {
     case passcode(SecureBytes)
     /// The person declined.
     case dismissed
+    /// The person chose to type something instead of touching a security key
+    /// (``PromptRequest/Purpose/touchSecurityKey(collection:label:slotLabel:instead:)``).
+    case typeInstead
     /// The person answered a question about reading an item (``PromptRequest/Purpose/allowRead(item:label:)``).
     case access(AccessChoice)
 }

@@ -9,6 +9,10 @@ enum AgentNames {
     /// Where `puffctl agent` serves it.
     static let path = ObjectPath("/io/puff/Agent")!
 
+    /// The word an agent writes into the answer pipe to type something instead of touching a
+    /// security key; anything else, or no answer, cancels.
+    static let typeInstead = "type"
+
     /// The word an agent writes into the answer pipe for each choice about a read.
     static func choice(_ word: String) -> AccessChoice? {
         AccessChoice(rawValue: word)
@@ -22,7 +26,9 @@ enum AgentNames {
         ]
         let (purpose, collection): (String, String) =
             switch request.purpose {
-            case .unlock(let collection, _): ("unlock", collection.rawValue)
+            case .unlock(let collection, _, _): ("unlock", collection.rawValue)
+            case .touchSecurityKey(let collection, _, _, _): ("touch-security-key", collection.rawValue)
+            case .securityKeyPIN(let collection, _, _, _): ("security-key-pin", collection.rawValue)
             case .create: ("create", "")
             case .currentPasscode(let collection, _): ("current-passcode", collection.rawValue)
             case .newPasscode(let collection, _): ("new-passcode", collection.rawValue)
@@ -36,6 +42,15 @@ enum AgentNames {
         case .confirmRead(let item, _), .allowRead(let item, _): question["item"] = .uint64(item.number)
         case .confirmChange(_, _, let change): question["change"] = .string(change)
         case .deleteCollection(_, _, let items): question["items"] = .uint64(UInt64(items))
+        case .unlock(_, _, let slot):
+            question["slot"] = .string(slot.agentWord)
+            if case .securityKeyPasscode(let slotLabel) = slot { question["slot_label"] = .string(slotLabel) }
+        case .touchSecurityKey(_, _, let slotLabel, let instead):
+            question["slot_label"] = .string(slotLabel)
+            question["instead"] = .string(instead?.agentWord ?? "")
+        case .securityKeyPIN(_, _, let slotLabel, let retries):
+            question["slot_label"] = .string(slotLabel)
+            question["retries"] = .int32(retries.map { Int32(clamping: $0) } ?? -1)
         default: break
         }
         question["purpose"] = .string(purpose)

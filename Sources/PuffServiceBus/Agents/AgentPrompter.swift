@@ -126,6 +126,9 @@ public final class AgentPrompter: Prompter, Sendable {
         // A question about a read, a change or a deletion is answered with one word, not a passcode.
         let word = String(decoding: passcode.unprotectedArray(), as: UTF8.self)
         if case .deleteCollection = request.purpose { return word == "delete" ? .confirmed : .dismissed }
+        if case .touchSecurityKey(_, _, _, let instead) = request.purpose {
+            return instead != nil && word == AgentNames.typeInstead ? .typeInstead : .dismissed
+        }
         return AgentNames.choice(word).map { .access($0) } ?? .dismissed
     }
 }
