@@ -49,10 +49,10 @@ enum FuzzKeys {
             flags: flags, kdf: .interactive, salt: [UInt8](repeating: 7, count: PasscodeKDF.saltBytes), space: space,
             indexKey: flags.contains(.private) ? nil : indexKey,
             collectionID: flags.contains(.hidden) ? nil : collection.rawValue)
-        guard let wrapped = try? master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData) else {
+        guard let wrapped = try? header.wrapMaster(master, for: header.slots[0], kek: passcodeKey) else {
             fatalError("PuffFuzzVault: the fixed header cannot be made")
         }
-        header.wrappedKey = wrapped
+        header.slots[0].wrappedMaster = wrapped
         return header
     }
 

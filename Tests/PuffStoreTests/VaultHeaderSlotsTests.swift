@@ -90,7 +90,7 @@ import Testing
         var legacy = VaultHeader(
             flags: [], kdf: .interactive, salt: SlotSamples.typed.salt, policyKind: 1, policyMinimumLength: 8,
             space: SlotSamples.space, indexKey: [UInt8](repeating: 0x1D, count: 32), collectionID: "login")
-        legacy.wrappedKey = try master.wrapped(under: typedKey, associatedData: legacy.wrapAssociatedData)
+        legacy.slots[0].wrappedMaster = try legacy.wrapMaster(master, for: legacy.slots[0], kek: typedKey)
         #expect(legacy.isLegacy && legacy.version == 2)
 
         let slotted = try legacy.slotted(master: master, typedKey: typedKey)
@@ -112,7 +112,7 @@ import Testing
             flags: [], kdf: .interactive, salt: SlotSamples.typed.salt, space: SlotSamples.space, indexKey: nil,
             collectionID: "Work")
         let typedKey = SecureBytes(unwipedCopyOf: [UInt8](repeating: 0x77, count: 32))
-        legacy.wrappedKey = try master.wrapped(under: typedKey, associatedData: legacy.wrapAssociatedData)
+        legacy.slots[0].wrappedMaster = try legacy.wrapMaster(master, for: legacy.slots[0], kek: typedKey)
         #expect(throws: CryptoError.wrongKey) {
             try legacy.slotted(
                 master: master, typedKey: SecureBytes(unwipedCopyOf: [UInt8](repeating: 0x78, count: 32)))

@@ -44,15 +44,11 @@ import Testing
             for: SecureBytes(unwipedCopyOf: "right".utf8), salt: Self.salt, parameters: .interactive)
         let master = MasterKey()
         var header = Self.header(.afterUnlock)
-        header.wrappedKey = try master.wrapped(under: passcodeKey, associatedData: header.wrapAssociatedData)
+        header.slots[0].wrappedMaster = try header.wrapMaster(master, for: header.slots[0], kek: passcodeKey)
         var flipped = try VaultHeader(decoding: header.encoded())
-        #expect(
-            try MasterKey.unwrap(flipped.wrappedKey, under: passcodeKey, associatedData: flipped.wrapAssociatedData)
-                .isSame(as: master))
+        #expect(try flipped.unwrapMaster(flipped.slots[0], kek: passcodeKey).isSame(as: master))
         flipped.lockedSearch = .never
-        #expect(throws: CryptoError.wrongKey) {
-            _ = try MasterKey.unwrap(flipped.wrappedKey, under: passcodeKey, associatedData: flipped.wrapAssociatedData)
-        }
+        #expect(throws: CryptoError.wrongKey) { try flipped.unwrapMaster(flipped.slots[0], kek: passcodeKey) }
     }
 
     @Test func aModeByteThisVersionDoesNotKnowIsMalformed() {
