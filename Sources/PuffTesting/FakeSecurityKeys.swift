@@ -42,9 +42,14 @@ public final class FakeSecurityKeys: SecurityKeys {
 
     private let state = Mutex(State())
 
-    /// A key with no PIN, present, touched at once.
-    public init(pin: String? = nil) {
-        state.withLock { $0.pin = pin.map { Array($0.utf8) } }
+    /// A key, present and touched at once, with `pin` if given; its credentials come from
+    /// `seed` (32 bytes) when given, so another instance of that seed is the same key (for
+    /// committed fixtures), else from a random one.
+    public init(pin: String? = nil, seed: [UInt8]? = nil) {
+        state.withLock { state in
+            state.pin = pin.map { Array($0.utf8) }
+            if let seed { state.seed = SecureBytes(unwipedCopyOf: seed) }
+        }
     }
 
     public var calls: Calls { state.withLock { $0.calls } }

@@ -21,6 +21,15 @@ public final class FakeTPM: TPMSealing {
 
     public init() {}
 
+    /// A TPM whose key and identity come from `seed` (32 bytes), so blobs it sealed open again in
+    /// another instance made from the same seed: for committed fixtures (the golden vault).
+    public init(seed: [UInt8]) {
+        state.withLock {
+            $0.key = SecureBytes(unwipedCopyOf: Self.hash(seed + Array("key".utf8)))
+            $0.identity = Array(Self.hash(seed + Array("identity".utf8)).prefix(16))
+        }
+    }
+
     /// How many seals and unseals were asked for, answered or not.
     public var calls: (seals: Int, unseals: Int) { state.withLock { ($0.seals, $0.unseals) } }
 

@@ -71,11 +71,13 @@ struct LockedSearchFlowTests {
             guard let data = FileManager.default.contents(atPath: "\(dataDir)/\(name)") else { continue }
             let bytes = Array(data)
             files.append(bytes)
-            // Magic 8, frame length 4, checksum 16; then "puff.header", version, flags, KDF 16,
-            // salt blob 20, policy 2, space 16, (version 2) the mode byte, then the key blob.
-            guard name.hasSuffix(".header"), bytes.count > 28 + 69 + 5 else { continue }
+            // Magic 8, frame length 4, checksum 16; then "puff.header", version, flags, and for
+            // versions 1 and 2: KDF 16, salt blob 20, policy 2, space 16, (version 2) the mode
+            // byte, then the key blob; for version 3 (slots): policy 2, space 16, the mode and
+            // index storage bytes, then the key blob.
+            guard name.hasSuffix(".header"), bytes.count > 28 + 35 + 4 else { continue }
             let payload = Array(bytes[28...])
-            let at = 69 + (payload[11] >= 2 ? 1 : 0)
+            let at = payload[11] >= 3 ? 35 : 69 + (payload[11] >= 2 ? 1 : 0)
             let length = Int(payload[at]) | Int(payload[at + 1]) << 8
             guard length == 32, payload.count >= at + 4 + 32 else { continue }
             let key = Array(payload[(at + 4)..<(at + 36)])

@@ -105,4 +105,17 @@ struct TPMUnlockFlowTests {
         #expect(try tpm.transientHandles() == [])
         #expect(try tpm.loadedSessions() == [])
     }
+
+    @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
+    func addingATPM2SlotWithNoTPMAnsweringSaysWhichTPMAndAddsNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let puffd = try await daemon(tpm, input: Self.passcode)
+        try tpm.stop()
+        let add = try await puffctl(puffd, ["slot", "add", "login", "tpm2", "--stdin"], input: Self.passcode)
+        #expect(add.status != 0)
+        #expect(add.output.contains(tpm.tcti), "the TPM is named: \(add.output)")
+        let list = try await puffctl(puffd, ["slot", "list", "login"])
+        #expect(list.status == 0 && !list.output.contains("tpm2"), "\(list.output)")
+    }
 }

@@ -127,6 +127,38 @@ enum GoldenVault {
         diary.lockedSearch = .never
         return [login, work, diary]
     }
+    /// Version 3 (issue 26): the slots each collection has beyond its passcode, added in this order
+    /// after everything else, proved by its passcode. The TPM and the security key are PuffTesting's
+    /// fakes made from fixed seeds, so the committed blobs and credential open again.
+    enum V3 {
+        static let tpmSeed = [UInt8](repeating: 0x54, count: 32)
+        static let keySeed = [UInt8](repeating: 0x4B, count: 32)
+        /// `Work`'s login slot's password and its fido2+passcode slot's passcode.
+        static let loginPassword = "golden-work-login-password"
+        static let keyPasscode = "golden-work-key-passcode"
+        /// `login`'s recovery code as the writer showed it (test data, nothing else).
+        static let recoveryCode = "12ER-H0J9-K3DG-2NGD-V9TZ-CB98-25WV-KTNA"
+
+        /// The slots of each visible collection in the version 3 vault, as `slot list` shows them.
+        static let slots: [CollectionID: [SlotInfo]] = [
+            .login: [
+                SlotInfo(id: 1, kind: .passcode, label: "passcode"),
+                SlotInfo(id: 2, kind: .recovery, label: "paper"),
+                SlotInfo(id: 3, kind: .tpm2, label: "this machine", pcrMask: 1 << 7),
+                SlotInfo(id: 4, kind: .fido2, label: "yubikey", fido2Flags: .presence),
+            ],
+            CollectionID("Work"): [
+                SlotInfo(id: 1, kind: .passcode, label: "passcode"),
+                SlotInfo(id: 2, kind: .login, label: "login password"),
+                SlotInfo(id: 3, kind: .fido2Passcode, label: "key and passcode", fido2Flags: .presence),
+            ],
+            CollectionID("Diary"): [SlotInfo(id: 1, kind: .passcode, label: "passcode")],
+        ]
+
+        static func tpm() -> FakeTPM { FakeTPM(seed: tpmSeed) }
+        static func keys() -> FakeSecurityKeys { FakeSecurityKeys(seed: keySeed) }
+    }
+
     /// Aliases the catalog holds.
     static let aliases: [String: CollectionID] = ["default": .login, "login": .login, "work": work.id]
 
@@ -161,11 +193,12 @@ enum GoldenVault {
     /// A persistent service (Argon2id at libsodium's interactive limits) over the file store in
     /// `folder`, its clock at `time`.
     static func service(
-        folder: String, time: SettableTime, logs: InMemoryLogHandler.Store
+        folder: String, time: SettableTime, logs: InMemoryLogHandler.Store, tpm: FakeTPM? = nil,
+        keys: FakeSecurityKeys? = nil
     ) async throws -> SecretService {
         try await SecretService(
             store: try await FileRecordStore.reopening(folder: folder), mode: .persistent(kdf: .interactive),
-            prompter: ScriptedPrompter(), promptTimeout: .seconds(30), now: time.now,
+            prompter: ScriptedPrompter(), promptTimeout: .seconds(30), tpm: tpm, securityKeys: keys, now: time.now,
             logger: InMemoryLogHandler.logger(store: logs), events: { _ in })
     }
 }

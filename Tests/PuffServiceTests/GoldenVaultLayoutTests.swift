@@ -155,7 +155,10 @@ extension GoldenVaultLayoutTests {
     /// `login`, whose locked search is `always`, keeps one), the journals' format 2 preamble and
     /// their heads, and item records tagged only where the mode is `always` (``GoldenVaultWriter``
     /// runs it on what it writes).
-    static func checkVersion2Layout(in folder: String) throws {
+    ///
+    /// With `headerVersion` 3 the same of the slotted headers, whose fields sit elsewhere: space at
+    /// 17, locked search at 33, index storage at 34 (1 with a clear key), the key's length at 35.
+    static func checkVersion2Layout(in folder: String, headerVersion: UInt16 = 2) throws {
         let names = try GoldenVault.files(in: folder)
         let spaces = names.filter { $0.hasSuffix(".header") }.map { String($0.dropLast(".header".count)) }
         #expect(spaces.count == 4)
@@ -173,16 +176,19 @@ extension GoldenVaultLayoutTests {
         let hiddenSpaces = spaces.filter { !spaceOf.values.contains($0) }
         try #require(hiddenSpaces.count == 1)
         spaceOf[GoldenVault.hidden.id.rawValue] = hiddenSpaces[0]
-        for collection in GoldenVault.visible(version: 2) + [GoldenVault.hidden] {
+        for collection in GoldenVault.visible(version: headerVersion) + [GoldenVault.hidden] {
             let space = try #require(spaceOf[collection.id.rawValue], "\(collection.id)")
             let header = try framedPayload(try read("\(folder)/\(space).header"), magic: "PUFFHDR")
             try #require(header.count > 74, "\(header.count) header bytes")
             #expect(Array(header.prefix(11)) == Array("puff.header".utf8))
-            #expect(integer(header, at: 11, size: 2) == 2, "header version 2")
-            #expect(hex(header[53..<69]) == space)
+            #expect(integer(header, at: 11, size: 2) == UInt64(headerVersion), "header version \(headerVersion)")
+            let slotted = headerVersion >= 3
+            let spaceAt = slotted ? 17 : 53
+            #expect(hex(header[spaceAt..<spaceAt + 16]) == space)
             let mode = collection.isPrivate ? LockedSearch.never : collection.lockedSearch
-            #expect(header[69] == mode.rawValue, "\(collection.id): locked search \(mode)")
-            let keyLength = integer(header, at: 70, size: 4)
+            #expect(header[spaceAt + 16] == mode.rawValue, "\(collection.id): locked search \(mode)")
+            if slotted { #expect(header[34] == (mode == .always ? 1 : 0), "\(collection.id): index storage") }
+            let keyLength = integer(header, at: slotted ? 35 : 70, size: 4)
             #expect(keyLength == (mode == .always ? 32 : 0), "\(collection.id): index key only for always")
 
             let journal = try read("\(folder)/\(space).journal")

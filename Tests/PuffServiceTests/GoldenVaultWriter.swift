@@ -16,7 +16,7 @@ import Testing
 
     @Test(.enabled(if: destination != nil, "set PUFF_WRITE_GOLDEN=<folder> to write a golden vault"))
     func writesTheGoldenVaultOfThisFormatVersion() async throws {
-        let target = "\(try #require(Self.destination))/vault-v\(VaultHeader.formatVersion)"
+        let target = "\(try #require(Self.destination))/vault-v\(VaultHeader.slottedVersion)"
         try #require(
             !FileManager.default.fileExists(atPath: target), "\(target) exists; golden files are never rewritten")
         let scratch = try makeScratchFolder()
@@ -26,12 +26,12 @@ import Testing
             try FileManager.default.copyItem(atPath: "\(scratch)/\(name)", toPath: "\(target)/\(name)")
         }
         // What was written must pass the very checks the committed copy will face.
-        if VaultHeader.formatVersion == 1 {
+        if VaultHeader.slottedVersion == 1 {
             try GoldenVaultLayoutTests.checkFileLayout(in: target)
         } else {
-            try GoldenVaultLayoutTests.checkVersion2Layout(in: target)
+            try GoldenVaultLayoutTests.checkVersion2Layout(in: target, headerVersion: VaultHeader.slottedVersion)
         }
-        try await GoldenVaultTests.checkEveryCollectionOpens(target, version: VaultHeader.formatVersion)
+        try await GoldenVaultTests.checkEveryCollectionOpens(target, version: VaultHeader.slottedVersion)
     }
 
     private func makeScratchFolder() throws -> String {
@@ -48,7 +48,9 @@ import Testing
             time.advance(by: offset - elapsed)
             elapsed = offset
         }
-        let service = try await GoldenVault.service(folder: folder, time: time, logs: InMemoryLogHandler.Store())
+        let service = try await GoldenVault.service(
+            folder: folder, time: time, logs: InMemoryLogHandler.Store(), tpm: GoldenVault.V3.tpm(),
+            keys: GoldenVault.V3.keys())
         let client = Fixture.alice
         let session = try await service.openSession(algorithm: "plain", input: .string(""), client: client).session
         func secret(_ bytes: [UInt8], _ contentType: String) -> TransportSecret {
@@ -90,7 +92,7 @@ import Testing
         numbers.append(try await create(.login, login[3].label, login[3].attributes, login[3].secret))
         #expect(numbers == [1, 2, 3, 4, 5])
 
-        let work = GoldenVault.visible(version: VaultHeader.formatVersion)[1]
+        let work = GoldenVault.visible(version: VaultHeader.slottedVersion)[1]
         at(100)
         let workID = try await service.createCollection(
             label: "Work", passcode: GoldenVault.passcode(work), isPrivate: false, isHidden: false,
@@ -113,6 +115,33 @@ import Testing
             let item = collection.items[0]
             _ = try await create(id, item.label, item.attributes, item.secret)
         }
+        if VaultHeader.slottedVersion >= 3 { try await addSlots(service, at: at) }
         try await service.lock([])
+    }
+
+    /// Version 3: the slots ``GoldenVault/V3`` lists, each proved by its collection's passcode.
+    /// The recovery code is printed once: it goes into ``GoldenVault/V3/recoveryCode``.
+    private static func addSlots(_ service: SecretService, at: (UInt64) -> Void) async throws {
+        let caller = Caller(Fixture.alice, executable: "/usr/bin/puffctl")
+        func add(_ id: CollectionID, _ kind: KeySlot.Kind, _ options: SlotOptions) async throws -> SecureBytes? {
+            let proof = SlotCredential.typed(GoldenVault.passcode(id == .login ? GoldenVault.login : GoldenVault.work))
+            return try await service.addSlot(to: id, kind: kind, options: options, proof: proof, caller: caller)
+                .recoveryCode
+        }
+        at(400)
+        let code = try await add(.login, .recovery, SlotOptions(label: "paper"))
+        print(
+            "GoldenVaultWriter: login's recovery code is \(String(decoding: try #require(code).unprotectedArray(), as: UTF8.self))"
+        )
+        _ = try await add(.login, .tpm2, SlotOptions(label: "this machine", pcrMask: 1 << 7))
+        _ = try await add(.login, .fido2, SlotOptions(label: "yubikey"))
+        let work = GoldenVault.work.id
+        _ = try await add(
+            work, .login,
+            SlotOptions(label: "login password", newPasscode: Fixture.passcode(GoldenVault.V3.loginPassword)))
+        _ = try await add(
+            work, .fido2Passcode,
+            SlotOptions(label: "key and passcode", withPasscode: Fixture.passcode(GoldenVault.V3.keyPasscode)))
+        for (id, slots) in GoldenVault.V3.slots { #expect(try await service.slots(of: id) == slots, "\(id)") }
     }
 }

@@ -255,7 +255,8 @@ extension SecretService {
             throw .failed("the collection could not be restored: \(error)")
         }
         var loaded = VaultLoader.Loaded()
-        await VaultLoader.loadSpace(space, name: chosen.id ?? space.hex, store: store, into: &loaded, logger: logger)
+        await VaultLoader.loadSpace(
+            space, name: chosen.id ?? space.hex, store: store, into: &loaded, logger: logger, tpm: tpm)
         for (space, header) in loaded.hidden { hiddenHeaders[space] = header }
         damaged += loaded.damaged
         guard let id = loaded.order.first, let vault = loaded.collections[id] else {

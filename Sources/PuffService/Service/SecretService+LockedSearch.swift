@@ -39,11 +39,17 @@ extension SecretService {
     /// weaker than either mode (running the change again finishes it). Every change, done or
     /// refused, is audited in the collection.
     ///
+    /// With `indexStorage` ``VaultHeader/IndexStorage/tpm2`` (only for `always`; `--locked-search
+    /// tpm2`) the fresh index key is sealed by the TPM and wrapped under the master key, never in
+    /// the clear: search works before the unlock on this machine only (a header from before slots
+    /// becomes version 3 for it).
+    ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/invalidArgument(_:)`` for a
     ///   private collection, ``ServiceError/wrongPasscode``, ``ServiceError/damaged(_:)``,
-    ///   ``ServiceError/failed(_:)``.
+    ///   ``ServiceError/hardware(_:)``, ``ServiceError/failed(_:)``.
     public func setLockedSearch(
-        _ mode: VaultHeader.LockedSearch, of id: CollectionID, with credential: SlotCredential, caller: Caller
+        _ mode: VaultHeader.LockedSearch, of id: CollectionID, with credential: SlotCredential, caller: Caller,
+        indexStorage: VaultHeader.IndexStorage? = nil
     ) async throws(ServiceError) {
         guard let vault = collectionStates[id], let old = vault.header, vault.space != nil else {
             throw .noSuchObject
@@ -51,10 +57,12 @@ extension SecretService {
         guard !vault.isPrivate else {
             throw .invalidArgument("a private collection has no blind index: its locked search is always never")
         }
-        let change = "\(old.lockedSearch) → \(mode)"
+        let change = "\(Self.described(old.lockedSearch, old.indexStorage)) → \(Self.described(mode, indexStorage))"
         let opened: OpenedSlot
-        do {
+        let sealed: SealedIndexKey?
+        do throws(ServiceError) {
             opened = try await openedSlot(of: id, with: credential)
+            sealed = try await sealIndexKey(indexStorage, lockedSearch: mode)
         } catch {
             audit(
                 .lockedSearch, of: ItemID(collection: id, number: 0), label: change, caller: caller,
@@ -72,7 +80,7 @@ extension SecretService {
         guard mode != current.lockedSearch || mode == .always else { return }
         try await audited(.lockedSearch, of: ItemID(collection: id, number: 0), label: change, caller: caller) {
             () throws(ServiceError) in
-            try await rewriteForLockedSearch(mode, vault: vault, opened: opened)
+            try await rewriteForLockedSearch(mode, vault: vault, opened: opened, sealed: sealed)
         }
         logger.notice(
             "Locked search changed",
@@ -93,13 +101,30 @@ extension SecretService {
     /// never leaves tags beside a key a thief can read; then re-indexes memory. The caller holds
     /// the write turn; `vault` is unlocked.
     private func rewriteForLockedSearch(
-        _ mode: VaultHeader.LockedSearch, vault: CollectionVault, opened: OpenedSlot
+        _ mode: VaultHeader.LockedSearch, vault: CollectionVault, opened: OpenedSlot, sealed: SealedIndexKey?
     ) async throws(ServiceError) {
         guard var header = vault.header else { throw .noSuchObject }
         let master = opened.master
         let wasTagged = header.lockedSearch == .always
+        // Index storage 2 lives in version 3 headers only.
+        if sealed != nil { header = try Self.slotted(header, opened) }
         header.lockedSearch = mode
-        header.indexKey = mode == .always ? (header.indexKey ?? SecureRandom.bytes(32)) : nil
+        let indexKey: SecureBytes?
+        if let sealed {
+            header.indexKey = nil
+            header.indexSeal = sealed.seal
+            guard let wrap = try? header.wrapIndexKey(sealed.key, master: master) else {
+                throw .failed("the index key could not be wrapped")
+            }
+            header.indexWrap = wrap
+            indexKey = sealed.key
+        } else {
+            // A key sealed by the TPM is not put in the clear: a fresh one is.
+            header.indexKey = mode == .always ? (header.indexKey ?? SecureRandom.bytes(32)) : nil
+            header.indexSeal = nil
+            header.indexWrap = nil
+            indexKey = header.indexKey.map { SecureBytes(unwipedCopyOf: $0) }
+        }
         if header.isLegacy {
             // The mode is in the wrap's associated data: the one slot is wrapped again under its
             // passcode, and the header stays one an older puffd reads (version 2, design §2).
@@ -115,7 +140,7 @@ extension SecretService {
         } else {
             header.sealMAC(with: master)
         }
-        let hasher = header.indexKey.flatMap { try? KeyedHash(key: SecureBytes(unwipedCopyOf: $0)) }
+        let hasher = indexKey.flatMap { try? KeyedHash(key: $0) }
         guard (hasher != nil) == (mode == .always) else { throw .failed("the index key could not be made") }
         if mode == .always {
             // The key first: tags never sit on disk under a key that is nowhere.
@@ -139,5 +164,10 @@ extension SecretService {
             throw .failed("the new locked search could not be saved: \(error)")
         }
         vault.header = header
+    }
+
+    /// A mode as the audit log and `status` name it: `always (tpm2)` for index storage 2.
+    static func described(_ mode: VaultHeader.LockedSearch, _ storage: VaultHeader.IndexStorage?) -> String {
+        mode == .always && storage == .tpm2 ? "always (tpm2)" : mode.description
     }
 }

@@ -147,7 +147,7 @@ extension SecretService {
     /// Reads the vault again after its files were replaced: every collection as after a start
     /// (locked), `session` kept. Announces the visible collections that went and those there now.
     private func reloadVault(announcingGone before: [CollectionID]) async throws(ServiceError) {
-        let loaded = try await VaultLoader.load(store: store, logger: logger)
+        let loaded = try await VaultLoader.load(store: store, logger: logger, tpm: tpm)
         catalog = loaded.catalog
         hiddenHeaders = loaded.hidden
         damaged = loaded.damaged

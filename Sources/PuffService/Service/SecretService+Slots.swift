@@ -120,7 +120,7 @@ extension SecretService {
 
     /// `header` as version 3: a legacy header's one slot re-wrapped under its passcode's key,
     /// which the proof gave (it is the only way into a legacy header).
-    private static func slotted(_ header: VaultHeader, _ opened: OpenedSlot) throws(ServiceError) -> VaultHeader {
+    static func slotted(_ header: VaultHeader, _ opened: OpenedSlot) throws(ServiceError) -> VaultHeader {
         guard header.isLegacy else { return header }
         guard let typedKey = opened.typedKey,
             let slotted = try? header.slotted(master: opened.master, typedKey: typedKey)

@@ -48,18 +48,24 @@ extension SecretService {
     /// Creates a collection under `passcode`, which must meet `policy`, and announces it (hidden
     /// ones are not announced); `aliases` then name it. `lockedSearch` says whether its items are
     /// found while it is locked (issue 24 item 6); a private or hidden collection is `never`.
+    /// `indexStorage` ``VaultHeader/IndexStorage/tpm2`` keeps an `always` collection's index key
+    /// sealed by the TPM instead of in the clear (`--locked-search tpm2`, issue 26 item 6).
     ///
     /// - Throws: ``ServiceError/notInitialized``, ``ServiceError/limitExceeded(_:)``,
     ///   ``ServiceError/passcodePolicy(_:)``, ``ServiceError/invalidArgument(_:)`` for a
     ///   private collection asked to be searched while locked, ``ServiceError/failed(_:)``.
     public func createCollection(
         label: String, passcode: SecureBytes?, isPrivate: Bool, isHidden: Bool, policy: PasscodePolicy = .standard,
-        aliases: [String] = [], lockedSearch: VaultHeader.LockedSearch? = nil
+        aliases: [String] = [], lockedSearch: VaultHeader.LockedSearch? = nil,
+        indexStorage: VaultHeader.IndexStorage? = nil
     ) async throws(ServiceError) -> CollectionID {
         if isPrivate || isHidden, let lockedSearch, lockedSearch != .never {
             throw .invalidArgument("a private collection has no blind index: its locked search is never")
         }
         try checkLabel(label)
+        // Sealed before the write turn: the TPM answers in milliseconds, but alone.
+        let sealedIndex = try await sealIndexKey(
+            indexStorage, lockedSearch: isPrivate || isHidden ? .never : lockedSearch ?? .always)
         await beginWrite()
         defer { endWrite() }
         guard catalog != nil else { throw .notInitialized }
@@ -70,7 +76,7 @@ extension SecretService {
         if isHidden { flags.insert(.hidden) }
         return try await makeCollection(
             id: id, label: label, passcode: passcode, policy: policy, flags: flags, aliases: aliases,
-            lockedSearch: lockedSearch ?? .always
+            lockedSearch: lockedSearch ?? .always, sealedIndex: sealedIndex
         ).id
     }
 
@@ -83,7 +89,8 @@ extension SecretService {
     func makeCollection(
         id: CollectionID, label: String, passcode: SecureBytes?, policy: PasscodePolicy = .standard,
         flags: VaultHeader.Flags, aliases: [String], announce: Bool = true, creator: ClientID? = nil,
-        lockedSearch: VaultHeader.LockedSearch = .always, slot: KeySlot.Kind = .passcode
+        lockedSearch: VaultHeader.LockedSearch = .always, sealedIndex: SealedIndexKey? = nil,
+        slot: KeySlot.Kind = .passcode
     ) async throws(ServiceError) -> CollectionVault {
         if let passcode, !policy.admits(passcode) { throw .passcodePolicy(policy) }
         let hidden = flags.contains(.hidden)
@@ -95,8 +102,15 @@ extension SecretService {
         var header = VaultHeader(
             flags: flags, policyKind: policy.headerKind, policyMinimumLength: UInt8(clamping: policy.minimumLength),
             space: space, collectionID: hidden ? nil : id.rawValue, lockedSearch: search,
-            indexKey: search == .always ? SecureRandom.bytes(32) : nil)
+            indexKey: search == .always && sealedIndex == nil ? SecureRandom.bytes(32) : nil)
         let master = MasterKey()
+        if let sealedIndex, search == .always {
+            header.indexSeal = sealedIndex.seal
+            guard let wrap = try? header.wrapIndexKey(sealedIndex.key, master: master) else {
+                throw .failed("the index key could not be wrapped")
+            }
+            header.indexWrap = wrap
+        }
         let passcodeKey = try await passcodeKey(passcode, typed)
         do {
             // A login slot when a login password makes `login` (SecretService+Login.swift).
@@ -167,4 +181,32 @@ extension SecretService {
         guard let passcode else { return MasterKey().subkey(.records) }
         return try await typedKey(passcode, typed)
     }
+
+    /// For index storage ``VaultHeader/IndexStorage/tpm2``: a fresh index key and the TPM's seal of
+    /// it; nil for the other storages.
+    ///
+    /// - Throws: ``ServiceError/invalidArgument(_:)`` when `lockedSearch` is not `always`;
+    ///   ``ServiceError/hardware(_:)`` when there is no TPM or it refuses.
+    func sealIndexKey(_ storage: VaultHeader.IndexStorage?, lockedSearch: VaultHeader.LockedSearch)
+        async throws(ServiceError) -> SealedIndexKey?
+    {
+        guard storage == .tpm2 else { return nil }
+        guard lockedSearch == .always else {
+            throw .invalidArgument("only an always-searchable collection keeps its index key sealed by the TPM")
+        }
+        guard let tpm else { throw .hardware(.unavailable("puffd was started without a TPM")) }
+        let key = SecureRandom.secureBytes(32)
+        do throws(HardwareError) {
+            return SealedIndexKey(
+                key: key, seal: KeySlot.TPM2(pcrMask: 0, blob: try await tpm.seal(key, pcrMask: 0, device: nil)))
+        } catch {
+            throw .hardware(error)
+        }
+    }
+}
+
+/// An index key for index storage 2 and the TPM's seal of it.
+struct SealedIndexKey {
+    var key: SecureBytes
+    var seal: KeySlot.TPM2
 }

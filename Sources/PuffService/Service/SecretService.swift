@@ -162,7 +162,7 @@ public actor SecretService {
         self.now = now
         self.logger = logger
         self.events = events
-        let loaded = try await VaultLoader.load(store: store, logger: logger)
+        let loaded = try await VaultLoader.load(store: store, logger: logger, tpm: tpm)
         failedAttempts = await Self.loadAttempts(from: store, logger: logger)
         catalog = loaded.catalog
         hiddenHeaders = loaded.hidden

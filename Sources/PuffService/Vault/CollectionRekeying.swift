@@ -60,7 +60,9 @@ enum CollectionRekeying {
             scanned.deadRecords = resealed.deadRecords
             output.scanned = scanned
         } else {
-            output.scanned = VaultOpening.scan(replay, header: keys.header, file: file)
+            output.scanned = VaultOpening.scan(
+                replay, header: keys.header, file: file,
+                indexKey: try? keys.header.unwrapIndexKey(master: keys.newMaster))
         }
         return output
     }

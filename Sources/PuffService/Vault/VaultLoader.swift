@@ -27,7 +27,11 @@ enum VaultLoader {
     /// asked for, nor can make a second `login`, while a collection's files are there.
     ///
     /// - Throws: ``ServiceError/failed(_:)`` when the store cannot be listed.
-    static func load(store: any RecordStore, logger: Logger) async throws(ServiceError) -> Loaded {
+    /// `tpm` unseals the index key of collections whose locked search keeps it sealed by the TPM
+    /// (index storage 2); without it, or when it refuses, they are searched only once unlocked.
+    static func load(store: any RecordStore, logger: Logger, tpm: (any TPMSealing)? = nil) async throws(ServiceError)
+        -> Loaded
+    {
         var loaded = Loaded()
         var spaces: [SpaceID]
         do {
@@ -61,7 +65,8 @@ enum VaultLoader {
         // Catalog order first, then visible collections the catalog lost (recovered, logged).
         let ordered = (loaded.catalog?.collections.map(\.space) ?? []) + spaces.filter { listed[$0] == nil }
         for space in ordered where spaces.contains(space) {
-            await loadSpace(space, name: listed[space] ?? space.hex, store: store, into: &loaded, logger: logger)
+            await loadSpace(
+                space, name: listed[space] ?? space.hex, store: store, into: &loaded, logger: logger, tpm: tpm)
         }
         if catalogLost, !spaces.isEmpty { loaded.catalog = rebuiltCatalog(loaded) }
         for refused in await store.refusedFiles() {
@@ -97,7 +102,8 @@ enum VaultLoader {
 
     /// Loads one space; `name` is how `status` lists it if it fails (its catalog id when known).
     static func loadSpace(
-        _ space: SpaceID, name: String, store: any RecordStore, into loaded: inout Loaded, logger: Logger
+        _ space: SpaceID, name: String, store: any RecordStore, into loaded: inout Loaded, logger: Logger,
+        tpm: (any TPMSealing)? = nil
     ) async {
         let file = store.location.map { "\($0)/\(space.hex)" } ?? space.hex
         do {
@@ -123,7 +129,8 @@ enum VaultLoader {
                             "kept.at": "\(cut.keptAt ?? "-")",
                         ])
                 }
-                scanned = VaultOpening.scan(replay, header: header, file: "\(file).journal")
+                let sealed = await unsealedIndexKey(header, tpm: tpm, collection: id, logger: logger)
+                scanned = VaultOpening.scan(replay, header: header, file: "\(file).journal", indexKey: sealed)
                 if !scanned.damage.isEmpty {
                     logger.error(
                         "A collection's journal is damaged: it is listed with what reads, and takes no writes until puffctl repair",
@@ -137,6 +144,28 @@ enum VaultLoader {
             logger.error(
                 "A collection could not be opened", metadata: ["space": "\(space.hex)", "reason": "\(reason)"])
             loaded.damaged.append((name: name, reason: reason))
+        }
+    }
+
+    /// The index key a header of index storage 2 keeps sealed by the TPM, unsealed; nil for any
+    /// other header, or when the TPM is absent or refuses (logged: search waits for an unlock).
+    static func unsealedIndexKey(
+        _ header: VaultHeader, tpm: (any TPMSealing)?, collection: CollectionID, logger: Logger
+    ) async -> SecureBytes? {
+        guard header.indexStorage == .tpm2, let seal = header.indexSeal else { return nil }
+        guard let tpm else {
+            logger.notice(
+                "A collection's index key is sealed by the TPM and puffd has none: search waits for its unlock",
+                metadata: ["collection.id": "\(collection)"])
+            return nil
+        }
+        do {
+            return try await tpm.unseal(seal.blob, pcrMask: seal.pcrMask, device: nil)
+        } catch {
+            logger.notice(
+                "The TPM did not unseal a collection's index key: search waits for its unlock",
+                metadata: ["collection.id": "\(collection)", "reason": "\(error)"])
+            return nil
         }
     }
 }

@@ -56,8 +56,11 @@ package struct VaultDamage: Error {
 package enum VaultOpening {
     /// Applies the journal's records in order without opening them. A record whose prefix does
     /// not parse, or that the chain leaves out, is skipped and named in ``ScannedCollection/damage``.
-    package static func scan(_ replay: JournalReplay, header: VaultHeader, file: String) -> ScannedCollection {
-        let hasher = Self.indexHasher(header: header, master: nil)!
+    /// `indexKey` is the index key a header of index storage 2 keeps sealed, as the TPM unsealed it.
+    package static func scan(
+        _ replay: JournalReplay, header: VaultHeader, file: String, indexKey: SecureBytes? = nil
+    ) -> ScannedCollection {
+        let hasher = Self.indexHasher(header: header, master: nil, unsealed: indexKey)!
         var scanned = ScannedCollection(index: AttributeIndex(hasher: hasher), hasher: hasher)
         scanned.format = replay.version
         let heads = replay.heads.compactMap { try? JournalHead(decoding: $0) }
@@ -223,11 +226,17 @@ package enum VaultOpening {
             settings: settings, format: journal.version, tip: journal.version >= 2 ? chain.tip : nil, damage: damage)
     }
 
-    /// The blind index key: the header's (locked search `always`), or else a sub-key of the
-    /// master key, whose index never leaves memory (nil while locked): private collections,
-    /// `after-unlock` and `never`.
-    static func indexHasher(header: VaultHeader, master: MasterKey?) -> KeyedHash? {
+    /// The blind index key: the header's (locked search `always`: in the clear, or for index
+    /// storage 2 unwrapped with the master key or as the TPM unsealed it, else a random key that
+    /// finds nothing until the unlock), or else a sub-key of the master key, whose index never
+    /// leaves memory (nil while locked): private collections, `after-unlock` and `never`.
+    static func indexHasher(header: VaultHeader, master: MasterKey?, unsealed: SecureBytes? = nil) -> KeyedHash? {
         if let key = header.indexKey { return try? KeyedHash(key: SecureBytes(unwipedCopyOf: key)) }
+        if header.indexStorage == .tpm2 {
+            if let master, let key = try? header.unwrapIndexKey(master: master) { return try? KeyedHash(key: key) }
+            if let unsealed, let hasher = try? KeyedHash(key: unsealed) { return hasher }
+            return master == nil ? KeyedHash() : nil
+        }
         guard let master else { return KeyedHash() }
         return try? KeyedHash(key: master.subkey(.blindIndex))
     }

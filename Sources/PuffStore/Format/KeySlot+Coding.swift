@@ -74,16 +74,6 @@ extension KeySlot.Parameters {
         return writer.bytes
     }
 
-    /// These parameters with their Argon2id part replaced (a no-op for types without one).
-    func replacingTyped(_ typed: KeySlot.Typed) -> Self {
-        switch self {
-        case .passcode: .passcode(typed)
-        case .login: .login(typed)
-        case .fido2Passcode(let fido, _): .fido2Passcode(fido, typed)
-        case .recovery, .tpm2, .fido2: self
-        }
-    }
-
     /// Reads the parameters of `kind`, which must fill the reader exactly.
     static func decode(_ kind: KeySlot.Kind, from reader: inout ByteReader) throws(ByteReader.Malformed) -> Self {
         let parameters: Self =

@@ -15,7 +15,7 @@ extension VaultHeader {
         if isLegacy {
             var writer = ByteWriter(capacity: 256)
             writer.raw(wrapAssociatedData)
-            writer.blob(wrappedKey)
+            writer.blob(slots.first?.wrappedMaster ?? [])
             return writer.bytes
         }
         return authenticatedBytes + (mac.count == Self.macBytes ? mac : [UInt8](repeating: 0, count: Self.macBytes))

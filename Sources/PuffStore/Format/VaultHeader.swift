@@ -120,10 +120,9 @@ public struct VaultHeader: Sendable, Equatable {
         mac = []
     }
 
-    /// A legacy header (version ``formatVersion``, 2) with one passcode: today's way of making one.
-    ///
-    /// Compatibility for the service while it moves to slots; it goes with ``kdf``, ``salt`` and
-    /// ``wrappedKey``.
+    /// A legacy header (version 2) with one passcode slot wrapped as `wrappedKey`: how versions 1
+    /// and 2 read, and how tests and the fuzz harness make one. Puff writes new headers as
+    /// version 3 (``init(flags:policyKind:policyMinimumLength:space:collectionID:lockedSearch:indexKey:indexWrap:indexSeal:)``).
     public init(
         flags: Flags, kdf: KDFParameters, salt: [UInt8], policyKind: UInt8 = 0, policyMinimumLength: UInt8 = 1,
         space: SpaceID, indexKey: [UInt8]?, collectionID: String?, wrappedKey: [UInt8] = [],
@@ -133,7 +132,7 @@ public struct VaultHeader: Sendable, Equatable {
             flags: flags, policyKind: policyKind, policyMinimumLength: policyMinimumLength, space: space,
             collectionID: collectionID, lockedSearch: lockedSearch ?? (indexKey == nil ? .never : .always),
             indexKey: indexKey)
-        version = Self.formatVersion
+        version = 2
         slots = [Self.legacySlot(kdf: kdf, salt: salt, wrappedKey: wrappedKey)]
         nextSlotID = Self.legacySlotID + 1
     }
@@ -148,32 +147,9 @@ public struct VaultHeader: Sendable, Equatable {
             wrappedMaster: wrappedKey)
     }
 
-    /// The index of the slot the compatibility accessors read and write: the first typed one.
-    private var typedSlotIndex: Int? { slots.firstIndex { $0.parameters.typed != nil } }
-
-    /// The first typed slot's Argon2id cost (compatibility: the service's one-passcode code).
-    public var kdf: KDFParameters {
-        get { typedSlotIndex.flatMap { slots[$0].parameters.typed?.kdf } ?? .interactive }
-        set { updateTyped { $0.kdf = newValue } }
-    }
-
-    /// The first typed slot's salt (compatibility: the service's one-passcode code).
-    public var salt: [UInt8] {
-        get { typedSlotIndex.flatMap { slots[$0].parameters.typed?.salt } ?? [] }
-        set { updateTyped { $0.salt = newValue } }
-    }
-
-    /// The first typed slot's wrapped master key (compatibility: the service's one-passcode code).
-    public var wrappedKey: [UInt8] {
-        get { typedSlotIndex.map { slots[$0].wrappedMaster } ?? [] }
-        set { if let index = typedSlotIndex { slots[index].wrappedMaster = newValue } }
-    }
-
-    private mutating func updateTyped(_ change: (inout KeySlot.Typed) -> Void) {
-        guard let index = typedSlotIndex, var typed = slots[index].parameters.typed else { return }
-        change(&typed)
-        slots[index].parameters = slots[index].parameters.replacingTyped(typed)
-    }
+    /// A legacy header's one slot's Argon2id cost and salt (nil in a version 3 header that has no
+    /// typed first slot, which never reads them).
+    private var legacyTyped: KeySlot.Typed? { slots.first?.parameters.typed }
 
     /// Version 1 and 2's associated data: every field but the wrapped key, as encoded, the
     /// locked-search mode (version 2) too, so a thief who flips it makes the passcode fail.
@@ -182,9 +158,9 @@ public struct VaultHeader: Sendable, Equatable {
         writer.raw(Array("puff.header".utf8))
         writer.u16(version)
         writer.u16(flags.rawValue)
-        writer.u64(kdf.operations)
-        writer.u64(UInt64(kdf.memoryBytes))
-        writer.blob(salt)
+        writer.u64(legacyTyped?.kdf.operations ?? 0)
+        writer.u64(UInt64(legacyTyped?.kdf.memoryBytes ?? 0))
+        writer.blob(legacyTyped?.salt ?? [])
         writer.u8(policyKind)
         writer.u8(policyMinimumLength)
         writer.raw(space.bytes)
