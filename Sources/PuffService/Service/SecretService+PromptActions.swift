@@ -30,36 +30,6 @@ extension SecretService {
         }
     }
 
-    /// Asks for each locked collection's passcode in turn and unlocks it.
-    private func runUnlock(_ collections: [CollectionID], _ asker: PromptAsker) async -> PromptOutcome {
-        var seen: Set<CollectionID> = []
-        for collection in collections where seen.insert(collection).inserted {
-            // Gone, or unlocked some other way (puffctl) while an earlier one was asked about.
-            guard let vault = collectionStates[collection], vault.isLocked else { continue }
-            let purpose = PromptRequest.Purpose.unlock(collection: collection, label: vault.fields.label)
-            if let escrow = vault.escrow {
-                // No passcode exists (ephemeral vault): a confirmation opens it.
-                let reply: PromptReply
-                do {
-                    reply = try await asker.prompter.prompt(asker.request(purpose, policy: nil))
-                } catch {
-                    return .prompterFailed
-                }
-                guard !Task.isCancelled else { return .dismissedByPrompter }
-                if case .dismissed = reply { return .dismissedByPrompter }
-                guard (try? await open(vault, master: escrow)) != nil else { return .dismissedByPrompter }
-                continue
-            }
-            let request = asker.request(purpose, policy: vault.header?.passcodePolicy)
-            if let failure = await askPasscode(request, asker) { passcode throws(ServiceError) in
-                try await unlock(collection, with: .typed(passcode))
-            } {
-                return failure
-            }
-        }
-        return .approved(nil)
-    }
-
     /// Asks for a new collection's passcode (twice, by the prompter) and creates it. On a vault
     /// with no passcode yet, the new passcode becomes its first: it creates `login`, which also
     /// gets the aliases `default` and `login`, whatever label the client asked for.
