@@ -13,7 +13,9 @@ struct Unlock: AsyncParsableCommand {
             one (0.5 s up to 30 s) and says how long; on a terminal puffctl waits it out and asks \
             again, three times in all. With --recovery, a recovery code (`puffctl slot add C \
             recovery`) opens it instead, read from the terminal, --recovery-fd N, --stdin or \
-            --passcode-fd.
+            --passcode-fd. With --security-key, a FIDO2 security key opens it through a fido2 slot: \
+            touch it when it blinks (--pin or --pin-fd N for a slot made with the key's PIN, \
+            --with-passcode for a fido2+passcode slot, --fido2-device to name the key).
             """
     )
 
@@ -24,12 +26,18 @@ struct Unlock: AsyncParsableCommand {
     var hidden = false
 
     @OptionGroup var recoveryCode: RecoveryCodeOptions
+    @OptionGroup var securityKey: SecurityKeyOptions
     @OptionGroup var passcode: PasscodeOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         if hidden, collection != nil { throw ValidationError("--hidden takes no collection: the passcode picks it") }
-        if hidden, recoveryCode.isGiven { throw ValidationError("a hidden collection opens only with its passcode") }
+        if hidden, recoveryCode.isGiven || securityKey.isGiven {
+            throw ValidationError("a hidden collection opens only with its passcode")
+        }
+        if recoveryCode.isGiven, securityKey.isGiven {
+            throw ValidationError("give a recovery code or a security key, not both")
+        }
     }
 
     func run() async throws {
@@ -59,6 +67,10 @@ struct Unlock: AsyncParsableCommand {
         let target = try status.target(collection)
         guard target.isLocked else {
             Console.out("'\(target.id)' is already unlocked")
+            return
+        }
+        if securityKey.isGiven {
+            try await securityKey.unlock(target.id, passcodes: passcode.source, client: client)
             return
         }
         if recoveryCode.isGiven {
