@@ -20,6 +20,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, "/mnt/check")
+import vault_header  # noqa: E402  (packaging/vault_header.py, bound in beside this file)
+
 OUT = "/mnt/out"
 DEBS = "/mnt/debs"
 UNIT = "/usr/lib/systemd/user/puffd.service"
@@ -340,6 +343,37 @@ def session_of(user):
     return None
 
 
+def vault_state(user):
+    """The user's one collection: its space, its header's (version, slots) and its journal's bytes."""
+    vault = f"{user.entry.pw_dir}/.local/share/puff"
+    headers = sorted(name for name in os.listdir(vault) if name.endswith(".header"))
+    if len(headers) != 1:
+        return None
+    space = headers[0][: -len(".header")]
+    with open(f"{vault}/{space}.journal", "rb") as f:
+        return space, vault_header.slots(f"{vault}/{headers[0]}"), f.read()
+
+
+def only_login_slot_changed(before, after):
+    """Same space and journal (no re-key), same slots, the one passcode slot's bytes unchanged and
+    the one login slot's changed."""
+    if before is None or after is None or before[0] != after[0] or before[2] != after[2]:
+        return False
+    old = {slot_id: (kind, raw) for slot_id, kind, raw in before[1][1]}
+    new = {slot_id: (kind, raw) for slot_id, kind, raw in after[1][1]}
+    passcodes = [i for i, (kind, _) in old.items() if kind == vault_header.PASSCODE]
+    logins = [i for i, (kind, _) in old.items() if kind == vault_header.LOGIN]
+    return (old.keys() == new.keys() and len(passcodes) == 1 and len(logins) == 1
+            and new[passcodes[0]] == old[passcodes[0]] and new[logins[0]] != old[logins[0]])
+
+
+def describe(state):
+    """A vault state without its bytes: space, header version and slot (id, type) pairs."""
+    if state is None:
+        return "not one collection"
+    return f"space {state[0]}, version {state[1][0]}, slots {[(i, kind) for i, kind, _ in state[1][1]]}"
+
+
 def journal(user, unit="puffd.service"):
     return run(["journalctl", "--no-pager", "-o", "cat", f"_SYSTEMD_USER_UNIT={unit}", f"_UID={user.uid}"]).stdout
 
@@ -440,12 +474,28 @@ def main():
         if locked is not None:
             say(f"  locked {locked:.2f} s after loginctl lock-session")
 
-    # 5. passwd as alice re-keys login.
+    # 5. login has one login slot; with a passcode slot of her own beside it, passwd as alice
+    # rewrites the login slot alone (issue 26: no re-key).
+    listed = alice.run(["puffctl", "slot", "list", "login", "--json"])
+    try:
+        shown = [(slot["id"], slot["type"]) for slot in json.loads(listed.stdout)]
+    except (ValueError, KeyError, TypeError):
+        shown = f"{listed.returncode} {listed.stdout}{listed.stderr}".strip()
+    check(shown == [(1, "login")], "the first login made login with one login slot (puffctl slot list)", str(shown))
+    own_passcode = "own-Passcode-5"
+    added = alice.run(["puffctl", "slot", "add", "login", "passcode", "--label", "own", "--stdin"],
+                      input=f"{alice.password}\n{own_passcode}\n")
+    check(added.returncode == 0, "puffctl slot add login passcode (a passcode of her own)", added.stderr.strip())
+    before = vault_state(alice)
     new_password = "second-Login-pw-8x"
     status, output = session.shell(
         "passwd", answers=[(r"[Cc]urrent password: ?$", alice.password), (r"New password: ?$", new_password),
                            (r"Retype new password: ?$", new_password)])
     check(status == 0, "passwd as alice", output)
+    after = vault_state(alice)
+    check(only_login_slot_changed(before, after),
+          "passwd rewrote only login's login slot: the same space and journal, the passcode slot byte for byte",
+          f"before {describe(before)}; after {describe(after)}")
     alice.run(["puffctl", "lock"])
     old = alice.run(["puffctl", "unlock", "login", "--stdin"], input=alice.password + "\n")
     alice.run(["puffctl", "lock"])
@@ -453,6 +503,9 @@ def main():
     check(old.returncode != 0 and new.returncode == 0,
           "passwd moved login to the new password (the old one no longer opens it)",
           f"old: {old.returncode} {old.stderr.strip()}; new: {new.returncode} {new.stderr.strip()}")
+    alice.run(["puffctl", "lock"])
+    own = alice.run(["puffctl", "unlock", "login", "--stdin"], input=own_passcode + "\n")
+    check(own.returncode == 0, "the passcode slot still opens login with its own passcode", own.stderr.strip())
     alice.password = new_password
 
     # 6. Logout (no lingering): the user's manager stops, and puffd with it (or at least locks).

@@ -10,8 +10,9 @@
 # alice: puffd runs only as puffd.service under her systemd manager (started through
 # puff-login.socket); login is unlocked by the login password and secret-tool store/lookup work
 # with no prompt; the sandbox the unit promises, measured in /proc of the running puffd; a process
-# of hers cannot read puffd's memory; loginctl lock-session locks; passwd re-keys login and the
-# next login opens it; `sudo -i -u bob` hands bob nothing; logout stops puffd. It prints the boot
+# of hers cannot read puffd's memory; loginctl lock-session locks; login has one login slot, and
+# with a passcode slot added beside it passwd rewrites the login slot alone (the passcode slot still
+# opens, byte for byte the same; no re-key) and the next login opens it; `sudo -i -u bob` hands bob nothing; logout stops puffd. It prints the boot
 # time, the time from the password to the shell (pam_puff waits for puffd's answer), the lock time
 # and the exposure the running manager computes.
 #
@@ -93,6 +94,7 @@ trap finish EXIT
 mkdir -p "$run/debs" "$run/check" "$run/out"
 cp "$puff_deb" "$pam_deb" "$run/debs/"
 cp "$here/check-system-inside.py" "$run/check/inside.py"
+cp "$here/vault_header.py" "$run/check/vault_header.py"
 cat >"$run/check/puff-check.service" <<'EOF'
 [Unit]
 Description=Puff check-system (packaging/check-system-inside.py)

@@ -10,7 +10,8 @@
  *             $XDG_RUNTIME_DIR/puff/login.socket (/run/user/UID), where the user manager's
  *             puff-login.socket starts puffd.service; with auto_start and no user manager,
  *             starts puffd as the user, password on a socket pair, when nothing listens there
- *   password  sends the old and the new password so puffd rewraps `login`'s key
+ *   password  sends the old and the new password so puffd rewraps `login`'s key in its login
+ *             slot alone (no re-key: docs/pam.md, "The login slot")
  *
  * Options: debug, auto_start, daemon=PATH (default /usr/libexec/puff/puffd).
  * The module never fails a login or a password change: every stage returns PAM_IGNORE or

@@ -10,8 +10,8 @@ import Synchronization
 /// old and the new one (docs/pam.md).
 ///
 /// Only root (the PAM stack) and the user itself may connect, and only root is believed to be the
-/// PAM module: its login may create `login` or start the re-sync question, its change re-keys
-/// `login`. A process of the user itself may only try to unlock an existing `login`, with the
+/// PAM module: its login may create `login` or start the re-sync question, its change moves
+/// `login`'s login slot to the new password. A process of the user itself may only try to unlock an existing `login`, with the
 /// wrong-passcode delay of any unlock (docs/pam.md): otherwise it could send a password of its
 /// choosing and have the person's answer to the re-sync question re-key `login` to it. Each
 /// request must arrive whole within ``readMilliseconds``; the answer is one status byte
@@ -92,11 +92,12 @@ struct LoginListener: Service, CustomStringConvertible {
             case .login(let password):
                 logger.notice(
                     "A login request from the user's own uid, not root (the PAM module): it may only unlock login")
-                try await service.unlock(.login, passcode: password)
+                try await service.unlock(.login, with: .login(password))
                 return .success(.unlocked)
             case .change:
                 logger.warning(
-                    "Refused a password change from the user's own uid: only root (the PAM module) may re-key login")
+                    "Refused a password change from the user's own uid: only root (the PAM module) may change login's login password"
+                )
                 return .failure(.accessDenied)
             }
         } catch {
@@ -111,7 +112,7 @@ struct LoginListener: Service, CustomStringConvertible {
         case .success(.created): Reply.created.rawValue
         case .success(.wrongPasscode), .failure(.wrongPasscode): Reply.wrongPassword.rawValue
         case .failure(.passcodePolicy), .failure(.invalidArgument), .failure(.accessDenied), .failure(.noSuchObject),
-            .failure(.notInitialized):
+            .failure(.notInitialized), .failure(.noMatchingSlot):
             Reply.refused.rawValue
         case .failure: Reply.failed.rawValue
         }

@@ -18,10 +18,11 @@ extension SecretService {
         try await initialize(passcode: passcode, policy: policy, announce: true)
     }
 
-    /// ``initialize(passcode:policy:)``, announcing `login` or (while the service starts) not.
-    func initialize(passcode: SecureBytes?, policy: PasscodePolicy = .standard, announce: Bool)
-        async throws(ServiceError)
-    {
+    /// ``initialize(passcode:policy:)``, announcing `login` or (while the service starts) not;
+    /// `slot` is the type of `login`'s one slot (`.login` when a login password makes it).
+    func initialize(
+        passcode: SecureBytes?, policy: PasscodePolicy = .standard, announce: Bool, slot: KeySlot.Kind = .passcode
+    ) async throws(ServiceError) {
         await beginWrite()
         defer { endWrite() }
         if catalog != nil {
@@ -30,14 +31,14 @@ extension SecretService {
             let aliases = ["login"] + (readAlias("default") == nil ? ["default"] : [])
             _ = try await makeCollection(
                 id: .login, label: "Login", passcode: passcode, policy: policy, flags: [], aliases: aliases,
-                announce: announce)
+                announce: announce, slot: slot)
             return
         }
         catalog = Catalog(hiddenKDF: mode.kdf)
         do {
             _ = try await makeCollection(
                 id: .login, label: "Login", passcode: passcode, policy: policy, flags: [],
-                aliases: ["default", "login"], announce: announce)
+                aliases: ["default", "login"], announce: announce, slot: slot)
         } catch {
             catalog = nil
             throw error
@@ -88,7 +89,8 @@ extension SecretService {
     func makeCollection(
         id: CollectionID, label: String, passcode: SecureBytes?, policy: PasscodePolicy = .standard,
         flags: VaultHeader.Flags, aliases: [String], announce: Bool = true, creator: ClientID? = nil,
-        lockedSearch: VaultHeader.LockedSearch = .always, sealedIndex: SealedIndexKey? = nil
+        lockedSearch: VaultHeader.LockedSearch = .always, sealedIndex: SealedIndexKey? = nil,
+        slot: KeySlot.Kind = .passcode
     ) async throws(ServiceError) -> CollectionVault {
         if let passcode, !policy.admits(passcode) { throw .passcodePolicy(policy) }
         let hidden = flags.contains(.hidden)
@@ -111,9 +113,11 @@ extension SecretService {
         }
         let passcodeKey = try await passcodeKey(passcode, typed)
         do {
+            // A login slot when a login password makes `login` (SecretService+Login.swift).
+            let kind: KeySlot.Kind = slot == .login ? .login : .passcode
             try header.addSlot(
-                label: KeySlot.Kind.passcode.description, parameters: .passcode(typed), master: master,
-                kek: SlotKeys.kek(from: passcodeKey, kind: KeySlot.Kind.passcode.rawValue))
+                label: kind.description, parameters: kind == .login ? .login(typed) : .passcode(typed), master: master,
+                kek: SlotKeys.kek(from: passcodeKey, kind: kind.rawValue))
         } catch {
             throw .failed("the collection key could not be wrapped")
         }

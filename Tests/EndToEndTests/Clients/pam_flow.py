@@ -7,8 +7,10 @@ Makes the user `puffpam` (useradd, once), /run/user/UID (0700) and a session bus
 and a PAM service /etc/pam.d/puff-test stacking pam_puff.so with pam_permit.so. Then, with puffd
 running as the user: authenticate + open_session (password through the conversation) creates
 `login` on the first login and unlocks it on the next; a wrong and an empty password leave it
-locked and the session still opens; chauthtok (run as the user) re-keys it, so after a restart
-only the new password opens it. With no puffd, auto_start starts one that opens `login`, but
+locked and the session still opens. `login` is made with one login slot (issue 26); with a
+passcode slot of its own added (`puffctl slot add`), chauthtok (run as the user) rewrites the
+login slot alone: the same space and journal, the passcode slot byte for byte, so after a restart
+the new password and the passcode open it and the old password does not. With no puffd, auto_start starts one that opens `login`, but
 never while the user's systemd manager runs (puffd.service is started through puff-login.socket
 there). A socket folder that is a symlink, or another user's, gets no connection. One run under
 `valgrind --leak-check=full` reports no leak in the module. What sudo does (issue 24, item 1):
@@ -45,6 +47,9 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from harness import HANG_GUARD  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../packaging"))
+import vault_header  # noqa: E402
 
 CLIENTS = os.path.dirname(os.path.abspath(__file__))
 USER = "puffpam"
@@ -230,6 +235,21 @@ class Flow:
     def lock(self):
         subprocess.run(as_user(self.user, [self.puffctl, "lock"]), env=user_env(self.user), capture_output=True)
 
+    def ctl(self, arguments, text=""):
+        return subprocess.run(as_user(self.user, [self.puffctl, *arguments]), env=user_env(self.user),
+                              input=text.encode(), capture_output=True, timeout=HANG_GUARD)
+
+    def vault_state(self):
+        """The one collection's header (version, slots) and journal bytes, as root reads the files."""
+        vault = os.path.join(self.user.pw_dir, ".local/share/puff")
+        headers = sorted(name for name in os.listdir(vault) if name.endswith(".header"))
+        if len(headers) != 1:
+            return None
+        space = headers[0][:-len(".header")]
+        with open(os.path.join(vault, f"{space}.journal"), "rb") as f:
+            journal = f.read()
+        return space, vault_header.slots(os.path.join(vault, headers[0])), journal
+
     def refused_folder(self, make):
         """Makes the socket folder with `make`, listens on a socket in it, runs a login and says
         whether the listener got a connection."""
@@ -323,6 +343,16 @@ class Flow:
         state = self.login_state()
         case("the first login creates login, unlocked",
              None if first.returncode == 0 and state == "unlocked" else f"pamtester {first.returncode}, {state}")
+        made = self.vault_state()
+        listed = self.ctl(["slot", "list", "login", "--json"])
+        try:
+            shown = [(slot["id"], slot["type"]) for slot in json.loads(listed.stdout)]
+        except (ValueError, KeyError, TypeError):
+            shown = f"no list ({listed.returncode})"
+        case("it has one login slot and no passcode slot (puffctl slot list shows it)",
+             None if made and made[1][0] == 3 and [k for _, k, _ in made[1][1]] == [vault_header.LOGIN]
+             and shown == [(1, "login")] else f"header {made and made[1][0]} {made and [k for _, k, _ in made[1][1]]}, "
+             f"listed {shown}")
         self.lock()
         again = self.pamtester("login pass 1\n", "authenticate", "open_session")
         case("the next login unlocks it", None if again.returncode == 0 and self.login_state() == "unlocked"
@@ -334,16 +364,33 @@ class Flow:
         empty = self.pamtester("\n", "authenticate", "open_session")
         case("an empty password leaves it locked and the session opens",
              None if empty.returncode == 0 and self.login_state() == "locked" else f"{empty.returncode}")
+        added = self.ctl(["slot", "add", "login", "passcode", "--label", "own", "--stdin"],
+                             "login pass 1\nown passcode 3\n")
+        case("puffctl slot add gives login a passcode slot of its own",
+             None if added.returncode == 0 else f"{added.returncode}: {added.stderr[-300:]!r}")
+        self.lock()
+        before = self.vault_state()
         change = self.pamtester("login pass 1\nlogin pass 2\nlogin pass 2\n", "chauthtok", as_the_user=True)
         case("chauthtok as passwd runs it (the user's, setuid root) succeeds", None if change.returncode == 0 else f"{change.returncode}")
+        after = self.vault_state()
+        kept = before is not None and after is not None and before[0] == after[0] and before[2] == after[2]
+        slots_before = dict((i, (k, b)) for i, k, b in before[1][1]) if before else {}
+        slots_after = dict((i, (k, b)) for i, k, b in after[1][1]) if after else {}
+        passcode_slots = [i for i, (k, _) in slots_before.items() if k == vault_header.PASSCODE]
+        login_slots = [i for i, (k, _) in slots_before.items() if k == vault_header.LOGIN]
+        case("chauthtok rewrote only the login slot: same space and journal, the passcode slot byte for byte",
+             None if kept and slots_before.keys() == slots_after.keys() and len(passcode_slots) == 1
+             and len(login_slots) == 1 and slots_after[passcode_slots[0]] == slots_before[passcode_slots[0]]
+             and slots_after[login_slots[0]] != slots_before[login_slots[0]]
+             else f"space kept {kept}, before {sorted(slots_before)}, after {sorted(slots_after)}")
         self.stop_puffd()
         self.start_puffd()
-        old = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
-                             env=user_env(self.user), input=b"login pass 1\n", capture_output=True)
-        new = subprocess.run(as_user(self.user, [self.puffctl, "unlock", "login", "--stdin"]),
-                             env=user_env(self.user), input=b"login pass 2\n", capture_output=True)
+        old = self.ctl(["unlock", "login", "--stdin"], "login pass 1\n")
+        new = self.ctl(["unlock", "login", "--stdin"], "login pass 2\n")
         case("after a restart only the new password opens login",
              None if old.returncode == 2 and new.returncode == 0 else f"old {old.returncode}, new {new.returncode}")
+        case("and the passcode slot still opens it with its own passcode",
+             None if self.opens_with("own passcode 3") else "the passcode no longer opens login")
         self.lock()
         leaks = self.pamtester("login pass 2\n", "authenticate", "open_session", valgrind=True)
         case("valgrind finds no leak or error in the module",
