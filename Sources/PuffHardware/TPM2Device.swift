@@ -53,6 +53,7 @@ public struct TPM2Device: TPMSealing {
         // A blob that is not one of ours can only come from an altered header: as an altered blob.
         case .malformedBlob, .otherTPM: return .otherTPM
         case .pcrChanged: return .pcrChanged
+        case .refusedTCTI: return .unavailable(refusedTCTIText)
         case .badArgument: return .failed("TPM: a secret of 1-128 bytes and PCRs 0-23 only")
         // A TCTI-layer code mid-call: the TPM went away after the connection opened (swtpm stopped).
         case .failed(let code) where code & 0xFF_0000 == tctiLayer:
@@ -60,6 +61,10 @@ public struct TPM2Device: TPMSealing {
         case .failed(let code): return .failed("TPM error \(hex(code))")
         }
     }
+
+    /// What a call naming a TCTI ``TPM2Sealer/accepts(tcti:)`` refuses is told; the TCTI itself is not
+    /// repeated, as a client chose it.
+    static let refusedTCTIText = "not a TPM puffd uses: device:PATH, swtpm:… or mssim:… only"
 
     /// "device:/dev/tpmrm0 (…)": which TPM, and why when the reason can be told without the TPM.
     /// `mayOpen` stands in for access(2) in tests, which run as root here.

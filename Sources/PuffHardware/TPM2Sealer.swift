@@ -16,6 +16,8 @@ public enum TPM2Error: Error, Equatable, Sendable {
     case pcrChanged
     /// The secret is empty or longer than a sealed object holds, or the PCR mask names PCRs above 23.
     case badArgument
+    /// The TCTI is not one ``TPM2Sealer/accepts(tcti:)`` takes; tpm2-tss was not asked.
+    case refusedTCTI
     /// Any other TPM or TSS failure, with its response code.
     case failed(responseCode: UInt32)
 }
@@ -38,10 +40,27 @@ public struct TPM2Sealer: Sendable {
         self.tcti = tcti
     }
 
+    /// Whether `tcti` names a TPM this code talks to: `device` (alone, or with an absolute path),
+    /// `swtpm` or `mssim`, with no control characters. Any other TCTI is refused before tpm2-tss
+    /// loads it: its `cmd` TCTI, which Debian installs, runs its configuration as a shell command,
+    /// and a client's `AddSlot` may name the device.
+    public static func accepts(tcti: String) -> Bool {
+        guard !tcti.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true })
+        else { return false }
+        let name = tcti.prefix { $0 != ":" }
+        let configuration = tcti.dropFirst(name.count + 1)
+        switch name {
+        case "device": return configuration.isEmpty || configuration.hasPrefix("/")
+        case "swtpm", "mssim": return true
+        default: return false
+        }
+    }
+
     /// Seals `secret` under this TPM; binds it to the current values of the sha256 PCRs in `pcrMask`
     /// (bit i = PCR i; 0 binds none). Returns the blob (TPM2B_PUBLIC | TPM2B_PRIVATE, about 208-240
     /// bytes), which opens only inside this TPM.
     public func seal(_ secret: SecureBytes, pcrMask: UInt32 = 0) throws(TPM2Error) -> [UInt8] {
+        guard Self.accepts(tcti: tcti) else { throw .refusedTCTI }
         var blob = [UInt8](repeating: 0, count: Int(PUFF_TPM_BLOB_MAX))
         var length = 0
         var responseCode: UInt32 = 0
@@ -58,6 +77,7 @@ public struct TPM2Sealer: Sendable {
 
     /// Unseals a blob from ``seal(_:pcrMask:)`` with the same `pcrMask`.
     public func unseal(_ blob: [UInt8], pcrMask: UInt32 = 0) throws(TPM2Error) -> SecureBytes {
+        guard Self.accepts(tcti: tcti) else { throw .refusedTCTI }
         var length = 0
         var responseCode: UInt32 = 0
         var status = PUFF_TPM_FAILED

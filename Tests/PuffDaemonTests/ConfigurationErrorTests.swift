@@ -68,6 +68,10 @@ struct ConfigurationErrorTests {
             "[unlock]\ntpm2_device = \"device:tpmrm0\"\n",
             #"2: unlock.tpm2_device: must be a TPM as tpm2-tss names it, such as "device:/dev/tpmrm0" or "swtpm:path=/run/tpm.sock", not "device:tpmrm0""#
         ),
+        (
+            "[unlock]\ntpm2_device = \"cmd:true\"\n",
+            #"2: unlock.tpm2_device: must be a TPM as tpm2-tss names it, such as "device:/dev/tpmrm0" or "swtpm:path=/run/tpm.sock", not "cmd:true""#
+        ),
         ("[unlock]\ntpm2_device = 0\n", "2: unlock.tpm2_device: must be a string, not 0"),
         (
             "[unlock]\nfido2_device = \"unix:key.sock\"\n",

@@ -37,6 +37,25 @@ struct TPM2DeviceTests {
         #expect(try await device.unseal(blob, pcrMask: 0, device: tpm.tcti).constantTimeEquals(secret))
     }
 
+    @Test func aTCTIThatRunsACommandIsRefusedBeforeTpm2TssSeesIt() async throws {
+        // tpm2-tss's `cmd` TCTI (Debian installs libtss2-tcti-cmd) runs its configuration as a shell
+        // command, and a client's AddSlot names the device: puffd must never get that far.
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("puff-tcti-\(UUID().uuidString)")
+        let device = TPM2Device(tcti: "swtpm:path=/nonexistent")
+        let command = "cmd:touch \(marker.path)"
+        let refused = HardwareError.unavailable(TPM2Device.refusedTCTIText)
+        let sealing = await #expect(throws: HardwareError.self) {
+            try await device.seal(SecureRandom.secureBytes(32), pcrMask: 0, device: command)
+        }
+        #expect(sealing == refused)
+        let unsealing = await #expect(throws: HardwareError.self) {
+            try await device.unseal([0, 1, 2], pcrMask: 0, device: command)
+        }
+        #expect(unsealing == refused)
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+        try? FileManager.default.removeItem(at: marker)
+    }
+
     @Test func aBlobFromAnotherTPMStateIsReportedAsAnotherTPM() async throws {
         let first = try SoftwareTPM()
         let second = try SoftwareTPM()

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffHardware
 
 extension ConfigurationKeys {
     /// `unlock.tpm2_device`: the TPM of tpm2 slots, a tpm2-tss TCTI (`device:/dev/tpmrm0`).
@@ -19,7 +20,7 @@ extension ConfigurationKeys {
         let nameIsPlain =
             !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
         let deviceIsPath = name != "device" || configuration.hasPrefix("/")
-        guard nameIsPlain, deviceIsPath,
+        guard nameIsPlain, deviceIsPath, TPM2Sealer.accepts(tcti: text),
             !text.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true })
         else {
             throw KeyReason(
