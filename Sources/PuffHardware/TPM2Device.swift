@@ -64,7 +64,7 @@ public struct TPM2Device: TPMSealing {
 
     /// What a call naming a TCTI ``TPM2Sealer/accepts(tcti:)`` refuses is told; the TCTI itself is not
     /// repeated, as a client chose it.
-    static let refusedTCTIText = "not a TPM puffd uses: device:PATH, swtpm:… or mssim:… only"
+    static let refusedTCTIText = "not a TPM puffd uses: device:PATH, swtpm:…, mssim:… or tabrmd:… only"
 
     /// "device:/dev/tpmrm0 (…)": which TPM, and why when the reason can be told without the TPM.
     /// `mayOpen` stands in for access(2) in tests, which run as root here.

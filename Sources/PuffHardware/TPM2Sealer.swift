@@ -41,7 +41,7 @@ public struct TPM2Sealer: Sendable {
     }
 
     /// Whether `tcti` names a TPM this code talks to: `device` (alone, or with an absolute path),
-    /// `swtpm` or `mssim`, with no control characters. Any other TCTI is refused before tpm2-tss
+    /// `swtpm`, `mssim` or `tabrmd` (tpm2-abrmd), with no control characters. Any other TCTI is refused before tpm2-tss
     /// loads it: its `cmd` TCTI, which Debian installs, runs its configuration as a shell command,
     /// and a client's `AddSlot` may name the device.
     public static func accepts(tcti: String) -> Bool {
@@ -51,7 +51,7 @@ public struct TPM2Sealer: Sendable {
         let configuration = tcti.dropFirst(name.count + 1)
         switch name {
         case "device": return configuration.isEmpty || configuration.hasPrefix("/")
-        case "swtpm", "mssim": return true
+        case "swtpm", "mssim", "tabrmd": return true
         default: return false
         }
     }
