@@ -6,8 +6,9 @@ import PuffTesting
 import Testing
 
 /// Issue 25 item 4 for `import`, `backup`, `verify` and `restore`, through the built `puffd` and
-/// `puffctl`: each shows its bar (count, rate, time left) in a real terminal, a tmux pane read
-/// with `capture-pane` while it runs, and erases it; a pipe gets none; with `--json`, progress
+/// `puffctl`: each draws its bar (count, rate, time left) on a real terminal, a tmux pane whose
+/// output is recorded with `pipe-pane`, and the pane read with `capture-pane` at the end shows
+/// none of them; a pipe gets none; with `--json`, progress
 /// comes as JSON lines on standard error, counting real units from the first report (0 done) to
 /// the last (done = total). The runs are long through their size, not a clock: a vault of 200
 /// MiB, opened and copied whole, and a source of 2,000 items of 64 KiB, decrypted and sealed.
@@ -75,7 +76,11 @@ extension ProgressBarTests {
         // lines), then a word when it failed; the pane stays to be read.
         let puffctl = "'\(VaultFlowTests.puffctl)'"
         let address = "--address '\(puffd.bus.address)'"
+        // The commands wait until the pane's output is recorded: a bar can be drawn and erased
+        // between two looks at the pane, but never between two bytes of the record.
+        let record = "\(files)/pane.record"
         let script = """
+            '\(Tmux.path)' -S '\(tmuxSocket)' wait-for recording
             \(puffctl) import '\(source)' --into login --source-passcode-fd 3 \(address) 3<'\(password)' >/dev/null || echo import-failed
             \(puffctl) backup '\(files)/vault.puffbak' \(address) || echo backup-failed
             \(puffctl) verify \(address) || echo verify-failed
@@ -97,23 +102,28 @@ extension ProgressBarTests {
             }
         }
 
-        // Every look at the pane until the end: which bars were on it.
-        let operations = ["import-read", "import", "backup", "verify", "restore"]
-        var seen: Set<String> = []
+        #expect(try await tmux(["pipe-pane", "-t", "progress", "cat >> '\(record)'"]).status == 0)
+        #expect(try await tmux(["wait-for", "-S", "recording"]).status == 0)
         var after: [String] = []
+        var recorded = ""
         let deadline = ContinuousClock.now + Self.paneWait * 4
         while ContinuousClock.now < deadline {
             after = try await pane()
-            for line in after {
-                for operation in operations where Self.isBar(line, of: operation) { seen.insert(operation) }
-            }
-            if after.contains("progress-test-done") { break }
+            recorded = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            if after.contains("progress-test-done") && recorded.contains("progress-test-done") { break }
             try await Task.sleep(for: .milliseconds(10))
+        }
+        // Every bar the terminal was given: each is drawn after a carriage return and an erase.
+        let operations = ["import-read", "import", "backup", "verify", "restore"]
+        var seen: Set<String> = []
+        for drawn in recorded.split(whereSeparator: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) {
+            let line = drawn.hasPrefix("\u{1B}[K") ? String(drawn.dropFirst(3)) : String(drawn)
+            for operation in operations where Self.isBar(line, of: operation) { seen.insert(operation) }
         }
         #expect(after.contains("progress-test-done"), "the commands did not end: \(after)")
         // import-read is as short as decrypting the source; only the bars of the long parts must show.
         for operation in ["import", "backup", "verify", "restore"] {
-            #expect(seen.contains(operation), "\(operation)'s bar not seen; the pane at the end: \(after)")
+            #expect(seen.contains(operation), "\(operation)'s bar not drawn; the pane at the end: \(after)")
         }
         #expect(!after.contains { $0.contains(" [") || $0.contains("/s ") }, "every bar is erased: \(after)")
         #expect(!after.contains { $0.hasSuffix("-failed") }, "\(after)")
