@@ -5,6 +5,8 @@ public import Foundation
 public enum Tmux {
     public static let path = "/usr/bin/tmux"
     public static let isInstalled = FileManager.default.isExecutableFile(atPath: path)
+    /// Whether suites that draw on a tmux pane run here (``TestBus/canRun(needing:)``).
+    public static var canRun: Bool { TestBus.canRun(needing: [path]) }
     /// Runs its arguments with no descriptor but 0-2, no signal blocked and the ending signals at
     /// their defaults: the tmux server that `new-session` leaves behind would otherwise keep the
     /// descriptor Foundation's `Process` waits on to see its child end (`ChildProcess.run` would
@@ -25,7 +27,7 @@ public enum Tmux {
 /// pinentry opened on ``tty()``), read as a person sees it and typed into.
 public struct TmuxPane: Sendable {
     /// How long a text may take to show: a hang guard, not a speed target.
-    public static let wait = Duration.seconds(120)
+    public static let wait = HangGuard.step
 
     let socket: String
     let session = "pane"
