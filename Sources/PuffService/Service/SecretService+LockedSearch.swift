@@ -93,7 +93,8 @@ extension SecretService {
             try await rewriteForLockedSearch(mode, vault: vault, opened: opened, sealed: sealed)
         }
         let weaker =
-            LockedSearch.exposure(mode, indexStorage) > LockedSearch.exposure(current.lockedSearch, current.indexStorage)
+            LockedSearch.exposure(mode, indexStorage)
+            > LockedSearch.exposure(current.lockedSearch, current.indexStorage)
         logger.notice(
             "Locked search changed",
             metadata: [
