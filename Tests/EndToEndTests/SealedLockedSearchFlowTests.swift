@@ -10,7 +10,7 @@ import Testing
 /// unsealed at start, so `secret-tool search` and python secretstorage find the locked items before
 /// any unlock; the vault files hold no index key a thief could test guesses with; under another
 /// TPM state nothing is found until the passcode unlocks the collection.
-@Suite(.serialized, .enabled(if: TestBus.isAvailable && SoftwareTPM.isInstalled))
+@Suite(.serialized, .enabled(if: TestBus.isAvailable && SoftwareTPM.canRun))
 struct SealedLockedSearchFlowTests {
     static let passcode = "sealed search pass\n"
     static let item = "/org/freedesktop/secrets/collection/login/1"
@@ -127,7 +127,7 @@ struct SealedLockedSearchFlowTests {
             puffd, ["collection", "set", "login", "--locked-search", "tpm2", "--stdin"], input: Self.passcode)
         #expect(set.status == 0, "\(set.output)\n\(puffd.log.suffix(1500))")
         #expect(set.output.contains("login: locked search always (TPM-sealed)"), "\(set.output)")
-        #expect(try tpm.transientHandles() == [])
+        #expect(try tpm.loadedHandles() == [])
         let status = try await collectionStatus(puffd)
         #expect(status["locked_search"] as? String == "always" && status["index_key"] as? String == "tpm2", "\(status)")
         let listed = try await puffctl(puffd, ["status"]).output
@@ -148,7 +148,7 @@ struct SealedLockedSearchFlowTests {
         #expect(found.contains("[/1]") && found.contains("[/2]") && found.contains("the object is locked"), "\(found)")
         #expect(try await secretStorageSearch(puffd) == [Self.item: true, Self.second: true])
         #expect(try await collectionStatus(puffd)["search_waits_for_unlock"] as? Bool == false)
-        #expect(try tpm.transientHandles() == [])
+        #expect(try tpm.loadedHandles() == [])
         _ = await puffd.terminate()
         #expect(!puffd.log.contains(Self.passcode.dropLast()))
     }
@@ -181,7 +181,7 @@ struct SealedLockedSearchFlowTests {
         #expect(try await puffctl(puffd, ["lock", "--all"]).status == 0)
         #expect(try await secretStorageSearch(puffd) == [Self.item: true, Self.second: true])
         #expect(try await collectionStatus(puffd)["search_waits_for_unlock"] as? Bool == false)
-        #expect(try other.transientHandles() == [])
+        #expect(try other.loadedHandles() == [])
         _ = await puffd.terminate()
     }
 
