@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "PuffHardware", dependencies: ["CPuffTPM", "CFido2", "PuffCrypto", "PuffService"]),
         // The one version constant puffd, puffctl and the packages share.
         .target(name: "PuffVersion"),
+        // Text from others made safe to show on a terminal: puffctl's output and pinentry's questions.
+        .target(name: "PuffText"),
         // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).
         .target(name: "PuffConcurrency"),
         .target(
@@ -71,7 +73,7 @@ let package = Package(
         .target(
             name: "PuffPrompters",
             dependencies: [
-                "PuffService", "PuffCrypto", .product(name: "Logging", package: "swift-log"),
+                "PuffService", "PuffCrypto", "PuffText", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -98,7 +100,7 @@ let package = Package(
         .target(
             name: "PuffClient",
             dependencies: [
-                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion",
+                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion", "PuffText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `import` of a pass store runs gpg.
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -135,6 +137,7 @@ let package = Package(
             name: "PuffClientTests",
             dependencies: [
                 "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting", "PuffFormats", "PuffVersion",
+                "PuffText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Help texts compared by HelpSnapshotTests (`make snapshots` rewrites them).

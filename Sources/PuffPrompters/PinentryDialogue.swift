@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffService
+import PuffText
 
 /// One question through pinentry's Assuan commands: the texts, then `GETPIN`, then `BYE`.
 struct PinentryDialogue {
@@ -80,15 +81,15 @@ struct PinentryDialogue {
 
 /// What pinentry shows for a request. Every text from a client or a header (labels, the
 /// application's path, a change's words) is shown with its control characters escaped
-/// (``PromptText/escaped(_:)``): a tty or curses pinentry would pass them to the terminal.
+/// (``TerminalText/escaped(_:)``): a tty or curses pinentry would pass them to the terminal.
 struct PinentryText {
     var title = "Puff"
     var description: String
     var prompt = "Passcode:"
 
     init(_ request: PromptRequest) {
-        let name = PromptText.escaped(request.purpose.collectionName)
-        let application = PromptText.escaped(request.application)
+        let name = TerminalText.escaped(request.purpose.collectionName)
+        let application = TerminalText.escaped(request.application)
         // The policy reminds the person which passcode is meant ("6 digits").
         let hint = request.policy.map { " (\($0.requirement))" } ?? ""
         switch request.purpose {
@@ -99,18 +100,18 @@ struct PinentryText {
         case .touchSecurityKey(_, _, let slotLabel, _):
             description =
                 "\(application) wants to unlock the collection “\(name)”.\n"
-                + "Touch the security key “\(PromptText.escaped(slotLabel))” now."
+                + "Touch the security key “\(TerminalText.escaped(slotLabel))” now."
         case .securityKeyPIN(_, _, let slotLabel, let retries):
             let left = retries.map { " (\($0) \($0 == 1 ? "try" : "tries") left before the key blocks it)" } ?? ""
             description =
                 "\(application) wants to unlock the collection “\(name)”.\n"
-                + "Enter the PIN of the security key “\(PromptText.escaped(slotLabel))”\(left)."
+                + "Enter the PIN of the security key “\(TerminalText.escaped(slotLabel))”\(left)."
             prompt = "PIN:"
         case .confirmRead:
             description =
                 "\(application) wants to read the protected item “\(name)”.\nRelease its secret this once?"
         case .confirmChange(_, _, let change):
-            description = "\(application) wants to \(PromptText.escaped(change)).\nAllow this change?"
+            description = "\(application) wants to \(TerminalText.escaped(change)).\nAllow this change?"
         case .allowRead:
             description =
                 "\(application) wants to read the item “\(name)”.\n"
@@ -146,7 +147,7 @@ struct PinentryText {
         case .loginPassword: ("Enter your login password.", "Login password:")
         case .securityKeyPasscode(let slotLabel):
             (
-                "Enter the passcode that goes with the security key “\(PromptText.escaped(slotLabel))”\(hint); "
+                "Enter the passcode that goes with the security key “\(TerminalText.escaped(slotLabel))”\(hint); "
                     + "the key is asked for next.", "Passcode:"
             )
         }

@@ -64,12 +64,19 @@ public final class SoftwareTPM {
     }
 
     /// Kills swtpm and returns once it has exited: its sockets stay in the folder with nobody listening.
+    /// Throws if it is still there after ``HangGuard/step`` (a hang guard: SIGKILL takes milliseconds).
     public func stop() throws {
         guard pid > 0 else { return }
         kill(pid, SIGKILL)
         // swtpm daemonised, so it is not our child to wait for: watch it go (or turn zombie, its
         // descriptors closed, where nothing reaps orphans).
-        while !Self.hasExited(pid) { usleep(10_000) }
+        let deadline = ContinuousClock.now + HangGuard.step
+        while !Self.hasExited(pid) {
+            guard ContinuousClock.now < deadline else {
+                throw Failure(description: "swtpm (pid \(pid)) still runs \(HangGuard.step) after SIGKILL")
+            }
+            usleep(10_000)
+        }
         pid = 0
     }
 

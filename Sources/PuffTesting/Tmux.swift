@@ -25,7 +25,7 @@ public enum Tmux {
 /// pinentry opened on ``tty()``), read as a person sees it and typed into.
 public struct TmuxPane: Sendable {
     /// How long a text may take to show: a hang guard, not a speed target.
-    public static let wait = Duration.seconds(120)
+    public static let wait = HangGuard.step
 
     let socket: String
     let session = "pane"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffText
 import Testing
 
 @testable import PuffClient

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffStore
+import Testing
 
 /// Slotted headers for the format tests: one slot of each type, fixed parameters, and a fixed KEK
 /// per type standing in for what each credential yields (the header does not care how it was made).
@@ -57,5 +58,16 @@ enum SlotSamples {
         header.slots.allSatisfy { slot in
             (try? header.unwrapMaster(slot, kek: kek(slot.kind)))?.isSame(as: master) == true
         }
+    }
+
+    /// Where and why decoding `bytes` as a header was refused as malformed; nil, recorded as an
+    /// issue, when it was read or refused with another error.
+    static func malformed(_ bytes: [UInt8]) -> (offset: UInt64, what: String)? {
+        let error = #expect(throws: VaultFormatError.self) { try VaultHeader(decoding: bytes) }
+        guard case .malformed(let offset, let what) = error else {
+            Issue.record("expected a malformed header, got \(String(describing: error))")
+            return nil
+        }
+        return (offset, what)
     }
 }

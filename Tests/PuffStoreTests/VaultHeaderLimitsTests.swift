@@ -8,14 +8,9 @@ import Testing
 @Suite struct VaultHeaderLimitsTests {
     let master = MasterKey()
 
-    /// The `what` of the malformed error decoding `header`'s bytes throws (nil, recorded, otherwise).
+    /// The `what` of the malformed error decoding `bytes` throws (nil, recorded, otherwise).
     func refusal(_ bytes: [UInt8]) -> String? {
-        let error = #expect(throws: VaultFormatError.self) { try VaultHeader(decoding: bytes) }
-        guard case .malformed(_, let what) = error else {
-            Issue.record("expected a malformed header, got \(String(describing: error))")
-            return nil
-        }
-        return what
+        SlotSamples.malformed(bytes)?.what
     }
 
     /// The offset of the last slot's first byte in `header`'s encoding.

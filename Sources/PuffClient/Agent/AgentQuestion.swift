@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffText
 
 /// What an `Ask` question says, in words for the terminal.
 struct AgentQuestion {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffText
 
 /// Output for people and scripts: results on standard output, failures on standard error.
 enum Console {

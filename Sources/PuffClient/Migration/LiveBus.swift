@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffText
 
 /// The connection to the other bus of `import --bus`, with the bounds a possibly hostile provider
 /// is read under (``LiveLimits``): every reply decoded within them, every call with a timeout,

@@ -2,6 +2,7 @@
 import PuffCrypto
 import PuffDBus
 import PuffFormats
+import PuffText
 
 /// The Secret Service session `import --bus` reads secrets under: `dh-ietf1024-sha256-aes128-cbc-pkcs7`
 /// as libsecret opens it, so no secret crosses the other bus in plain; `plain` only when the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 public import PuffFormats
+import PuffText
 
 /// A `pass` store (the standard Unix password store): a folder with `.gpg-id` at its top and one
 /// gpg-encrypted file per entry below it. ``read(_:)`` decrypts every entry through the `gpg`

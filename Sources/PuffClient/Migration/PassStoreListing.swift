@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffFormats
+import PuffText
 
 /// The entries of a `pass` store: every regular `*.gpg` file below its top, found without
 /// following a symbolic link, hidden files and folders (`.git`, `.gpg-id`, `.extensions`) left

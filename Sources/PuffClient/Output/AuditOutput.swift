@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PuffText
 
 /// How `audit` prints: a table for people, JSON for scripts. Entries never hold a secret.
 ///

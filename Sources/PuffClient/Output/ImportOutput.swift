@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import PuffFormats
+import PuffText
 
 /// What `puffctl import` prints: a line per item and the totals, or with `--json` one JSON
 /// object per line. Labels are escaped for the terminal; no secret is ever printed.

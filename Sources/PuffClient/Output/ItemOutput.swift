@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PuffText
 
 /// How `list` prints: a table for people, JSON for scripts. Secrets are never fetched, so they
 /// cannot be printed.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffText
 import Synchronization
 
 /// Shows how far a long command has got: a bar redrawn on one line of a terminal (count, rate,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PuffText
 
 /// How `status` and `collection list` print: a table for people, JSON for scripts.
 ///

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffText
 
 /// A plain text table: a header row and left-aligned columns two spaces apart.
 struct TextTable {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffText
 
 /// How `list` and `show` name an item from the typed view the daemon sends (issue 16, item 6):
 /// an internet password as `protocol://user@server:port/path`, a generic one as

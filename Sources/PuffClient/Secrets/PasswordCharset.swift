@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import ArgumentParser
 import Glibc
+import PuffText
 
 /// The characters a generated password is drawn from: named classes joined with `+`
 /// (`alnum+symbols`), or any other text, whose characters are the set.

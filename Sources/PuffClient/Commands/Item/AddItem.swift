@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import PuffText
 
 /// `puffctl add LABEL ATTR=VALUE... [--collection C] [--stdin | --generate]`: stores a new item.
 struct AddItem: AsyncParsableCommand {

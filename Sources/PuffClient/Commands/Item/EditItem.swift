@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import PuffText
 
 /// `puffctl edit ITEM [--label L] [--set ATTR=VALUE]... [--unset ATTR]... [--secret]`.
 struct EditItem: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import PuffCrypto
+import PuffText
 
 /// The `ITEM` of `show`, `get` and `copy`, and how those commands find it.
 struct ItemArguments: ParsableArguments {

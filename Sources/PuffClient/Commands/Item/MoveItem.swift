@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import PuffText
 
 /// `puffctl mv ITEM COLLECTION`: moves an item to another collection, in one step of puffd's.
 struct MoveItem: AsyncParsableCommand {

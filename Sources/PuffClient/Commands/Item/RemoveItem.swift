@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import PuffText
 
 /// `puffctl rm ITEM [--force]`: deletes an item after asking on the terminal.
 struct RemoveItem: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import PuffText
 
 /// `puffctl search TEXT [--collection C] [--json]`: items whose label or an attribute value
 /// holds TEXT, ignoring case; printed as `list` prints them.

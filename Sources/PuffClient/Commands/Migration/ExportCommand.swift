@@ -2,6 +2,7 @@
 public import ArgumentParser
 import PuffCrypto
 import PuffFormats
+import PuffText
 
 /// `puffctl export --collection COLLECTION --format FORMAT OUTFILE [--target-passcode-fd N] [--force]`.
 struct ExportCommand: AsyncParsableCommand {

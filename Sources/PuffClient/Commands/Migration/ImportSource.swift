@@ -2,6 +2,7 @@
 import Glibc
 import PuffCrypto
 import PuffFormats
+import PuffText
 
 /// What `puffctl import` reads SOURCE into: a file, whose format is found from its content, or
 /// a `pass` store's folder, decrypted through gpg (docs/migration.md). Whatever fails says so

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import PuffFormats
+import PuffText
 
 /// The `--bus ADDRESS` side of `puffctl import`: the items come from the provider running on
 /// another bus (``LiveProviderSource``), flattened into `--into` in the provider's order; each

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffText
 
 /// Reads another store's file for `import`: a regular file only, opened without following a
 /// symbolic link or blocking on a FIFO.
