@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffText
 
 /// What plain `puffctl unlock` tries before it asks for the passcode (docs/unlock-slots.md,
 /// "puffctl unlock"): the collection's slots that need nothing typed, in the order of
