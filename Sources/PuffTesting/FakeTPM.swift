@@ -52,27 +52,32 @@ public final class FakeTPM: TPMSealing {
     }
 
     public func seal(_ secret: SecureBytes, pcrMask: UInt32, device: String?) async throws(HardwareError) -> [UInt8] {
-        let (key, identity, bound, available) = state.withLock { state in
-            state.seals += 1
-            return (state.key, state.identity, Self.digest(state.pcrs, mask: pcrMask), state.available)
-        }
-        guard available else { throw .unavailable(device ?? "the fake TPM") }
-        guard let sealer = try? SecretSealer(key: key) else { throw .failed("the fake TPM's key") }
+        let (sealer, identity, bound) = try answering(\.seals, pcrMask: pcrMask, device: device)
         return identity + bound + sealer.seal(secret, associatedData: identity + bound)
     }
 
     public func unseal(_ blob: [UInt8], pcrMask: UInt32, device: String?) async throws(HardwareError) -> SecureBytes {
-        let (key, identity, current, available) = state.withLock { state in
-            state.unseals += 1
+        let (sealer, identity, current) = try answering(\.unseals, pcrMask: pcrMask, device: device)
+        guard blob.count > 48, Array(blob[0..<16]) == identity else { throw .otherTPM }
+        guard Array(blob[16..<48]) == current else { throw .pcrChanged }
+        guard let secret = try? sealer.open(Array(blob[48...]), associatedData: Array(blob[0..<48])) else {
+            throw .otherTPM
+        }
+        return secret
+    }
+
+    /// Counts a call in `counter` and returns the TPM's sealer, identity and the digest of the
+    /// PCRs in `pcrMask` now; throws ``HardwareError/unavailable(_:)`` while it is unavailable.
+    private func answering(_ counter: WritableKeyPath<State, Int>, pcrMask: UInt32, device: String?)
+        throws(HardwareError) -> (SecretSealer, identity: [UInt8], pcrs: [UInt8])
+    {
+        let (key, identity, pcrs, available) = state.withLock { state in
+            state[keyPath: counter] += 1
             return (state.key, state.identity, Self.digest(state.pcrs, mask: pcrMask), state.available)
         }
         guard available else { throw .unavailable(device ?? "the fake TPM") }
-        guard blob.count > 48, Array(blob[0..<16]) == identity else { throw .otherTPM }
-        guard Array(blob[16..<48]) == current else { throw .pcrChanged }
-        guard let sealer = try? SecretSealer(key: key),
-            let secret = try? sealer.open(Array(blob[48...]), associatedData: Array(blob[0..<48]))
-        else { throw .otherTPM }
-        return secret
+        guard let sealer = try? SecretSealer(key: key) else { throw .failed("the fake TPM's key") }
+        return (sealer, identity, pcrs)
     }
 
     /// 32 bytes standing for the selected PCRs' values (the mask itself included).

@@ -8,10 +8,9 @@ public final class SoftwareTPM {
     /// Where Debian installs the tools these tests drive.
     public static let swtpm = "/usr/bin/swtpm"
     public static let tools = ["/usr/bin/tpm2_getcap", "/usr/bin/tpm2_pcrextend"]
-    /// Whether swtpm and tpm2-tools are installed (`make deps` installs them).
-    public static var isInstalled: Bool {
-        ([swtpm] + tools).allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    /// Whether tests with a swtpm run here: swtpm and tpm2-tools are installed (`make deps` installs
+    /// them), or CI requires them (``TestBus/canRun(needing:)``).
+    public static var canRun: Bool { TestBus.canRun(needing: [swtpm] + tools) }
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -94,16 +93,13 @@ public final class SoftwareTPM {
         try run("/usr/bin/\(name)", arguments, environment: ["TPM2TOOLS_TCTI": tcti, "TSS2_LOG": "all+NONE"])
     }
 
-    /// The transient objects loaded in this TPM now (`tpm2_getcap handles-transient`).
-    public func transientHandles() throws -> [String] {
-        try tool("tpm2_getcap", ["handles-transient"]).split(separator: "\n").map(String.init)
-            .filter { $0.hasPrefix("- 0x") }
-    }
-
-    /// The sessions loaded in this TPM now (`tpm2_getcap handles-loaded-session`).
-    public func loadedSessions() throws -> [String] {
-        try tool("tpm2_getcap", ["handles-loaded-session"]).split(separator: "\n").map(String.init)
-            .filter { $0.hasPrefix("- 0x") }
+    /// The transient objects and sessions loaded in this TPM now (`tpm2_getcap handles-transient`,
+    /// `handles-loaded-session`): none once a call is over, as swtpm holds only 3 objects.
+    public func loadedHandles() throws -> [String] {
+        try ["handles-transient", "handles-loaded-session"].flatMap { capability in
+            try tool("tpm2_getcap", [capability]).split(separator: "\n").map(String.init)
+                .filter { $0.hasPrefix("- 0x") }
+        }
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module leaves out:

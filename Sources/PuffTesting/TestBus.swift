@@ -11,9 +11,14 @@ public final class TestBus: @unchecked Sendable {
 
     /// Whether bus tests can run here. With `PUFF_REQUIRE_BUS=1` (CI) a missing daemon is a test
     /// failure, reported by ``start()``, never a silent skip.
-    public static var isAvailable: Bool {
-        if ProcessInfo.processInfo.environment["PUFF_REQUIRE_BUS"] == "1" { return true }
-        return FileManager.default.isExecutableFile(atPath: daemonPath)
+    public static var isAvailable: Bool { canRun(needing: [daemonPath]) }
+
+    /// Whether tests that need the programs at `paths` (installed by `make deps`) run here: when
+    /// every one is there, and always with `PUFF_REQUIRE_BUS=1` (CI), where a missing one must fail
+    /// the tests that need it, not skip them.
+    public static func canRun(needing paths: [String]) -> Bool {
+        ProcessInfo.processInfo.environment["PUFF_REQUIRE_BUS"] == "1"
+            || paths.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     static let daemonPath = "/usr/bin/dbus-daemon"

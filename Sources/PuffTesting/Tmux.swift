@@ -5,6 +5,8 @@ public import Foundation
 public enum Tmux {
     public static let path = "/usr/bin/tmux"
     public static let isInstalled = FileManager.default.isExecutableFile(atPath: path)
+    /// Whether suites that draw on a tmux pane run here (``TestBus/canRun(needing:)``).
+    public static var canRun: Bool { TestBus.canRun(needing: [path]) }
     /// Runs its arguments with no descriptor but 0-2, no signal blocked and the ending signals at
     /// their defaults: the tmux server that `new-session` leaves behind would otherwise keep the
     /// descriptor Foundation's `Process` waits on to see its child end (`ChildProcess.run` would

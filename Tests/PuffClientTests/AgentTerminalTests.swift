@@ -9,7 +9,7 @@ import Testing
 
 /// `puffctl agent`'s side of the security-key questions (issue 26), on a real terminal (a tmux
 /// pane): what it shows, and what it writes into puffd's answer pipe for the keys typed.
-@Suite(.serialized, .enabled(if: Tmux.isInstalled), .timeLimit(.minutes(HangGuard.testMinutes)))
+@Suite(.serialized, .enabled(if: Tmux.canRun), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct AgentTerminalTests {
     /// Asks `question` on a fresh pane; `type` reads the pane and types. Returns whether the agent
     /// answered, what it wrote into the pipe, and the pane once it had.

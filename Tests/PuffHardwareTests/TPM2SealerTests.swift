@@ -8,7 +8,7 @@ import Testing
 /// TPM2Sealer against a real swtpm per test (docs/design/unlock-slots.md §3 tpm2, §5 item 4).
 @Suite(
     .enabled(
-        if: SoftwareTPM.isInstalled,
+        if: SoftwareTPM.canRun,
         "needs swtpm and tpm2-tools (Debian: swtpm swtpm-tools tpm2-tools; `make deps` installs them)"))
 struct TPM2SealerTests {
     static let pcr7: UInt32 = 1 << 7
@@ -29,7 +29,7 @@ struct TPM2SealerTests {
         let second = try SoftwareTPM()
         let blob = try TPM2Sealer(tcti: first.tcti).seal(SecureRandom.secureBytes(32))
         #expect(throws: TPM2Error.otherTPM) { try TPM2Sealer(tcti: second.tcti).unseal(blob) }
-        #expect(try second.transientHandles() == [])
+        #expect(try second.loadedHandles() == [])
     }
 
     @Test func aPCRBoundBlobRefusesOnceThePCRIsExtended() throws {
@@ -45,8 +45,7 @@ struct TPM2SealerTests {
         #expect(throws: TPM2Error.pcrChanged) { try sealer.unseal(bound, pcrMask: Self.pcr7) }
         // The unbound blob still opens: the refusal comes from the PCR binding alone.
         #expect(try sealer.unseal(unbound).constantTimeEquals(secret))
-        #expect(try tpm.transientHandles() == [])
-        #expect(try tpm.loadedSessions() == [])
+        #expect(try tpm.loadedHandles() == [])
     }
 
     @Test func aBlobWithOneFlippedByteIsRefusedByTheIntegrityCheck() throws {
@@ -56,7 +55,7 @@ struct TPM2SealerTests {
         // The last byte lies in the private part's encrypted sensitive area.
         blob[blob.count - 1] ^= 0x01
         #expect(throws: TPM2Error.otherTPM) { try sealer.unseal(blob) }
-        #expect(try tpm.transientHandles() == [])
+        #expect(try tpm.loadedHandles() == [])
     }
 
     @Test func aTruncatedOrPaddedBlobIsRefusedBeforeReachingTheTPM() throws {
@@ -78,8 +77,7 @@ struct TPM2SealerTests {
         // An early run hung here once: another test's swtpm daemon, spawned while this test's connection
         // was open, inherited that socket and kept it open, and swtpm serves one connection at a time.
         // SoftwareTPM now spawns with every descriptor above 2 closed.
-        #expect(try tpm.transientHandles() == [])
-        #expect(try tpm.loadedSessions() == [])
+        #expect(try tpm.loadedHandles() == [])
     }
 
     @Test func aTPMThatIsNotThereIsReportedUnavailable() throws {

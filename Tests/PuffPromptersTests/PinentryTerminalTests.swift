@@ -10,7 +10,7 @@ import Testing
 
 /// The security-key questions of issue 26 as the real pinentry-tty and pinentry-curses draw them
 /// on a terminal (a tmux pane, read with `capture-pane`), answered by typing into it.
-@Suite(.serialized, .enabled(if: Tmux.isInstalled), .timeLimit(.minutes(HangGuard.testMinutes)))
+@Suite(.serialized, .enabled(if: Tmux.canRun), .timeLimit(.minutes(HangGuard.testMinutes)))
 struct PinentryTerminalTests {
     static let tty = "/usr/bin/pinentry-tty"
     static let curses = "/usr/bin/pinentry-curses"

@@ -41,13 +41,9 @@ import dbus.service  # noqa: E402
 from dbus.mainloop.glib import DBusGMainLoop  # noqa: E402
 from gi.repository import GLib  # noqa: E402
 
+from control_bus import CONTROL, CONTROL_NAME, CONTROL_PATH, expect_error, pipe_carrying, pipe_left_empty  # noqa: E402
 from harness import HANG_GUARD, Failure, Runner, check  # noqa: E402
 
-# PUFF_CONTROL_NAME=org.freedesktop.secrets aims the attacks at a puffd that still served the
-# control interface under the Secret Service's name (how they were checked to fail there).
-CONTROL_NAME = os.environ.get("PUFF_CONTROL_NAME", "io.puff.Control")
-CONTROL_PATH = "/io/puff/Control"
-CONTROL = "io.puff.Control1"
 SECRETS = "org.freedesktop.secrets"
 NOT_CONFIRMED = "io.puff.Error.NotConfirmed"
 UNKNOWN = (
@@ -81,12 +77,6 @@ def call(bus, name, path, interface, member, *args, signature=None, timeout=HANG
         name, path, interface, member, signature, args, replied, failed, timeout=timeout)
     loop.run()
     return outcome.get("reply"), outcome.get("error")
-
-
-def expect_error(result, names, what):
-    reply, error = result
-    check(error is not None, f"{what} succeeded")
-    check(error in names, f"{what} answered {error}, not one of {', '.join(names)}")
 
 
 def no_consent():
@@ -136,12 +126,7 @@ def run_consent(runner, item):
     old = ("org.freedesktop.DBus.Error.InvalidArgs", NOT_CONFIRMED)
 
     def wrong_passcode_pipe():
-        read, write = os.pipe()
-        os.write(write, b"wrong pass")
-        os.close(write)
-        consent = dbus.Dictionary({"passcode": dbus.types.UnixFd(read)}, signature="sv")
-        os.close(read)
-        return consent
+        return dbus.Dictionary({"passcode": pipe_carrying(b"wrong pass")}, signature="sv")
 
     cases = [
         ("unprotect without consent is refused",
@@ -173,30 +158,15 @@ def run_consent(runner, item):
 
     def export_without_consent():
         # Nobody can be asked: refused, and not one byte reached the pipe.
-        read, write = os.pipe()
-        items = dbus.types.UnixFd(write)
-        os.close(write)
-        try:
+        with pipe_left_empty("ExportItems without consent wrote to the pipe") as items:
             expect_error(call(bus, CONTROL_NAME, CONTROL_PATH, CONTROL, "ExportItems", "login", items, no_consent(),
                               signature="sha{sv}"), refused, "ExportItems without consent")
-            os.set_blocking(read, False)
-            try:
-                got = os.read(read, 1)
-            except BlockingIOError:
-                got = b""
-            check(got == b"", "ExportItems without consent wrote to the pipe")
-        finally:
-            os.close(read)
 
     def export_into_a_regular_file():
         # The secrets never go to a disk, even with the right passcode: only a pipe is written.
         import tempfile
         with tempfile.TemporaryFile() as target:
-            read, write = os.pipe()
-            os.write(write, b"right pass")
-            os.close(write)
-            consent = dbus.Dictionary({"passcode": dbus.types.UnixFd(read)}, signature="sv")
-            os.close(read)
+            consent = dbus.Dictionary({"passcode": pipe_carrying(b"right pass")}, signature="sv")
             expect_error(call(bus, CONTROL_NAME, CONTROL_PATH, CONTROL, "ExportItems", "login",
                               dbus.types.UnixFd(target.fileno()), consent, signature="sha{sv}"),
                          ("org.freedesktop.DBus.Error.InvalidArgs",), "ExportItems into a regular file")
@@ -273,13 +243,7 @@ def run_restore(runner, archive):
             os.close(fd)
 
     def wrong_passcode():
-        read, write = os.pipe()
-        os.write(write, b"wrong pass")
-        os.close(write)
-        try:
-            return restore({"name": "hostile", "passcode": dbus.types.UnixFd(read)})
-        finally:
-            os.close(read)
+        return restore({"name": "hostile", "passcode": pipe_carrying(b"wrong pass")})
 
     runner.case("Restore without consent is refused",
                 lambda: expect_error(restore({"name": "hostile"}), (NOT_CONFIRMED,), "Restore without consent"))

@@ -22,23 +22,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dbus  # noqa: E402
 import dbus.bus  # noqa: E402
 
+from control_bus import CONTROL, CONTROL_NAME, CONTROL_PATH, expect_error, pipe_carrying, pipe_left_empty  # noqa: E402
 from harness import HANG_GUARD, Runner, check  # noqa: E402
 
-CONTROL_NAME = "io.puff.Control"
-CONTROL_PATH = "/io/puff/Control"
-CONTROL = "io.puff.Control1"
 WRONG = "io.puff.Error.WrongPasscode"
 INVALID = "org.freedesktop.DBus.Error.InvalidArgs"
-
-
-def pipe_carrying(data):
-    """A pipe's read end carrying `data`, as a D-Bus fd (our copy closed)."""
-    read, write = os.pipe()
-    os.write(write, data)
-    os.close(write)
-    fd = dbus.types.UnixFd(read)
-    os.close(read)
-    return fd
 
 
 def call(member, *args, signature):
@@ -51,12 +39,6 @@ def call(member, *args, signature):
         return None, error.get_dbus_name()
     finally:
         bus.close()
-
-
-def expect_error(result, names, what):
-    reply, error = result
-    check(error is not None, f"{what} succeeded")
-    check(error in names, f"{what} answered {error}, not one of {', '.join(names)}")
 
 
 def slots(collection):
@@ -80,20 +62,9 @@ def main():
                           pipe_carrying(b"attacker pass"), signature="ssa{sv}hh"), (WRONG,), "AddSlot(passcode)")
 
     def add_recovery_with_wrong_proof():
-        read, write = os.pipe()
-        secret = dbus.types.UnixFd(write)
-        os.close(write)
-        try:
+        with pipe_left_empty("a refused AddSlot wrote into the code pipe") as secret:
             expect_error(call("AddSlot", collection, "recovery", no_options, pipe_carrying(b"guessed pass"), secret,
                               signature="ssa{sv}hh"), (WRONG,), "AddSlot(recovery)")
-            os.set_blocking(read, False)
-            try:
-                got = os.read(read, 64)
-            except BlockingIOError:
-                got = b""
-            check(got == b"", "a refused AddSlot wrote into the code pipe")
-        finally:
-            os.close(read)
 
     def add_with_empty_proof():
         expect_error(call("AddSlot", collection, "passcode", no_options, pipe_carrying(b""),
