@@ -9,7 +9,7 @@ import Testing
 /// real one, a tmux pane) only when they do not open the collection, saying why. With `--stdin` it
 /// asks nothing of the TPM or the key, as before.
 @Suite(
-    .serialized, .enabled(if: TestBus.isAvailable && Tmux.isInstalled),
+    .serialized, .enabled(if: TestBus.isAvailable && Tmux.canRun),
     .timeLimit(.minutes(HangGuard.testMinutes)))
 struct UntypedUnlockFlowTests {
     static let passcode = "untyped login pass"
@@ -91,7 +91,7 @@ struct UntypedUnlockFlowTests {
         #expect(await first.terminate() == 0)
     }
 
-    @Test(.enabled(if: SoftwareTPM.isInstalled))
+    @Test(.enabled(if: SoftwareTPM.canRun))
     func aTPM2SlotOpensALockedCollectionOnPlainUnlockWithNothingTyped() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
@@ -107,11 +107,11 @@ struct UntypedUnlockFlowTests {
             #expect(screen.contains("puffctl exited 0"), "\(screen)\n\(puffd.log.suffix(1500))")
         }
         #expect(try await itemIsReadable(puffd))
-        #expect(try tpm.transientHandles() == [])
+        #expect(try tpm.loadedHandles() == [])
         #expect(await puffd.terminate() == 0)
     }
 
-    @Test(.enabled(if: SoftwareTPM.isInstalled))
+    @Test(.enabled(if: SoftwareTPM.canRun))
     func underAnotherTPMStatePlainUnlockSaysWhyAndAsksForThePasscode() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
@@ -132,7 +132,7 @@ struct UntypedUnlockFlowTests {
             #expect(!ended.contains(Self.passcode), "echo was off")
         }
         #expect(try await itemIsReadable(puffd))
-        #expect(try other.transientHandles() == [])
+        #expect(try other.loadedHandles() == [])
         #expect(await puffd.terminate() == 0)
     }
 
