@@ -16,8 +16,10 @@ struct ChangePasscode: AsyncParsableCommand {
             on a terminal a progress bar on standard error shows how far that has got. With \
             --recovery a recovery code takes the place of the current passcode (a forgotten \
             passcode), read from --recovery-fd N or else where the current passcode would be. The \
-            new key is sealed for the passcode slot, the tpm2 slots and the slot that proved the \
-            change; other slots (recovery codes, security keys) need their own credential, so \
+            new passcode replaces the one typed as the current one: in the passcode slot, or in \
+            the login slot when the login password proved the change (a recovery code sets the \
+            passcode slot). The new key is sealed for that slot, the tpm2 slots and a recovery \
+            slot whose code proved the change; other slots (recovery codes, security keys) need their own credential, so \
             they are listed and dropped once confirmed: on the terminal, or with --drop-slots.
             """
     )

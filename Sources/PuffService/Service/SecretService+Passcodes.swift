@@ -184,8 +184,9 @@ extension SecretService {
         try await changePasscode(of: id, proof: .typed(old), new: new, progress: progress)
     }
 
-    /// ``changePasscode(of:old:new:progress:)`` proved by any slot's credential: the passcode slot
-    /// gets `new`, the other slots are kept as ``RekeyOptions`` allows (design §3 "Re-key").
+    /// ``changePasscode(of:old:new:progress:)`` proved by any slot's credential: the passcode or
+    /// login slot whose secret proved it gets `new` (else the passcode slot), so the old secret
+    /// opens nothing; the other slots are kept as ``RekeyOptions`` allows (design §3 "Re-key").
     ///
     /// - Throws: as ``changePasscode(of:old:new:progress:)``, and ``ServiceError/wouldDropSlots(_:)``
     ///   when slots would go without `options.dropSlots` (before anything is written).

@@ -3,14 +3,15 @@ import Logging
 public import PuffCrypto
 public import PuffStore
 
-/// What a re-key (`puffctl passwd`) may keep beyond the passcode slot it sets and the tpm2 slots
-/// it seals again (docs/design/unlock-slots.md §3 "Re-key"): a new master key must be wrapped
+/// What a re-key (`puffctl passwd`) may keep beyond the passcode or login slot it sets and the
+/// tpm2 slots it seals again (docs/design/unlock-slots.md §3 "Re-key"): a new master key must be wrapped
 /// for every slot, which takes that slot's credential.
 public struct RekeyOptions: Sendable {
     /// Drop the slots whose credential is not at hand; without it the re-key is refused and
     /// lists them (``ServiceError/wouldDropSlots(_:)``).
     public var dropSlots: Bool
-    /// The login password: keeps the login slots it opens.
+    /// The login password: keeps the login slots it opens (but the one that proved the re-key,
+    /// which takes the new secret).
     public var loginPassword: SecureBytes?
     /// A recovery code: keeps the recovery slot it opens (the slot that proved the re-key is kept
     /// anyway).
@@ -48,10 +49,12 @@ struct RekeyPlan {
 
 extension SecretService {
     /// Works out, before the write turn, how each slot of `header` is kept in the re-key: the
-    /// passcode slot `opened` (else the first one; a new one when there is none) gets `new` under
-    /// a fresh salt (a hidden collection keeps the catalog's); tpm2 slots get a fresh key sealed
-    /// again; login, recovery and fido2 slots only with their credential (`options`, or the proof
-    /// itself); the rest are dropped, which `options.dropSlots` must allow.
+    /// passcode or login slot whose typed secret proved it (else the first passcode slot; a new
+    /// one when there is none) gets `new` under a fresh salt (a hidden collection keeps the
+    /// catalog's), so the secret typed as the current one opens nothing afterwards; tpm2 slots
+    /// get a fresh key sealed again; other login slots, recovery and fido2 slots only with their
+    /// credential (`options`, or the proof itself for a recovery code); the rest are dropped,
+    /// which `options.dropSlots` must allow.
     ///
     /// - Throws: ``ServiceError/wouldDropSlots(_:)``; ``ServiceError/hardware(_:)`` when the
     ///   security key offered refuses (a wrong PIN, no touch); ``ServiceError/failed(_:)``.
@@ -59,13 +62,6 @@ extension SecretService {
         _ header: VaultHeader, new: SecureBytes, opened: OpenedSlot?, proof: SlotCredential?, options: RekeyOptions,
         hidden: Bool
     ) async throws(ServiceError) -> RekeyPlan {
-        let target =
-            opened.flatMap { o in header.slots.first { $0.id == o.slot && $0.kind == .passcode } }?.id
-            ?? header.slots.first { $0.kind == .passcode }?.id
-        // A hidden collection stays under the catalog's hidden salt, which its passcode is tried with.
-        let hiddenTyped = hidden ? header.slots.first { $0.id == target }?.parameters.typed : nil
-        let typed = hiddenTyped ?? KeySlot.Typed(kdf: mode.kdf, salt: PasscodeKDF.newSalt())
-        var plan = RekeyPlan(nextSlotID: header.nextSlotID)
         // What the person typed to prove the change opens the slot that opened: it is at hand.
         let provedText: SecureBytes?
         switch proof {
@@ -73,11 +69,22 @@ extension SecretService {
         case .hardware?, nil: provedText = nil
         }
         let provedSlot = opened?.slot
+        // The typed secret that proved the change is the one being replaced: a login slot it
+        // opened moves to `new` too (the login password that missed a change, docs/pam.md), or
+        // the old password would keep opening the collection. A recovery code sets the passcode.
+        let provedTyped = header.slots.first { slot in
+            slot.id == provedSlot && provedText != nil && (slot.kind == .passcode || slot.kind == .login)
+        }
+        let target = provedTyped?.id ?? header.slots.first { $0.kind == .passcode }?.id
+        // A hidden collection stays under the catalog's hidden salt, which its passcode is tried with.
+        let hiddenTyped = hidden ? header.slots.first { $0.id == target }?.parameters.typed : nil
+        let typed = hiddenTyped ?? KeySlot.Typed(kdf: mode.kdf, salt: PasscodeKDF.newSalt())
+        var plan = RekeyPlan(nextSlotID: header.nextSlotID)
         // Refused before any key derivation, seal or touch when a slot is sure to go unasked.
         let unreachable = header.slots.filter { slot in
             switch slot.kind {
             case .passcode: slot.id != target
-            case .login: (slot.id != provedSlot || provedText == nil) && options.loginPassword == nil
+            case .login: slot.id != target && options.loginPassword == nil
             case .recovery: (slot.id != provedSlot || provedText == nil) && options.recoveryCode == nil
             case .tpm2: tpm == nil
             case .fido2: !options.securityKey || securityKeys == nil
@@ -101,9 +108,10 @@ extension SecretService {
                 kek = slot.id == target ? SlotKeys.kek(from: newKey, kind: slot.kind.rawValue) : nil
             case .login(let old):
                 kept.parameters = .login(typed)
-                kek = try await rekeyedLogin(
-                    slot, header, old, password: (slot.id == provedSlot ? provedText : nil) ?? options.loginPassword,
-                    typed: typed)
+                kek =
+                    slot.id == target
+                    ? SlotKeys.kek(from: newKey, kind: slot.kind.rawValue)
+                    : try await rekeyedLogin(slot, header, old, password: options.loginPassword, typed: typed)
             case .recovery:
                 let salt = PasscodeKDF.newSalt()
                 kept.parameters = .recovery(salt: salt)
