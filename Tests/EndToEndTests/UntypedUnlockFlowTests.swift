@@ -143,7 +143,8 @@ struct UntypedUnlockFlowTests {
         try await enrolTPM(tpm)
         let setup = try await daemon(["--tpm2-device", tpm.tcti])
         // The passcode slot (1) goes, proved by its own passcode: only the TPM opens login now.
-        let removed = try await puffctl(setup, ["slot", "remove", "login", "1", "--stdin"], input: Self.passcode + "\n")
+        let removed = try await puffctl(
+            setup, ["slot", "remove", "login", "1", "--stdin"], input: Self.passcode + "\n")
         #expect(removed.status == 0, "\(removed.output)")
         #expect(await setup.terminate() == 0)
 
