@@ -136,6 +136,30 @@ struct UntypedUnlockFlowTests {
         #expect(await puffd.terminate() == 0)
     }
 
+    @Test(.enabled(if: SoftwareTPM.canRun))
+    func aCollectionWithNoTypedSlotSaysWhyItsTPM2SlotFailedInsteadOfAskingForAPasscode() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        try await enrolTPM(tpm)
+        let setup = try await daemon(["--tpm2-device", tpm.tcti])
+        // The passcode slot (1) goes, proved by its own passcode: only the TPM opens login now.
+        let removed = try await puffctl(
+            setup, ["slot", "remove", "login", "1", "--stdin"], input: Self.passcode + "\n")
+        #expect(removed.status == 0, "\(removed.output)")
+        #expect(await setup.terminate() == 0)
+
+        let other = try SoftwareTPM(watchdog: HangGuard.driver)
+        let puffd = try await daemon(["--tpm2-device", other.tcti])
+        try await onTerminal(puffd, ["unlock", "login"]) { pane in
+            let screen = try await Self.questionOrEnd(pane)
+            #expect(!screen.contains("Passcode for"), "no passcode would open it: \(screen)")
+            #expect(screen.contains("sealed by another TPM"), "\(screen)")
+            #expect(screen.contains("puffctl exited 1"), "\(screen)")
+        }
+        #expect(try await loginIsLocked(puffd) == true)
+        #expect(await puffd.terminate() == 0)
+    }
+
     @Test func aPresentSecurityKeyOpensOnPlainUnlockByATouchAndARefusedTouchFallsBackToThePasscode() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
