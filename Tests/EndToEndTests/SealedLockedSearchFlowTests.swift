@@ -174,6 +174,8 @@ struct SealedLockedSearchFlowTests {
         let status = try await puffctl(puffd, ["status"]).output
         #expect(status.contains("the TPM did not unseal its index key"), "\(status)")
         #expect(puffd.log.contains("The TPM did not unseal a collection's index key"), "\(puffd.log.suffix(1500))")
+        let doctor = try await puffctl(puffd, ["doctor"]).output
+        #expect(doctor.contains("the TPM did not unseal the index key of collection login at start"), "\(doctor)")
 
         // The unlock recovers the key from its wrap; search then works across Lock.
         let unlock = try await puffctl(puffd, ["unlock", "login", "--stdin"], input: Self.passcode)
