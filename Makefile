@@ -22,12 +22,13 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps build lint format test run clean fuzz bench bench-smoke pam man check-man snapshots install \
+.PHONY: help deps build lint format test check run clean fuzz bench bench-smoke pam man check-man snapshots install \
 	uninstall check-install check-activation check-chroot check-system programs deb check-deb
 
 help:
 	@echo "make run        - install what is missing, build, and start puffd on the session bus"
 	@echo "make test       - install what is missing, build, and run every test (real dbus-daemon and clients)"
+	@echo "make check      - the fast loop: lint, build, and the unit and service tests (no packages, no end-to-end)"
 	@echo "make install    - build for release and install under PREFIX (default /usr/local), honouring DESTDIR"
 	@echo "make deb        - build the Debian packages puff and libpam-puff into $(DEB_DIR)"
 	@echo "make check-chroot - apt install those packages on a fresh Debian 12 (debootstrap) and use them there"
@@ -74,6 +75,14 @@ pam: $(PAM_MODULE)
 $(PAM_MODULE): pam/pam_puff.c
 	@mkdir -p $(dir $@)
 	gcc -std=gnu11 $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared $(LDFLAGS) -o $@ $< -lpam
+
+# The loop while changing code: every test target but EndToEndTests (which drive the built
+# binaries and clients), bus tests on private dbus-daemons included; no packages, no debootstrap,
+# no bench. `make test` stays the whole suite, and CI runs only that.
+check: deps lint
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	PUFF_BUS_CALL_TIMEOUT=$${PUFF_BUS_CALL_TIMEOUT:-300} PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-1} \
+		$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip '^EndToEndTests\.'
 
 # Every test, then a smoke run of the benchmark client (N = 200) against the debug build. The
 # Debian packages are built and checked first (check-deb), so that tests can take them from DEB_DIR.

@@ -13,11 +13,9 @@ public struct PassStoreFixture: Sendable {
         ["GNUPGHOME": gnupgHome, "PASSWORD_STORE_DIR": store, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
     }
 
-    /// Whether Debian's pass and gpg are installed.
-    public static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/pass")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/gpg")
-    }
+    /// Whether tests with a pass store run here: Debian's pass and gpg are installed, or CI
+    /// requires them (``TestBus/canRun(needing:)``).
+    public static var isAvailable: Bool { TestBus.canRun(needing: ["/usr/bin/pass", "/usr/bin/gpg"]) }
 
     /// The parameters of `gpg --batch --generate-key`: an ed25519 key with a cv25519 subkey for
     /// encryption, no passphrase, no expiry.

@@ -4,7 +4,8 @@ public import Foundation
 /// The software FIDO2 authenticator (Tests/EndToEndTests/Clients/fido2_authenticator.py,
 /// docs/design/unlock-slots.md §3 fido2) on a socket in a scratch folder, run by Debian's
 /// `/usr/bin/python3` (a python elsewhere on PATH may lack python3-fido2). The PIN reaches it on
-/// standard input, never on its command line. Stopped by ``stop()``.
+/// standard input, never on its command line. Stopped by ``stop()``; a test starts its keys
+/// through a ``SecurityKeyBench``, which stops them and removes their folder.
 public final class SoftwareSecurityKey: @unchecked Sendable {
     /// What the authenticator does when a transaction needs a touch.
     public enum Touch: String, Sendable {
@@ -12,7 +13,8 @@ public final class SoftwareSecurityKey: @unchecked Sendable {
         case auto
         /// Refused on the key (CTAP2 OPERATION_DENIED).
         case refuse
-        /// Never touched: it logs `touch?` and waits (sending KEEPALIVE) until the platform sends CANCEL.
+        /// Touched only by ``SoftwareSecurityKey/touch()``: it logs `touch?` and waits (sending
+        /// KEEPALIVE) until then (logging `touched`) or until the platform sends CANCEL.
         case wait
     }
 
@@ -35,7 +37,8 @@ public final class SoftwareSecurityKey: @unchecked Sendable {
     private let process = Process()
     /// The socket's path.
     public let socket: String
-    /// Standard error of the authenticator: a line `cancel` per CTAPHID CANCEL, `touch?` per wait.
+    /// Standard error of the authenticator: a line `cancel` per CTAPHID CANCEL, `touch?` per wait,
+    /// `touched` per wait ended by ``touch()``.
     public let log: URL
 
     /// The device string puff's own code takes for this authenticator.
@@ -72,6 +75,15 @@ public final class SoftwareSecurityKey: @unchecked Sendable {
         }
     }
 
+    /// Touches the key (SIGUSR1): ends a wait for a touch of a ``Touch/wait`` key. A touch while
+    /// nothing waits is dropped, as a real key ignores one: wait for the log's `touch?` first.
+    public func touch() {
+        kill(process.processIdentifier, SIGUSR1)
+    }
+
+    /// The authenticator's process id (for a driver that touches the key itself with SIGUSR1).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// SIGKILL: nothing of the authenticator's state needs to survive, and a signal it might
     /// inherit as ignored must not leave it running.
     public func stop() {
@@ -83,12 +95,19 @@ public final class SoftwareSecurityKey: @unchecked Sendable {
         (try? String(contentsOf: log, encoding: .utf8)) ?? ""
     }
 
-    /// Whether the log gained a line `line` within `limit` (polled every 20 ms).
-    public func waitForLogLine(_ line: String, within limit: Duration = HangGuard.step) async throws -> Bool {
+    /// How many lines `line` the log has so far.
+    public func logCount(_ line: String) -> Int {
+        logged().split(separator: "\n").filter { $0 == line }.count
+    }
+
+    /// Whether the log held `count` lines `line` within `limit` (polled every 20 ms).
+    public func waitForLogLine(_ line: String, count: Int = 1, within limit: Duration = HangGuard.step) async throws
+        -> Bool
+    {
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         while clock.now < deadline {
-            if logged().split(separator: "\n").contains(Substring(line)) { return true }
+            if logCount(line) >= count { return true }
             try await Task.sleep(for: .milliseconds(20))
         }
         return false

@@ -256,7 +256,5 @@ struct GnomeKeyringFileTests {
 
 /// Whether Debian's gnome-keyring is here (with PUFF_REQUIRE_BUS=1 its absence fails the tests).
 enum GnomeKeyringDaemon {
-    static let installed =
-        ProcessInfo.processInfo.environment["PUFF_REQUIRE_BUS"] == "1"
-        || FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon")
+    static let installed = TestBus.canRun(needing: ["/usr/bin/gnome-keyring-daemon"])
 }

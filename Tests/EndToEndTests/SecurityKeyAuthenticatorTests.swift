@@ -14,7 +14,6 @@ import Testing
 struct SecurityKeyAuthenticatorTests {
     static let clients = TestBus.repositoryRoot.appendingPathComponent("Tests/EndToEndTests/Clients")
     static let salt = String(repeating: "ab", count: 32)
-    static let otherSeed = String(repeating: "11", count: 32)
     /// How long libfido2 waits for one answer before giving up: generous, for a loaded machine.
     static let deviceTimeoutMilliseconds: Int32 = 60_000
 
@@ -35,15 +34,6 @@ struct SecurityKeyAuthenticatorTests {
         return binary
     }
 
-    /// One authenticator process on a socket in a scratch folder (PuffTesting); stopped by `stop()`.
-    typealias Authenticator = SoftwareSecurityKey
-
-    func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("puff-fido2-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     func check(_ checker: String, _ arguments: [String], pin: String? = nil) async throws -> ChildProcess.Result {
         try await ChildProcess.run(
             checker, arguments + (pin == nil ? [] : ["--pin"]), environment: ["PATH": "/usr/bin:/bin"],
@@ -52,13 +42,11 @@ struct SecurityKeyAuthenticatorTests {
 
     @Test func anEnrolledCredentialGivesTheSameHmacSecretTwiceAndAnotherSeedDoesNotKnowIt() async throws {
         let checker = try await Self.checker()
-        let scratch = try folder()
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let key = try await Authenticator(in: scratch, name: "key")
-        defer { key.stop() }
-        let other = try await Authenticator(in: scratch, name: "other", seed: Self.otherSeed)
-        defer { other.stop() }
-        let credential = scratch.appendingPathComponent("credential").path
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
+        let other = try await keys.start("other", seed: SoftwareSecurityKey.otherSeed)
+        let credential = keys.path("credential")
 
         let enrol = try await check(checker, [key.socket, "enrol", credential])
         #expect(enrol.status == 0, "enrol: \(enrol.output)")
@@ -79,11 +67,10 @@ struct SecurityKeyAuthenticatorTests {
 
     @Test func aWrongPinIsRefusedAndCostsARetryWhileTheRightOneUnlocks() async throws {
         let checker = try await Self.checker()
-        let scratch = try folder()
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let key = try await Authenticator(in: scratch, name: "pin", pin: "4711")
-        defer { key.stop() }
-        let credential = scratch.appendingPathComponent("credential").path
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("pin", pin: "4711")
+        let credential = keys.path("credential")
 
         let enrol = try await check(checker, [key.socket, "enrol", credential], pin: "4711")
         #expect(enrol.status == 0, "enrol: \(enrol.output)")
@@ -99,14 +86,12 @@ struct SecurityKeyAuthenticatorTests {
 
     @Test func aRefusedTouchRefusesBothEnrolmentAndUnlock() async throws {
         let checker = try await Self.checker()
-        let scratch = try folder()
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let key = try await Authenticator(in: scratch, name: "key")
-        defer { key.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
         // The same seed, but nobody touches it.
-        let untouched = try await Authenticator(in: scratch, name: "untouched", touch: .refuse)
-        defer { untouched.stop() }
-        let credential = scratch.appendingPathComponent("credential").path
+        let untouched = try await keys.start("untouched", touch: .refuse)
+        let credential = keys.path("credential")
 
         let refusedEnrol = try await check(checker, [untouched.socket, "enrol", credential])
         #expect(refusedEnrol.status == 2)
@@ -147,13 +132,11 @@ struct SecurityKeyAuthenticatorTests {
 
     @Test func swiftThroughCFido2GetsTheSameSecretAsTheCDriverAndTheSameRefusal() async throws {
         let checker = try await Self.checker()
-        let scratch = try folder()
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let key = try await Authenticator(in: scratch, name: "key")
-        defer { key.stop() }
-        let other = try await Authenticator(in: scratch, name: "other", seed: Self.otherSeed)
-        defer { other.stop() }
-        let credentialFile = scratch.appendingPathComponent("credential")
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
+        let other = try await keys.start("other", seed: SoftwareSecurityKey.otherSeed)
+        let credentialFile = keys.folder.appendingPathComponent("credential")
 
         let enrol = try await check(checker, [key.socket, "enrol", credentialFile.path])
         #expect(enrol.status == 0, "enrol: \(enrol.output)")

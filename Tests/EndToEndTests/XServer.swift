@@ -15,10 +15,7 @@ final class XServer: @unchecked Sendable {
 
     /// Whether clipboard tests can run. With `PUFF_REQUIRE_BUS=1` (CI) they must: a missing
     /// `Xvfb` or `xclip` then fails them instead of skipping (the Makefile installs both).
-    static var isAvailable: Bool {
-        if ProcessInfo.processInfo.environment["PUFF_REQUIRE_BUS"] == "1" { return true }
-        return FileManager.default.isExecutableFile(atPath: xvfb) && FileManager.default.isExecutableFile(atPath: xclip)
-    }
+    static var isAvailable: Bool { TestBus.canRun(needing: [xvfb, xclip]) }
 
     /// Starts Xvfb on a free display and waits until it names it (`-displayfd` writes the number
     /// once the server accepts connections).

@@ -9,7 +9,7 @@ import Testing
 /// A pass store the real `pass` made (Debian's pass, a throwaway gpg key without a passphrase in
 /// a temporary GNUPGHOME, entries added with `pass insert -m`), read through the real gpg.
 @Suite(
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pass")),
+    .enabled(if: PassStoreFixture.isAvailable),
     .timeLimit(.minutes(HangGuard.testMinutes)))
 struct PassStoreTests {
     /// A temporary GNUPGHOME with one key and a store initialised for it.

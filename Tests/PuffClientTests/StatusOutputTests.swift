@@ -42,7 +42,7 @@ struct StatusOutputTests {
             Set(collections[0].keys)
                 == [
                     "id", "label", "locked", "items", "private", "hidden", "default", "damaged", "store", "policy",
-                    "min_length", "policy_text", "locked_search",
+                    "min_length", "policy_text", "locked_search", "index_key", "search_waits_for_unlock",
                 ])
         #expect(collections[0]["id"] as? String == "login")
         #expect(collections[1]["policy"] as? String == "digits6")
@@ -69,6 +69,35 @@ struct StatusOutputTests {
         #expect(cells[1] == ["login", "Login", "unlocked", "3", "at least 8 characters", "default"])
         #expect(cells[2] == ["work", "Work", "locked", "1", "6 digits", "private"])
         #expect(!lines.contains { $0.hasSuffix(" ") })
+    }
+
+    @Test func aTPMSealedIndexKeyShowsAsAlwaysTPMSealedAndSaysWhenSearchWaitsForTheUnlock() throws {
+        func entry(_ id: String, key: String, waits: Bool) -> DBusValue {
+            Replies.dictionary([
+                ("id", .string(id)), ("label", .string(id)), ("locked", .boolean(true)), ("items", .uint32(2)),
+                ("locked_search", .string("always")), ("index_key", .string(key)),
+                ("search_waits_for_unlock", .boolean(waits)),
+            ])
+        }
+        let status = try VaultStatus(
+            reply: Replies.status([entry("mail", key: "tpm2", waits: true), entry("web", key: "clear", waits: false)]))
+        let mail = status.collections[0]
+        #expect(mail.indexKey == "tpm2" && mail.searchWaitsForUnlock)
+        #expect(LockedSearchMode(of: mail) == .tpm2 && LockedSearchMode(of: status.collections[1]) == .always)
+        let lines = StatusOutput.collectionsText(status.collections).split(separator: "\n").map(String.init)
+        let cells = lines.map { $0.split(separator: #/ {2,}/#).map(String.init) }
+        #expect(cells[1].last == "search:always(TPM-sealed)")
+        #expect(cells[2] == ["web", "web", "locked", "2", "-"], "a clear key is the default: no flag")
+        #expect(
+            lines.last
+                == "mail: the TPM did not unseal its index key at start (another TPM state, or changed PCRs): "
+                + "search finds its items once it is unlocked")
+        let object = try jsonObject(StatusOutput.json(status))
+        let collections = try #require(object["collections"] as? [[String: Any]])
+        #expect(collections[0]["locked_search"] as? String == "always")
+        #expect(collections[0]["index_key"] as? String == "tpm2")
+        #expect(collections[0]["search_waits_for_unlock"] as? Bool == true)
+        #expect(collections[1]["search_waits_for_unlock"] as? Bool == false)
     }
 
     @Test func aDamagedCollectionSaysWhy() throws {

@@ -15,16 +15,6 @@ struct SecurityKeyDeviceTests {
     static let salt = [UInt8](repeating: 0xAB, count: 32)
     static let pin = "4711"
 
-    /// A scratch folder removed with the value's last reference.
-    final class Scratch {
-        let url: URL
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("puff-fido2-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(at: url) }
-    }
-
     func request(_ key: SoftwareSecurityKey, pin: String? = nil, verification: Bool = false) -> SecurityKeyRequest {
         SecurityKeyRequest(
             relyingParty: Self.relyingParty, verification: verification,
@@ -32,9 +22,9 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func anEnrolledCredentialGivesTheSame32BytesTwiceAndAnotherSaltGivesOthers() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "key")
-        defer { key.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
         let device = SecurityKeyDevice()
 
         let credential = try await device.enrol(request(key))
@@ -49,11 +39,10 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func anAuthenticatorWithAnotherSeedHoldsNoCredentialAndRefusesTheSecret() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "key")
-        defer { key.stop() }
-        let other = try await SoftwareSecurityKey(in: scratch.url, name: "other", seed: SoftwareSecurityKey.otherSeed)
-        defer { other.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
+        let other = try await keys.start("other", seed: SoftwareSecurityKey.otherSeed)
         let device = SecurityKeyDevice()
         let credential = try await device.enrol(request(key))
 
@@ -65,12 +54,11 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func holdingIsAskedWithoutATouch() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "key")
-        defer { key.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
         // The same seed, but nobody touches it: a probe that asked for a touch would wait or be refused.
-        let untouched = try await SoftwareSecurityKey(in: scratch.url, name: "untouched", touch: .refuse)
-        defer { untouched.stop() }
+        let untouched = try await keys.start("untouched", touch: .refuse)
         let device = SecurityKeyDevice()
         let credential = try await device.enrol(request(key))
 
@@ -79,8 +67,9 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func noKeyAtTheNamedDeviceHoldsNothingAndIsUnavailableForTheSecret() async throws {
-        let scratch = try Scratch()
-        let missing = "unix:" + scratch.url.appendingPathComponent("nobody.sock").path
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let missing = "unix:" + keys.path("nobody.sock")
         let device = SecurityKeyDevice(device: missing)
         let request = SecurityKeyRequest(relyingParty: Self.relyingParty)
         let credential = [UInt8](repeating: 7, count: 32)
@@ -99,11 +88,10 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func aRefusedTouchRefusesEnrolmentAndTheSecret() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "key")
-        defer { key.stop() }
-        let untouched = try await SoftwareSecurityKey(in: scratch.url, name: "untouched", touch: .refuse)
-        defer { untouched.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
+        let untouched = try await keys.start("untouched", touch: .refuse)
         let device = SecurityKeyDevice()
 
         await #expect(throws: HardwareError.denied) { _ = try await device.enrol(request(untouched)) }
@@ -114,9 +102,9 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func aWrongPinIsRefusedWithTheRetriesLeftAndTheRightOneUnlocks() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "pin", pin: Self.pin)
-        defer { key.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("pin", pin: Self.pin)
         let device = SecurityKeyDevice()
 
         await #expect(throws: HardwareError.pinRequired) { _ = try await device.enrol(request(key)) }
@@ -133,9 +121,9 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func eightWrongPinsBlockThePin() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "pin", pin: Self.pin)
-        defer { key.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("pin", pin: Self.pin)
         let device = SecurityKeyDevice()
         let credential = try await device.enrol(request(key, pin: Self.pin))
 
@@ -150,9 +138,9 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func theSecretWithTheKeysVerificationDiffersFromTheOneWithoutIt() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "pin", pin: Self.pin)
-        defer { key.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("pin", pin: Self.pin)
         let device = SecurityKeyDevice()
         let credential = try await device.enrol(request(key, pin: Self.pin, verification: true))
 
@@ -166,11 +154,10 @@ struct SecurityKeyDeviceTests {
     }
 
     @Test func cancellingAWaitForATouchSendsCancelToTheKeyAndEndsCancelled() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "key")
-        defer { key.stop() }
-        let waiting = try await SoftwareSecurityKey(in: scratch.url, name: "waiting", touch: .wait)
-        defer { waiting.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
+        let waiting = try await keys.start("waiting", touch: .wait)
         let device = SecurityKeyDevice()
         let credential = try await device.enrol(request(key))
         let asking = request(waiting)
@@ -185,10 +172,30 @@ struct SecurityKeyDeviceTests {
         #expect(try await waiting.waitForLogLine("cancel"), "no CTAPHID CANCEL reached the key: \(waiting.logged())")
     }
 
+    @Test func aTouchWhileTheKeyWaitsGivesTheSameSecretAsAnAtOnceTouch() async throws {
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key")
+        let waiting = try await keys.start("waiting", touch: .wait)
+        let device = SecurityKeyDevice()
+        let credential = try await device.enrol(request(key))
+        let asking = request(waiting)
+
+        let unlock = Task {
+            try await device.hmacSecret(credentialID: credential, salt: Self.salt, asking)
+        }
+        #expect(try await waiting.waitForLogLine("touch?"), "the key never waited: \(waiting.logged())")
+        waiting.touch()
+        let touched = try await unlock.value
+        let atOnce = try await device.hmacSecret(credentialID: credential, salt: Self.salt, request(key))
+        #expect(touched.constantTimeEquals(atOnce))
+        #expect(waiting.logCount("touched") == 1 && waiting.logCount("cancel") == 0, "\(waiting.logged())")
+    }
+
     @Test func aTransactionCancelledBeforeItStartsNeverAsksForATouch() async throws {
-        let scratch = try Scratch()
-        let key = try await SoftwareSecurityKey(in: scratch.url, name: "key", touch: .wait)
-        defer { key.stop() }
+        let keys = try SecurityKeyBench()
+        defer { keys.close() }
+        let key = try await keys.start("key", touch: .wait)
         let device = SecurityKeyDevice()
         let asking = request(key)
 

@@ -53,6 +53,27 @@ import Testing
         #expect(try await owner.service.searchItems(Self.query).unlocked == [item])
     }
 
+    /// Under another TPM the collection behaves as `after-unlock` until its unlock (an empty query
+    /// lists none of its items either), and `status` says why.
+    @Test func statusSaysWhereTheKeyLivesAndThatSearchWaitsWhenTheTPMRefused() async throws {
+        let tpm = FakeTPM()
+        let (fixture, id, item) = try await Self.mail(tpm)
+        let sealed = try #require(await fixture.service.vaultStatus.collections.first { $0.id == id.rawValue })
+        #expect(sealed.lockedSearch == "always" && sealed.indexKey == "tpm2" && !sealed.searchWaitsForUnlock)
+        let login = try #require(await fixture.service.vaultStatus.collections.first { $0.id == "login" })
+        #expect(login.indexKey == "clear")
+
+        let other = try await fixture.restarted(tpm: FakeTPM())
+        let waiting = try #require(await other.service.vaultStatus.collections.first { $0.id == id.rawValue })
+        #expect(waiting.indexKey == "tpm2" && waiting.searchWaitsForUnlock)
+        #expect(try await other.service.searchItems([:]).locked.allSatisfy { $0.collection != id })
+        try await other.unlock(id, "mail passcode")
+        try await other.service.lock([id])
+        let unlocked = try #require(await other.service.vaultStatus.collections.first { $0.id == id.rawValue })
+        #expect(!unlocked.searchWaitsForUnlock)
+        #expect(try await other.service.searchItems(Self.query).locked == [item])
+    }
+
     @Test func aCollectionMovesToTheSealedKeyAndBackWithAFreshKeyEachTime() async throws {
         let tpm = FakeTPM()
         let fixture = try await Fixture.persistent(tpm: tpm)
@@ -93,7 +114,12 @@ import Testing
                 label: "Mail", passcode: Fixture.passcode("mail passcode"), isPrivate: false, isHidden: false,
                 lockedSearch: .always, indexStorage: .tpm2)
         }
-        #expect(error == .hardware(.unavailable("puffd was started without a TPM")))
+        #expect(
+            error
+                == .hardware(
+                    .unavailable(
+                        "puffd was started without a TPM (locked search tpm2 seals the index key with this machine's TPM)"
+                    )))
     }
 
     static var list: AttributeList { AttributeList(query) }

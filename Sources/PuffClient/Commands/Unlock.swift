@@ -4,9 +4,14 @@ import ArgumentParser
 /// `puffctl unlock [COLLECTION] [--hidden] [--recovery]`.
 struct Unlock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Unlock a collection with its passcode.",
+        abstract: "Unlock a collection (TPM, security key or passcode).",
         discussion: """
-            With no COLLECTION, unlocks the default collection. A COLLECTION that is not visible may \
+            With no COLLECTION, unlocks the default collection. First the collection's slots that \
+            need no typing are tried: its tpm2 slots, then its fido2 slots (without a PIN) with the \
+            security key puffd uses, showing "Touch the security key" and the slot's label while it waits. Only \
+            if none opens it is the passcode asked for, on the terminal, after one line saying why \
+            each slot did not open it. With --stdin, --passcode-fd, --recovery, --security-key or \
+            --hidden only what was given is used, as scripts expect. A COLLECTION that is not visible may \
             be a closed hidden one: the passcode is tried on the hidden collections, as with \
             --hidden, which tries it without a name and prints the id of the one it opens. After a \
             wrong passcode puffd accepts the next try only after a delay that doubles with each \
@@ -29,6 +34,13 @@ struct Unlock: AsyncParsableCommand {
     @OptionGroup var securityKey: SecurityKeyOptions
     @OptionGroup var passcode: PasscodeOptions
     @OptionGroup var connection: ConnectionOptions
+
+    /// Whether the slots that need no typing are tried before the passcode is asked: only when
+    /// nothing says where the credential comes from. A passcode from `--stdin` or `--passcode-fd`
+    /// keeps scripts from waiting on a key or unsealing with the TPM unasked.
+    var triesSlotsWithoutTyping: Bool {
+        !hidden && !recoveryCode.isGiven && !securityKey.isGiven && passcode.source == .terminal
+    }
 
     func validate() throws {
         if hidden, collection != nil { throw ValidationError("--hidden takes no collection: the passcode picks it") }
@@ -78,6 +90,7 @@ struct Unlock: AsyncParsableCommand {
             _ = try await client.unlock(target.id, recoveryCode: code)
             return
         }
+        if triesSlotsWithoutTyping, try await UntypedUnlock.open(target.id, client: client) { return }
         let channel = try passcode.source.open()
         for attempt in 1...PasscodePrompt.attempts {
             let code = try PasscodePrompt.existing(from: channel, prompt: "Passcode for \(target.id):")

@@ -137,6 +137,18 @@ extension ControlClient {
         return id
     }
 
+    /// `UnlockWith` with nothing typed, on slot `slot` alone: a tpm2 slot (puffd's TPM), or a
+    /// fido2 slot whose credential the present key holds (puffd's key; a touch is waited for up
+    /// to ``hardwareCallTimeout``).
+    public func unlock(_ collection: String, untypedSlot slot: UInt16) async throws(ClientError) -> String {
+        let options = DBusValue.dictionary(key: "s", value: "v", [.init(.string("slot"), .variant(.uint16(slot)))])
+        let reply = try await call(
+            "UnlockWith", [.string(collection), options], expecting: "s", collection: collection,
+            timeout: Self.hardwareCallTimeout)
+        guard let id = reply.first?.string else { throw .unexpectedReply(member: "UnlockWith") }
+        return id
+    }
+
     /// `Rekey`: a new key for the collection and `new` for its passcode slot, proved by `proof`
     /// (a passcode or recovery code). Slots whose credential is not at hand make puffd refuse
     /// (``ClientError/slotRefused(_:)``, listing them) unless `dropSlots`.

@@ -98,6 +98,12 @@ public struct CollectionStatus: Sendable, Equatable {
     /// `always`, `after-unlock` or `never`: whether its items are found while it is locked;
     /// `""` when puffd did not say.
     public var lockedSearch: String = ""
+    /// Where an `always` collection's index key lives: `clear` (in its header), `tpm2` (sealed by
+    /// this machine's TPM); `""` for the other modes, or when puffd did not say.
+    public var indexKey: String = ""
+    /// Whether the TPM did not unseal its index key at start: until it is unlocked, search finds
+    /// none of its items while it is locked.
+    public var searchWaitsForUnlock = false
 
     /// Creates a collection status from its parts.
     public init(
@@ -135,6 +141,8 @@ public struct CollectionStatus: Sendable, Equatable {
         minimumLength = try fields.uint32("min_length")
         policyText = try fields.string("policy_text")
         lockedSearch = try fields.string("locked_search") ?? ""
+        indexKey = try fields.string("index_key") ?? ""
+        searchWaitsForUnlock = try fields.bool("search_waits_for_unlock") ?? false
     }
 }
 
@@ -174,5 +182,7 @@ extension CollectionStatus: Encodable {
         case minimumLength = "min_length"
         case policyText = "policy_text"
         case lockedSearch = "locked_search"
+        case indexKey = "index_key"
+        case searchWaitsForUnlock = "search_waits_for_unlock"
     }
 }

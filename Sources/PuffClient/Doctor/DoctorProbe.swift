@@ -47,7 +47,8 @@ struct DoctorProbe {
             DoctorSection("Activation", ActivationCheck.findings(files: files, environment: environment, puffd: puffd)))
         sections.append(DoctorSection("Vault", vaultFindings(status)))
         sections.append(DoctorSection("Prompter", PrompterCheck.findings(status: status)))
-        sections.append(DoctorSection("TPM", TPMCheck.findings(Self.tpmFacts())))
+        sections.append(
+            DoctorSection("TPM", TPMCheck.findings(Self.tpmFacts()) + TPMCheck.sealedIndexFindings(status)))
         return DoctorReport(sections)
     }
 

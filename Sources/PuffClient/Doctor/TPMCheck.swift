@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffText
 
 /// What doctor finds about the machine's TPM, which `tpm2` slots seal with (puffd opens
 /// `/dev/tpmrm0` unless `[unlock] tpm2_device` names another).
@@ -60,6 +61,24 @@ public enum TPMCheck {
             next = "the user needs group tss: `sudo usermod -aG tss $USER`, then log out and in again"
         }
         return [DoctorFinding(.warn, summary, next: next)]
+    }
+}
+
+extension TPMCheck {
+    /// A finding per collection whose locked search keeps its index key sealed by the TPM
+    /// (`--locked-search tpm2`) and whose key puffd's TPM did not unseal at start (puffd's `Status`,
+    /// nil when puffd does not run this vault).
+    static func sealedIndexFindings(_ status: VaultStatus?) -> [DoctorFinding] {
+        (status?.collections ?? []).filter(\.searchWaitsForUnlock).map { collection in
+            DoctorFinding(
+                .warn,
+                TerminalText.escaped(
+                    "the TPM did not unseal the index key of collection \(collection.id) at start: search finds its "
+                        + "items only once it is unlocked"),
+                next: TerminalText.escaped(
+                    "unlock it (`puffctl unlock \(collection.id)`); if this machine's TPM was replaced or cleared, "
+                        + "`puffctl collection set \(collection.id) --locked-search tpm2` seals a fresh key with it"))
+        }
     }
 }
 

@@ -28,9 +28,12 @@ enum StatusOutput {
             let flags = [
                 collection.isDefault ? "default" : nil, collection.isPrivate ? "private" : nil,
                 collection.isHidden ? "hidden" : nil,
-                // Private implies never; `always` is the default and says nothing.
-                collection.isPrivate || ["", "always"].contains(collection.lockedSearch)
-                    ? nil : "search:\(collection.lockedSearch)",
+                // Private implies never; `always` is the default and says nothing, unless its
+                // key is sealed by the TPM.
+                collection.isPrivate
+                    || ["", "always"].contains(collection.lockedSearch)
+                        && collection.indexKey != "tpm2"
+                    ? nil : "search:\(LockedSearchMode(of: collection)?.flag ?? collection.lockedSearch)",
             ]
             table.append(
                 collection.id, collection.label, state, String(collection.itemCount), collection.policyText ?? "-",
@@ -39,7 +42,12 @@ enum StatusOutput {
         let damage = collections.filter { !$0.damage.isEmpty }.map {
             TerminalText.escaped("\($0.id) is damaged: \($0.damage)")
         }
-        return ([table.rendered] + damage).joined(separator: "\n")
+        let waiting = collections.filter(\.searchWaitsForUnlock).map {
+            TerminalText.escaped(
+                "\($0.id): the TPM did not unseal its index key at start (another TPM state, or changed PCRs): "
+                    + "search finds its items once it is unlocked")
+        }
+        return ([table.rendered] + damage + waiting).joined(separator: "\n")
     }
 
     /// `status --json`.

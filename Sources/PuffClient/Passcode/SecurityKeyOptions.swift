@@ -44,11 +44,7 @@ struct SecurityKeyOptions: ParsableArguments {
             request.passcode = try PasscodePrompt.existing(
                 from: try passcodes.open(), prompt: "Passcode of the security key slot of \(collection):")
         }
-        if pin || pinFd != nil {
-            let channel: any PasscodeChannel =
-                if let pinFd { try PasscodeSource.descriptor(pinFd).open() } else { try TerminalChannel() }
-            request.pin = try channel.readPasscode(prompt: "PIN of the security key:")
-        }
+        if pin || pinFd != nil { request.pin = try SlotProof.pin(fd: pinFd) }
         Console.error("Touch your security key when it blinks…")
         _ = try await client.unlock(collection, securityKey: request)
     }

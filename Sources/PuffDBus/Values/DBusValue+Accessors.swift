@@ -15,6 +15,11 @@ extension DBusValue {
         if case .objectPath(let value) = self { value } else { nil }
     }
 
+    /// The number of a `q` value.
+    public var uint16: UInt16? {
+        if case .uint16(let value) = self { value } else { nil }
+    }
+
     /// The number of a `u` value.
     public var uint32: UInt32? {
         if case .uint32(let value) = self { value } else { nil }

@@ -9,10 +9,6 @@ import PuffCrypto
 /// a pipe read there would stop every other client's calls until it ends. `Task.detached` does not
 /// help, as it runs on the same pool.
 public enum BlockingWork {
-    /// Where key derivations run, one at a time: each takes up to 256 MiB (MODERATE), and two at
-    /// once on two cores would only split the time between them.
-    static let keyDerivations = DispatchQueue(label: "puff.key-derivation")
-
     /// Runs `body` on a Dispatch thread and returns or throws what it did.
     public static func run<Value: Sendable, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> Value

@@ -13,11 +13,21 @@ extension LockedSearch {
         self = mode
     }
 
-    /// How much a thief with the files learns: `always` most, `never` least (`after-unlock` keeps
-    /// nothing more on disk than `never`; it keeps the index in memory).
-    var exposure: Int {
-        switch self {
-        case .always: 2
+    /// The mode and index storage a user-facing name chooses: `always` (the key in the clear),
+    /// `tpm2` (`always`, the key sealed by this machine's TPM, issue 26 item 6), `after-unlock`,
+    /// `never`; nil for another name.
+    public static func named(_ name: String) -> (mode: LockedSearch, storage: VaultHeader.IndexStorage?)? {
+        if name == "tpm2" { return (.always, .tpm2) }
+        return Self(name: name).map { ($0, nil) }
+    }
+
+    /// How much a thief with the files learns: `always` most (the files test guesses of attribute
+    /// values), then `always` with the key sealed by the TPM (nothing to guess with without this
+    /// machine, but search works before any unlock on it), `after-unlock` (the index in memory
+    /// after the first unlock), `never` least.
+    static func exposure(_ mode: LockedSearch, _ storage: VaultHeader.IndexStorage?) -> Int {
+        switch mode {
+        case .always: storage == .tpm2 ? 2 : 3
         case .afterUnlock: 1
         case .never: 0
         }
@@ -82,19 +92,23 @@ extension SecretService {
             () throws(ServiceError) in
             try await rewriteForLockedSearch(mode, vault: vault, opened: opened, sealed: sealed)
         }
+        let weaker =
+            LockedSearch.exposure(mode, indexStorage)
+            > LockedSearch.exposure(current.lockedSearch, current.indexStorage)
         logger.notice(
             "Locked search changed",
             metadata: [
                 "collection.id": "\(id)", "change": "\(change)", "client.name": "\(caller.client.rawValue)",
-                "weaker": "\(mode.exposure > current.lockedSearch.exposure)",
+                "weaker": "\(weaker)",
             ])
     }
 
-    /// ``setLockedSearch(_:of:with:caller:)`` with a typed passcode.
+    /// ``setLockedSearch(_:of:with:caller:indexStorage:)`` with a typed passcode.
     public func setLockedSearch(
-        _ mode: VaultHeader.LockedSearch, of id: CollectionID, passcode: SecureBytes, caller: Caller
+        _ mode: VaultHeader.LockedSearch, of id: CollectionID, passcode: SecureBytes, caller: Caller,
+        indexStorage: VaultHeader.IndexStorage? = nil
     ) async throws(ServiceError) {
-        try await setLockedSearch(mode, of: id, with: .typed(passcode), caller: caller)
+        try await setLockedSearch(mode, of: id, with: .typed(passcode), caller: caller, indexStorage: indexStorage)
     }
 
     /// Writes the header of `mode` and, when the tags change, the journal, in the order that

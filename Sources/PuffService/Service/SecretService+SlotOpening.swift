@@ -95,11 +95,11 @@ extension SecretService {
     }
 
     /// The key `text` derives under `typed`'s salt and cost, off the actor and off the cooperative
-    /// pool (``BlockingWork/keyDerivations``).
+    /// pool (``keyDerivationQueue``).
     func typedKey(_ text: SecureBytes, _ typed: KeySlot.Typed) async throws(ServiceError) -> SecureBytes {
         keyDerivations += 1
         do {
-            return try await BlockingWork.run(on: BlockingWork.keyDerivations) { () throws(CryptoError) in
+            return try await BlockingWork.run(on: keyDerivationQueue) { () throws(CryptoError) in
                 try PasscodeKDF.key(for: text, salt: typed.salt, parameters: typed.kdf)
             }
         } catch {

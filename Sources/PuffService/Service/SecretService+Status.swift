@@ -18,6 +18,13 @@ public struct CollectionStatus: Sendable, Equatable {
     public var damage: String
     /// `always`, `after-unlock` or `never` (docs/collections.md); `""` when damaged.
     public var lockedSearch = ""
+    /// Where the key of an `always` collection's blind index lives: `clear` (in its header),
+    /// `tpm2` (sealed by this machine's TPM, wrapped under the collection key; no key in the
+    /// files); `""` for the other modes, whose index key is derived from the collection key.
+    public var indexKey = ""
+    /// Whether the TPM did not unseal its index key at start, so that until it is unlocked, search
+    /// finds none of its items while it is locked.
+    public var searchWaitsForUnlock = false
 }
 
 /// The vault as `puffctl status` shows it.
@@ -41,7 +48,8 @@ extension SecretService {
                     id: id.rawValue, label: vault.fields.label, isLocked: vault.isLocked, itemCount: vault.count,
                     isPrivate: vault.isPrivate, isHidden: vault.isHidden, isDefault: readAlias("default") == id,
                     policy: vault.header?.passcodePolicy, damage: vault.damage.joined(separator: "; "),
-                    lockedSearch: vault.lockedSearch.description))
+                    lockedSearch: vault.lockedSearch.description, indexKey: Self.indexKeyPlace(vault.header),
+                    searchWaitsForUnlock: vault.waitsForIndexKey))
         }
         for (name, reason) in damaged {
             list.append(
@@ -52,6 +60,15 @@ extension SecretService {
         return VaultStatus(
             isInitialized: isInitialized, storeKind: type(of: store).kind, location: store.location ?? "",
             collections: list, problems: vaultProblems)
+    }
+
+    /// ``CollectionStatus/indexKey`` for `header`.
+    static func indexKeyPlace(_ header: VaultHeader?) -> String {
+        switch header?.indexStorage {
+        case .clear: "clear"
+        case .tpm2: "tpm2"
+        case .none?, nil: ""
+        }
     }
 
     /// The ``Prompter/kind`` of the prompter that would answer an unlock prompt right now (the

@@ -194,11 +194,15 @@ extension SecretService {
         guard lockedSearch == .always else {
             throw .invalidArgument("only an always-searchable collection keeps its index key sealed by the TPM")
         }
-        guard let tpm else { throw .hardware(.unavailable("puffd was started without a TPM")) }
+        // The text says what needed the TPM: no tpm2 slot is involved.
+        let needs = "locked search tpm2 seals the index key with this machine's TPM"
+        guard let tpm else { throw .hardware(.unavailable("puffd was started without a TPM (\(needs))")) }
         let key = SecureRandom.secureBytes(32)
         do throws(HardwareError) {
             return SealedIndexKey(
                 key: key, seal: KeySlot.TPM2(pcrMask: 0, blob: try await tpm.seal(key, pcrMask: 0, device: nil)))
+        } catch .unavailable(let device) {
+            throw .hardware(.unavailable("\(device) (\(needs))"))
         } catch {
             throw .hardware(error)
         }

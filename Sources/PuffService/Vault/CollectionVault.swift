@@ -34,7 +34,9 @@ final class CollectionVault {
     private var index: AttributeIndex
     /// Whether ``index`` answers for items not in memory: true from start for a collection whose
     /// locked search is `always`, and from the first unlock of this run for `after-unlock` (then
-    /// kept across `Lock`); a `never` collection drops it on `Lock` (issue 24 item 6).
+    /// kept across `Lock`); a `never` collection drops it on `Lock` (issue 24 item 6). An `always`
+    /// collection whose index key the TPM did not unseal at start waits for its unlock, as
+    /// `after-unlock` does (issue 26 item 6).
     private(set) var isIndexed: Bool
     /// The newest collection record of a collection not opened yet.
     var pendingCollectionRecord: [UInt8]?
@@ -94,7 +96,7 @@ final class CollectionVault {
         hasher = scanned.hasher
         items = scanned.items
         index = scanned.index
-        isIndexed = header.lockedSearch == .always
+        isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
         pendingCollectionRecord = scanned.collectionRecord
         pendingDeletionRecord = scanned.deletionRecord
         pendingSettingsRecords = scanned.settingsRecords
@@ -108,6 +110,9 @@ final class CollectionVault {
     var isHidden: Bool { header?.flags.contains(.hidden) ?? false }
     /// Whether, and from when, its items are found while it is locked (the header says).
     var lockedSearch: VaultHeader.LockedSearch { header?.lockedSearch ?? .always }
+    /// Whether its index key is sealed by the TPM and was not unsealed: until its unlock, search
+    /// finds none of its items while it is locked.
+    var waitsForIndexKey: Bool { header?.indexStorage == .tpm2 && lockedSearch == .always && !isIndexed }
 
     /// Item numbers in creation order.
     var order: [UInt64] { items.numbers }
@@ -163,7 +168,7 @@ final class CollectionVault {
             hasher = scanned.hasher
             items = scanned.items
             index = scanned.index
-            isIndexed = lockedSearch == .always
+            isIndexed = lockedSearch == .always && !scanned.waitsForIndexKey
             pendingCollectionRecord = scanned.collectionRecord
             pendingDeletionRecord = scanned.deletionRecord
             pendingSettingsRecords = scanned.settingsRecords

@@ -22,6 +22,9 @@ package struct ScannedCollection: Sendable {
     var tip: JournalChain.Tip?
     /// What the clear prefixes show to be wrong (records left out, a cut-off end).
     package var damage: [String] = []
+    /// Whether the header keeps its index key sealed by the TPM (index storage 2) and the scan had
+    /// no unsealed key: the tags answer nothing until an unlock unwraps the key.
+    var waitsForIndexKey = false
 }
 
 /// An unlocked collection's contents, built off the service actor.
@@ -62,6 +65,7 @@ package enum VaultOpening {
     ) -> ScannedCollection {
         let hasher = Self.indexHasher(header: header, master: nil, unsealed: indexKey)!
         var scanned = ScannedCollection(index: AttributeIndex(hasher: hasher), hasher: hasher)
+        scanned.waitsForIndexKey = header.indexStorage == .tpm2 && indexKey == nil
         scanned.format = replay.version
         let heads = replay.heads.compactMap { try? JournalHead(decoding: $0) }
         var chain = JournalChain(file: file, head: JournalChain.newest(heads))

@@ -50,11 +50,8 @@ extension SecretInterfaces {
                 "RemoveSlot",
                 in: [.init("collection", "s"), .init("slot", "q"), .init("options", "a{sv}"), .init("proof", "h")]
             ) { call in
-                guard call.arguments.count > 1, case .uint16(let slot) = call.arguments[1] else {
-                    throw ServiceError.invalidArgument("slot must be q")
-                }
                 try await service.removeSlot(
-                    slot, from: CollectionID(try call.argument(0, \.string)),
+                    try call.argument(1, \.uint16), from: CollectionID(try call.argument(0, \.string)),
                     proof: .typed(try await call.passcode(3)), caller: call.caller)
                 return []
             },
@@ -62,11 +59,9 @@ extension SecretInterfaces {
                 "RelabelSlot",
                 in: [.init("collection", "s"), .init("slot", "q"), .init("label", "s"), .init("proof", "h")]
             ) { call in
-                guard call.arguments.count > 1, case .uint16(let slot) = call.arguments[1] else {
-                    throw ServiceError.invalidArgument("slot must be q")
-                }
                 try await service.relabelSlot(
-                    slot, of: CollectionID(try call.argument(0, \.string)), label: try call.argument(2, \.string),
+                    try call.argument(1, \.uint16), of: CollectionID(try call.argument(0, \.string)),
+                    label: try call.argument(2, \.string),
                     proof: .typed(try await call.passcode(3)), caller: call.caller)
                 return []
             },

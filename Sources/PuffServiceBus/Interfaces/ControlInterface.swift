@@ -4,6 +4,7 @@ import PuffConcurrency
 import PuffCrypto
 import PuffDBus
 import PuffService
+import PuffStore
 
 /// `io.puff.Control1` at `/io/puff/Control` (dbus/io.puff.Control1.xml): status, passcodes and
 /// collection management for `puffctl`. Only callers with `puffd`'s own uid get in.
@@ -27,7 +28,8 @@ extension SecretInterfaces {
                             "items": .uint32(UInt32(clamping: entry.itemCount)), "private": .boolean(entry.isPrivate),
                             "hidden": .boolean(entry.isHidden), "default": .boolean(entry.isDefault),
                             "damaged": .string(entry.damage), "store": .string(status.storeKind),
-                            "locked_search": .string(entry.lockedSearch),
+                            "locked_search": .string(entry.lockedSearch), "index_key": .string(entry.indexKey),
+                            "search_waits_for_unlock": .boolean(entry.searchWaitsForUnlock),
                         ]
                         return .variantDictionary(fields.merging(entry.policy?.statusEntries ?? [:]) { $1 })
                     }
@@ -70,19 +72,20 @@ extension SecretInterfaces {
                 ) { call in
                     let options = try call.argument(1, \.variantDictionary)
                     let policy = try PasscodePolicy(options: options)
+                    let search = try options["locked_search"].map(LockedSearchName.mode)
                     let id = try await service.createCollection(
                         label: try call.argument(0, \.string), passcode: try await call.passcode(2),
                         isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false,
-                        policy: policy, lockedSearch: try options["locked_search"].map(LockedSearchName.mode))
+                        policy: policy, lockedSearch: search?.mode, indexStorage: search?.storage)
                     return [.string(id.rawValue)]
                 },
                 controlMethod(
                     "SetLockedSearch", in: [.init("collection", "s"), .init("mode", "s"), .init("passcode", "h")]
                 ) { call in
-                    let mode = try LockedSearchName.mode(.string(try call.argument(1, \.string)))
+                    let chosen = try LockedSearchName.mode(.string(try call.argument(1, \.string)))
                     try await service.setLockedSearch(
-                        mode, of: CollectionID(try call.argument(0, \.string)), passcode: try await call.passcode(2),
-                        caller: call.caller)
+                        chosen.mode, of: CollectionID(try call.argument(0, \.string)),
+                        passcode: try await call.passcode(2), caller: call.caller, indexStorage: chosen.storage)
                     return []
                 },
                 controlMethod(
@@ -223,14 +226,17 @@ extension DeletedCollection {
 
 /// The `locked_search` option of `CreateCollection` and the mode of `SetLockedSearch`.
 enum LockedSearchName {
-    /// The mode `value` names: `always`, `after-unlock` or `never`.
+    /// The mode and index storage `value` names: `always`, `tpm2` (`always` with the index key
+    /// sealed by the TPM), `after-unlock` or `never`.
     ///
     /// - Throws: ``ServiceError/invalidArgument(_:)`` for another name or type.
-    static func mode(_ value: DBusValue) throws(ServiceError) -> LockedSearch {
-        guard let name = value.string, let mode = LockedSearch(name: name) else {
-            throw .invalidArgument("locked_search must be always, after-unlock or never")
+    static func mode(_ value: DBusValue) throws(ServiceError) -> (
+        mode: LockedSearch, storage: VaultHeader.IndexStorage?
+    ) {
+        guard let name = value.string, let chosen = LockedSearch.named(name) else {
+            throw .invalidArgument("locked_search must be always, tpm2, after-unlock or never")
         }
-        return mode
+        return chosen
     }
 }
 

@@ -18,9 +18,10 @@ PIN retries live as long as the process (across connections), 8 at the start.
 
 --pin-stdin reads the PIN from the first line of standard input (never from the command line).
 --touch: auto touches at once; refuse answers every presence check with OPERATION_DENIED; wait
-never touches, logs a line `touch?` to stderr, sends KEEPALIVE (UPNEEDED) every 100 ms until the
-platform sends CANCEL, then answers KEEPALIVE_CANCEL. Every CANCEL received is logged to stderr as a
-line `cancel`.
+logs a line `touch?` to stderr and sends KEEPALIVE (UPNEEDED) every 100 ms until it is touched
+(SIGUSR1 to the process, logged as `touched`: a signal sent while nothing waits is dropped, as a
+real key ignores a touch nobody asked for) or the platform sends CANCEL, then answers
+KEEPALIVE_CANCEL. Every CANCEL received is logged to stderr as a line `cancel`.
 Prints `ready` on stdout once the socket listens.
 """
 import argparse
@@ -53,7 +54,12 @@ PIN = sys.stdin.readline().rstrip("\n").encode() if args.pin_stdin else None
 AAGUID = hashlib.sha256(b"puff test authenticator").digest()[:16]
 PROTOCOLS = {1: PinProtocolV1(), 2: PinProtocolV2()}
 ADVERTISED = [int(p) for p in args.protocols.split(",")]
-state = {"retries": 8, "agreement": ec.generate_private_key(ec.SECP256R1()), "token": os.urandom(32)}
+state = {"retries": 8, "agreement": ec.generate_private_key(ec.SECP256R1()), "token": os.urandom(32),
+         "touched": False}
+# A touch: noticed by a presence check that waits (below); the handler only sets the flag.
+signal.signal(signal.SIGUSR1, lambda *_: state.update(touched=True))
+# A test runner may start us with signals blocked, too (swift-corelibs-foundation's Process does).
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
 
 CTAPHID_PING, CTAPHID_MSG, CTAPHID_INIT, CTAPHID_CBOR = 0x01, 0x03, 0x06, 0x10
 CTAPHID_CANCEL, CTAPHID_KEEPALIVE, CTAPHID_ERROR = 0x11, 0x3B, 0x3F
@@ -93,10 +99,14 @@ def presence(conn, cid):
         return 0
     if args.touch == "refuse":
         return ERR_DENIED
+    state["touched"] = False
     print("touch?", file=sys.stderr, flush=True)
     conn.settimeout(0.1)
     try:
         while True:
+            if state["touched"]:
+                print("touched", file=sys.stderr, flush=True)
+                return 0
             try:
                 pkt = conn.recv(64)
             except socket.timeout:

@@ -36,6 +36,23 @@ struct TPMCheckTests {
             ])
     }
 
+    @Test func aCollectionWhoseSealedIndexKeyTheTPMDidNotUnsealIsAWarningSayingWhatToDo() {
+        var waiting = CollectionStatus(id: "mail", label: "Mail", isLocked: true, itemCount: 2)
+        waiting.lockedSearch = "always"
+        waiting.indexKey = "tpm2"
+        waiting.searchWaitsForUnlock = true
+        var unsealed = waiting
+        unsealed.id = "web"
+        unsealed.searchWaitsForUnlock = false
+        let status = VaultStatus(
+            isInitialized: true, store: "file", dataDirectory: "/v", version: "1", collections: [waiting, unsealed])
+        let findings = TPMCheck.sealedIndexFindings(status)
+        #expect(findings.map(\.mark) == [.warn])
+        #expect(findings.first?.summary.contains("index key of collection mail") == true, "\(findings)")
+        #expect(findings.first?.next?.contains("puffctl collection set mail --locked-search tpm2") == true)
+        #expect(TPMCheck.sealedIndexFindings(nil).isEmpty)
+    }
+
     @Test func aNodeThatOpensOrNoNodeAtAllIsNoProblem() {
         #expect(TPMCheck.findings(TPMFacts(path: Self.node, exists: true)).map(\.mark) == [.ok])
         #expect(

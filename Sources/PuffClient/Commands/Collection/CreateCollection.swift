@@ -12,8 +12,9 @@ struct CreateCollection: AsyncParsableCommand {
             The passcode must meet --policy (default: alphanumeric, at least 8 characters). \
             The new collection starts unlocked. --locked-search says whether its items are found \
             while it is locked: always (the default; its files then let someone who copies them \
-            confirm guessed attribute values), after-unlock (once unlocked since puffd started) or \
-            never; see `puffctl collection set`. A private collection is never searched while locked.
+            confirm guessed attribute values), tpm2 (as always, the index key sealed by this \
+            machine's TPM), after-unlock (once unlocked since puffd started) or never; see \
+            `puffctl collection set`. A private collection is never searched while locked.
             """
     )
 

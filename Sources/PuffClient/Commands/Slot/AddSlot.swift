@@ -81,11 +81,8 @@ struct AddSlot: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try await connection.connect()
-        let target = try await client.status().target(collection)
-        let proofChannel = try passcodes.oldSource.open()
-        let proof = try PasscodePrompt.existing(
-            from: proofChannel, prompt: "Passcode or recovery code for \(target.id):")
+        let proved = try await SlotProof.read(collection, from: passcodes.oldSource, connection: connection)
+        let target = proved.target
         var request = SlotRequest()
         request.label = label
         if let pcrs { request.pcrs = try PCRList.mask(pcrs) }
@@ -94,20 +91,16 @@ struct AddSlot: AsyncParsableCommand {
             request.presence = !noTouch
             request.verification = uv
             request.fido2Device = fido2Device
-            if pin || pinFd != nil {
-                let channel: any PasscodeChannel =
-                    if let pinFd { try PasscodeSource.descriptor(pinFd).open() } else { try TerminalChannel() }
-                request.pin = try channel.readPasscode(prompt: "PIN of the security key:")
-            }
+            if pin || pinFd != nil { request.pin = try SlotProof.pin(fd: pinFd) }
         }
         if slotType == "passcode" || slotType == "fido2+passcode" {
             let newChannel =
-                passcodes.newSource == passcodes.oldSource ? proofChannel : try passcodes.newSource.open()
+                passcodes.newSource == passcodes.oldSource ? proved.channel : try passcodes.newSource.open()
             request.newPasscode = try PasscodePrompt.new(
                 from: newChannel, for: target.id, requirement: target.policyText)
         }
         if isFIDO2, !noTouch { Console.error("Touch your security key when it blinks…") }
-        let added = try await client.addSlot(to: target.id, type: slotType, request, proof: proof)
+        let added = try await proved.client.addSlot(to: target.id, type: slotType, request, proof: proved.proof)
         guard let code = added.recoveryCode else {
             Console.error("Added slot \(added.id) (\(slotType)) to '\(target.id)'.")
             return

@@ -63,12 +63,9 @@ struct RemoveSlot: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let client = try await connection.connect()
-        let target = try await client.status().target(collection)
-        let proof = try PasscodePrompt.existing(
-            from: try passcode.source.open(), prompt: "Passcode or recovery code for \(target.id):")
-        try await client.removeSlot(slot, from: target.id, proof: proof)
-        Console.error("Removed slot \(slot) from '\(target.id)'.")
+        let proved = try await SlotProof.read(collection, from: passcode.source, connection: connection)
+        try await proved.client.removeSlot(slot, from: proved.target.id, proof: proved.proof)
+        Console.error("Removed slot \(slot) from '\(proved.target.id)'.")
     }
 }
 
@@ -96,11 +93,8 @@ struct RelabelSlot: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let client = try await connection.connect()
-        let target = try await client.status().target(collection)
-        let proof = try PasscodePrompt.existing(
-            from: try passcode.source.open(), prompt: "Passcode or recovery code for \(target.id):")
-        try await client.relabelSlot(slot, of: target.id, to: label, proof: proof)
-        Console.error("Slot \(slot) of '\(target.id)' is now “\(label)”.")
+        let proved = try await SlotProof.read(collection, from: passcode.source, connection: connection)
+        try await proved.client.relabelSlot(slot, of: proved.target.id, to: label, proof: proved.proof)
+        Console.error("Slot \(slot) of '\(proved.target.id)' is now “\(label)”.")
     }
 }
