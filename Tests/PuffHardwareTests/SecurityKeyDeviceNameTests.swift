@@ -72,8 +72,9 @@ struct SecurityKeyDeviceNameTests {
     }
 
     @Test func aFileInTheVaultFolderNamedAsTheDeviceIsNeverOpened() async throws {
-        let scratch = try SecurityKeyDeviceTests.Scratch()
-        let catalog = scratch.url.appendingPathComponent("catalog")
+        let scratch = try SecurityKeyBench()
+        defer { scratch.close() }
+        let catalog = scratch.folder.appendingPathComponent("catalog")
         #expect(FileManager.default.createFile(atPath: catalog.path, contents: Data("planted".utf8)))
         // libfido2 opens a device path with open(O_RDWR) (no O_NOCTTY, no O_NONBLOCK): inotify sees it.
         let watch = inotify_init1(Int32(O_NONBLOCK | O_CLOEXEC))
@@ -89,8 +90,9 @@ struct SecurityKeyDeviceNameTests {
     }
 
     @Test func aSocketThatNeverAcceptsDoesNotHoldTheCallForever() async throws {
-        let scratch = try SecurityKeyDeviceTests.Scratch()
-        let path = scratch.url.appendingPathComponent("full.sock").path
+        let scratch = try SecurityKeyBench()
+        defer { scratch.close() }
+        let path = scratch.path("full.sock")
         // A listener with a backlog of 0 and one connection queued: the next connect waits until
         // one is accepted, and nobody accepts. A hostile client names it as the device.
         let listener = try Self.seqpacketSocket()
