@@ -94,7 +94,7 @@ fi
 # The description points to README.Debian: it must be there and say what it promises.
 readme="$work/root/usr/share/doc/puff/README.Debian"
 [ -f "$readme" ] || { [ -f "$readme.gz" ] && gzip -dc "$readme.gz" >"$work/README.Debian" && readme="$work/README.Debian"; }
-if ! dpkg-deb -f "$puff" Description | grep -q '/usr/share/doc/puff/README.Debian'; then
+if ! grep -q '/usr/share/doc/puff/README.Debian' <<<"$(dpkg-deb -f "$puff" Description)"; then
     fail "puff's description no longer names README.Debian (update this check)"
 elif [ -f "$readme" ] && grep -q 'pam-auth-update --enable puff' "$readme" && grep -q 'gnome-keyring' "$readme" &&
     grep -q 'io.puff.Secrets.service' "$readme"; then
@@ -131,7 +131,10 @@ for program in usr/libexec/puff/puffd usr/bin/puffctl; do
         fail "ldd /$program: ${swift//$'\n'/ }"
     fi
 done
-if env -i PATH=/usr/bin:/bin "$work/root/usr/bin/puffctl" --help 2>&1 | grep -q 'USAGE: puffctl'; then
+# The help is read whole before it is searched: with pipefail, grep -q leaving at the first match
+# could make puffctl's next write fail with SIGPIPE, and a run that worked count as a failure.
+help="$(env -i PATH=/usr/bin:/bin "$work/root/usr/bin/puffctl" --help 2>&1 || true)"
+if grep -q 'USAGE: puffctl' <<<"$help"; then
     pass "the packaged puffctl runs"
 else
     fail "the packaged puffctl does not run"

@@ -26,6 +26,8 @@ struct BusContext: Sendable {
     /// Sends a message on the connection serving the interfaces (the control connection's
     /// `Progress` signals); nil where nothing is sent.
     var send: (@Sendable (OutgoingMessage) -> Void)? = nil
+    /// The control connection's callers that left, for calls that wait on a security key.
+    var departures: CallerDepartures? = nil
 
     /// The collection at a collection path or an alias path, with its properties.
     func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {

@@ -19,6 +19,7 @@ public struct ControlBus: Sendable {
     private let limits: ObjectServer.Limits
     private let agents: AgentPrompter?
     private let logger: Logger
+    private let departures = CallerDepartures()
 
     /// Wires the control interface of `service` to `connection`; nothing is served until ``run()``.
     public init(
@@ -29,7 +30,8 @@ public struct ControlBus: Sendable {
         self.limits = limits
         self.agents = agents
         self.logger = logger
-        let context = BusContext(service: service, agents: agents, send: { connection.send($0) })
+        let context = BusContext(
+            service: service, agents: agents, send: { connection.send($0) }, departures: departures)
         let control = SecretInterfaces.control(context)
         let mapping = DBusErrorMapping(logger: logger)
         router = Router(tree: ControlTree(control: control), mapError: { mapping.map($0) })
@@ -48,10 +50,14 @@ public struct ControlBus: Sendable {
     public func run(onNameLost: @escaping @Sendable (String) -> Void = { _ in }) async {
         let agents = self.agents
         let logger = self.logger
+        let departures = self.departures
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
             onClientLeft: { name in agents?.clientLeft(name) },
-            onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) })
+            onSignal: { signal in
+                departures.notice(signal)
+                BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost)
+            })
         await server.run()
     }
 }

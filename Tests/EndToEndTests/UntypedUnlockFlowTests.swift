@@ -195,6 +195,42 @@ struct UntypedUnlockFlowTests {
         #expect(await second.terminate() == 0)
     }
 
+    /// puffd's own limit on a wait for a touch is 120 s: a CANCEL well before it is the departure's.
+    static let beforePuffdsOwnLimit = Duration.seconds(60)
+
+    @Test func stoppingPuffctlWhileTheKeyWaitsForATouchEndsTheKeysWait() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let key = try await SoftwareSecurityKey(in: folder, name: "key")
+        defer { key.stop() }
+        // The same key, never touched: it waits until the platform sends CTAPHID CANCEL.
+        let waiting = try await SoftwareSecurityKey(in: folder, name: "waiting", touch: .wait)
+        defer { waiting.stop() }
+        let first = try await daemon(["--fido2-device", key.device], create: true)
+        let added = try await puffctl(first, ["slot", "add", "login", "fido2", "--stdin"], input: Self.passcode + "\n")
+        #expect(added.status == 0, "\(added.output)")
+        #expect(await first.terminate() == 0)
+
+        let puffd = try await daemon(["--fido2-device", waiting.device])
+        let unlock = Process()
+        unlock.executableURL = URL(fileURLWithPath: VaultFlowTests.puffctl)
+        unlock.arguments = ["unlock", "login"]
+        unlock.environment = puffd.clientEnvironment
+        unlock.standardInput = FileHandle.nullDevice
+        unlock.standardOutput = FileHandle.nullDevice
+        unlock.standardError = FileHandle.nullDevice
+        try unlock.run()
+        #expect(try await waiting.waitForLogLine("touch?"), "\(puffd.log.suffix(1500))")
+        // The person gives up on the key: Ctrl-C.
+        kill(unlock.processIdentifier, SIGINT)
+        unlock.waitUntilExit()
+        #expect(
+            try await waiting.waitForLogLine("cancel", within: Self.beforePuffdsOwnLimit),
+            "the key still waits: \(waiting.logged())")
+        #expect(try await loginIsLocked(puffd) == true)
+        #expect(await puffd.terminate() == 0)
+    }
+
     @Test func aPasscodeFromStandardInputNeverReachesForTheKey() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

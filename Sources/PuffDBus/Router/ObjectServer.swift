@@ -156,7 +156,7 @@ public struct ObjectServer: Sendable {
     }
 
     /// The unique name that left the bus, when `message` is `NameOwnerChanged` saying so.
-    static func departedClient(_ message: IncomingMessage) -> String? {
+    public static func departedClient(_ message: IncomingMessage) -> String? {
         guard message.sender == "org.freedesktop.DBus", message.interface == "org.freedesktop.DBus",
             message.member == "NameOwnerChanged", message.arguments.count == 3,
             case .string(let name) = message.arguments[0], name.hasPrefix(":"),

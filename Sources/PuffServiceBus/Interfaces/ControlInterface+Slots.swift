@@ -90,7 +90,18 @@ extension SecretInterfaces {
                         passcode: try await SlotPipe.read(options["fido2_passcode"], name: "fido2_passcode"),
                         device: try SlotOptionNames.string(options["fido2_device"], name: "fido2_device"))
                 }
-                let id = try await service.unlock(name.isEmpty ? nil : CollectionID(name), with: credential, slot: slot)
+                let collection = name.isEmpty ? nil : CollectionID(name)
+                let unlock: @Sendable () async throws -> CollectionID = { [slot] in
+                    try await service.unlock(collection, with: credential, slot: slot)
+                }
+                // A wait for a touch ends when its caller goes (Ctrl-C on puffctl): a touch meant
+                // for something else must not open the collection later.
+                let id =
+                    if case .hardware = credential, let departures = context.departures {
+                        try await departures.whileCallerStays(call.context.sender, unlock)
+                    } else {
+                        try await unlock()
+                    }
                 return [.string(id.rawValue)]
             },
             controlMethod(
