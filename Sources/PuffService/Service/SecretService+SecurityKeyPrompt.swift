@@ -20,58 +20,84 @@ enum SecurityKeyOutcome {
 extension SecretService {
     /// The first fido2 slot whose credential the present key holds (probed without a touch, as
     /// systemd-cryptsetup does), opened by a touch while ``PromptRequest/Purpose/touchSecurityKey(collection:label:slotLabel:instead:)``
-    /// is shown, after the key's PIN when the slot was enrolled with one.
+    /// is shown, after the key's PIN when the slot was enrolled with one; else the first such
+    /// fido2+passcode slot, its passcode asked first (design §4: "typed first, the touch follows").
     func unlockWithSecurityKey(
         _ vault: CollectionVault, _ slots: [KeySlot], typed: TypedSlot?, _ asker: PromptAsker
     ) async -> SecurityKeyOutcome {
         guard let securityKeys else { return .noKey }
-        for slot in slots where slot.kind == .fido2 {
-            guard case .fido2(let key) = slot.parameters else { continue }
+        // A touch alone before a touch and a passcode.
+        for slot in slots.filter({ $0.kind == .fido2 }) + slots.filter({ $0.kind == .fido2Passcode }) {
+            let key: KeySlot.FIDO2
+            switch slot.parameters {
+            case .fido2(let fido), .fido2Passcode(let fido, _): key = fido
+            default: continue
+            }
             let probe = SecurityKeyRequest(relyingParty: key.relyingParty, presence: false)
             // No key, or another one: nothing to touch; a refusal to probe is no better.
             guard (try? await securityKeys.holds(credentialID: key.credentialID, probe)) == true else { continue }
-            return await touch(vault, slot, needsPIN: key.flags.contains(.pin), typed: typed, asker)
+            return await touch(
+                vault, slot, needsPIN: key.flags.contains(.pin), withPasscode: slot.kind == .fido2Passcode,
+                typed: typed, asker)
         }
         return .noKey
     }
 
-    /// Asks the PIN when `needsPIN` (again after a wrong one, up to ``passcodeAttempts``), then
-    /// races the touch question against the key's answer.
+    /// Asks the slot's passcode when `withPasscode` and the PIN when `needsPIN` (each again after
+    /// a wrong one, up to ``passcodeAttempts`` tries in all), then races the touch question
+    /// against the key's answer. A wrong passcode is counted and delayed as a typed one is
+    /// (``passcodeAttempt(_:_:)``): the key's touch alone opens nothing.
     private func touch(
-        _ vault: CollectionVault, _ slot: KeySlot, needsPIN: Bool, typed: TypedSlot?, _ asker: PromptAsker
+        _ vault: CollectionVault, _ slot: KeySlot, needsPIN: Bool, withPasscode: Bool, typed: TypedSlot?,
+        _ asker: PromptAsker
     ) async -> SecurityKeyOutcome {
         let label = vault.fields.label
         var pinError: String?
         var retries: Int?
-        for _ in 1...Self.passcodeAttempts {
-            var pin: SecureBytes?
-            if needsPIN {
+        var passcodeError: String?
+        var pin: SecureBytes?
+        var passcode: SecureBytes?
+        for attempt in 1...Self.passcodeAttempts {
+            if withPasscode, passcode == nil {
+                var request = asker.request(
+                    .unlock(collection: vault.id, label: label, slot: .securityKeyPasscode(slotLabel: slot.label)),
+                    policy: vault.header?.passcodePolicy)
+                request.error = passcodeError
+                switch await typedAnswer(request, asker) {
+                case .typed(let answer): passcode = answer
+                case .ended(let outcome): return .ended(outcome)
+                }
+            }
+            if needsPIN, pin == nil {
                 var request = asker.request(
                     .securityKeyPIN(collection: vault.id, label: label, slotLabel: slot.label, retries: retries),
                     policy: nil)
                 request.error = pinError
-                let reply: PromptReply
-                do {
-                    reply = try await asker.prompter.prompt(request)
-                } catch {
-                    return .ended(.prompterFailed)
+                switch await typedAnswer(request, asker) {
+                case .typed(let answer): pin = answer
+                case .ended(let outcome): return .ended(outcome)
                 }
-                guard !Task.isCancelled, case .passcode(let typedPIN) = reply else {
-                    return .ended(.dismissedByPrompter)
-                }
-                pin = typedPIN
             }
             let question = asker.request(
                 .touchSecurityKey(collection: vault.id, label: label, slotLabel: slot.label, instead: typed),
                 policy: nil)
-            let result = await race(vault.id, slot.id, pin: pin, question, asker)
+            let result = await race(vault.id, slot.id, pin: pin, passcode: passcode, question, asker)
             if case .key(.success) = result { return .opened }
             guard !Task.isCancelled else { return .ended(.dismissedByPrompter) }
+            let next =
+                attempt < Self.passcodeAttempts
+                ? ", try again (attempt \(attempt + 1) of \(Self.passcodeAttempts))" : ""
             switch result {
             case .key(.success): return .opened
             case .key(.failure(.hardware(.pinInvalid(let left)))) where needsPIN:
                 retries = left
+                pin = nil
                 pinError = "Wrong PIN, try again"
+            case .key(.failure(.wrongPasscode(let retry))) where withPasscode:
+                passcode = nil
+                passcodeError =
+                    (retry.map { "Wrong passcode; the next try is accepted in \($0.shownDelay)" } ?? "Wrong passcode")
+                    + next
             case .key(.failure(.hardware(let refusal))):
                 logger.info(
                     "A security key did not open the collection",
@@ -84,7 +110,25 @@ extension SecretService {
             case .prompt: return .ended(.dismissedByPrompter)
             }
         }
-        return .refused("Wrong security key PIN")
+        return .refused(passcode == nil && withPasscode ? "Wrong passcode" : "Wrong security key PIN")
+    }
+
+    /// A typed answer, or how the prompt ends instead.
+    private enum TypedAnswer {
+        case typed(SecureBytes)
+        case ended(PromptOutcome)
+    }
+
+    /// The passcode or PIN `request` asks for, or how the prompt ends instead.
+    private func typedAnswer(_ request: PromptRequest, _ asker: PromptAsker) async -> TypedAnswer {
+        let reply: PromptReply
+        do {
+            reply = try await asker.prompter.prompt(request)
+        } catch {
+            return .ended(.prompterFailed)
+        }
+        guard !Task.isCancelled, case .passcode(let answer) = reply else { return .ended(.dismissedByPrompter) }
+        return .typed(answer)
     }
 
     /// What ended a race between the key and the touch question.
@@ -100,12 +144,13 @@ extension SecretService {
     /// which libfido2 ends with CTAPHID CANCEL). A ``PromptReply/confirmed`` answer ("touched")
     /// leaves the key's wait running.
     private func race(
-        _ id: CollectionID, _ slot: KeySlot.ID, pin: SecureBytes?, _ question: PromptRequest, _ asker: PromptAsker
+        _ id: CollectionID, _ slot: KeySlot.ID, pin: SecureBytes?, passcode: SecureBytes?, _ question: PromptRequest,
+        _ asker: PromptAsker
     ) async -> Racer {
         await withTaskGroup(of: Racer.self) { group in
             group.addTask {
                 do throws(ServiceError) {
-                    let credential = SlotCredential.hardware(pin: pin, passcode: nil, device: nil)
+                    let credential = SlotCredential.hardware(pin: pin, passcode: passcode, device: nil)
                     return .key(.success(try await self.unlock(id, with: credential, slot: slot)))
                 } catch {
                     return .key(.failure(error))

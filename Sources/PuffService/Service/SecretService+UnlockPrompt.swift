@@ -7,8 +7,8 @@ extension SecretService {
     /// Opens each locked collection in turn, asking as little as it can, in the order of
     /// docs/design/unlock-slots.md §3: its tpm2 slots with no question; then a fido2 slot whose
     /// credential the present security key holds (probed without a touch), with "touch your
-    /// security key" shown while the key waits; then what it opens with typed, named
-    /// (``TypedSlot``).
+    /// security key" shown while the key waits, or else such a fido2+passcode slot, its passcode
+    /// asked first; then what it opens with typed, named (``TypedSlot``).
     func runUnlock(_ collections: [CollectionID], _ asker: PromptAsker) async -> PromptOutcome {
         var seen: Set<CollectionID> = []
         for collection in collections where seen.insert(collection).inserted {
