@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <fido.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -14,10 +15,13 @@ static void *puff_fido_unix_open(const char *path) {
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof address.sun_path) return NULL;
     strcpy(address.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    /* Non-blocking connect: a Unix socket whose listener never accepts (a full backlog) fails at
+     * once with EAGAIN instead of holding the call, which no cancellation reaches before the open. */
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return NULL;
     int *handle = malloc(sizeof *handle);
-    if (handle == NULL || connect(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+    if (handle == NULL || connect(fd, (struct sockaddr *)&address, sizeof address) < 0 ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
         free(handle);
         close(fd);
         return NULL;

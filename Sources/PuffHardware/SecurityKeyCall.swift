@@ -43,8 +43,10 @@ final class SecurityKeyCall: Sendable {
         }
     }
 
-    /// Opens `device` (see ``SecurityKeyDevice/device``), runs `body` with it and closes it. A
-    /// failure of a cancelled transaction is ``HardwareError/cancelled``, whatever libfido2 said.
+    /// Opens `device` (see ``SecurityKeyDevice/device``; a name ``SecurityKeyDevice/accepts(device:)``
+    /// took), runs `body` with it and closes it. A `unix:` socket that does not take the connection
+    /// at once is unavailable (the shim connects without waiting). A failure of a cancelled
+    /// transaction is ``HardwareError/cancelled``, whatever libfido2 said.
     func run<Value>(
         device: String?, timeoutMilliseconds: Int32, _ body: (OpenSecurityKey) throws(HardwareError) -> Value
     ) throws(HardwareError) -> Value {

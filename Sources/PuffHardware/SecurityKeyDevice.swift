@@ -35,6 +35,8 @@ public struct SecurityKeyDevice: SecurityKeys {
     }
 
     public func holds(credentialID: [UInt8], _ request: SecurityKeyRequest) async throws(HardwareError) -> Bool {
+        // A refused name is told as such, not as a device where nothing answers.
+        _ = try name(for: request)
         do {
             return try await transaction(request) { (key: OpenSecurityKey) throws(HardwareError) -> Bool in
                 try key.probe(credentialID: credentialID, request)
@@ -60,7 +62,7 @@ public struct SecurityKeyDevice: SecurityKeys {
         _ body: @escaping @Sendable (OpenSecurityKey) throws(HardwareError) -> Value
     ) async throws(HardwareError) -> Value {
         let call = SecurityKeyCall()
-        let name = request.device ?? device
+        let name = try name(for: request)
         let milliseconds = Self.milliseconds(waitLimit)
         let calls = calls
         let outcome: Result<Value, HardwareError> = await withTaskCancellationHandler {
@@ -76,6 +78,39 @@ public struct SecurityKeyDevice: SecurityKeys {
             call.cancel()
         }
         return try outcome.get()
+    }
+
+    /// What a call naming a device ``accepts(device:)`` refuses is told; the name itself is not
+    /// repeated, as a client chose it.
+    public static let refusedDeviceText =
+        "not a security key puffd uses: /dev/hidrawN or unix: and a socket's absolute path only"
+
+    /// Whether `name` names a device this code opens: a hidraw node (`/dev/hidraw3`, what
+    /// `fido2-token -L` lists on Linux), or `unix:` and the absolute path of an authenticator's
+    /// socket without `.`, `..` or empty components, short enough for a socket address; no NUL
+    /// or other control character anywhere. A client's `AddSlot`, `UnlockWith` and `Rekey` name the
+    /// device, so anything else is refused before libfido2 sees it: libfido2 opens any other path
+    /// with `open(O_RDWR)` (a file planted in the vault folder, a terminal it would then control, a
+    /// FUSE file that never answers) and has transports of its own (`nfc:`, `pcsc://`).
+    public static func accepts(device name: String) -> Bool {
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return false }
+        guard name.hasPrefix("unix:") else { return name.wholeMatch(of: /\/dev\/hidraw[0-9]{1,4}/) != nil }
+        let path = name.dropFirst("unix:".count)
+        // sun_path holds 108 bytes, the terminating NUL included.
+        guard path.hasPrefix("/"), path.utf8.count < 108 else { return false }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+            !$0.isEmpty && $0 != "." && $0 != ".."
+        }
+    }
+
+    /// The device `request` names, else this instance's; nil: the first key found.
+    ///
+    /// - Throws: ``HardwareError/unavailable(_:)`` with ``refusedDeviceText`` for a name
+    ///   ``accepts(device:)`` refuses.
+    private func name(for request: SecurityKeyRequest) throws(HardwareError) -> String? {
+        guard let name = request.device ?? device else { return nil }
+        guard Self.accepts(device: name) else { throw .unavailable(Self.refusedDeviceText) }
+        return name
     }
 
     /// `limit` in whole milliseconds, as libfido2's `fido_dev_set_timeout` takes it.

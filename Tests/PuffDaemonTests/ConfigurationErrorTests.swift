@@ -81,6 +81,22 @@ struct ConfigurationErrorTests {
             "[unlock]\nfido2_device = \"hidraw3\"\n",
             #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "hidraw3""#
         ),
+        (
+            "[unlock]\nfido2_device = \"pcsc://slot0\"\n",
+            #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "pcsc://slot0""#
+        ),
+        (
+            "[unlock]\nfido2_device = \"nfc:/sys/class/nfc/nfc0\"\n",
+            #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "nfc:/sys/class/nfc/nfc0""#
+        ),
+        (
+            "[unlock]\nfido2_device = \"unix:/run/user/1000/../key.sock\"\n",
+            #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "unix:/run/user/1000/../key.sock""#
+        ),
+        (
+            "[unlock]\nfido2_device = \"/home/me/.local/share/puff/catalog\"\n",
+            #"2: unlock.fido2_device: must be a device path such as "/dev/hidraw3" or unix: and a socket's absolute path, not "/home/me/.local/share/puff/catalog""#
+        ),
         ("[auto_lock]\nidle = -1\n", "2: auto_lock.idle: must be 0 (never) or a positive number of seconds, not -1"),
         ("[auto_lock]\nmaximum = true\n", "2: auto_lock.maximum: must be a whole number of seconds, not true"),
         ("[limits]\nsessions = 0\n", "2: limits.sessions: must be a whole number from 1 to 65536, not 0"),

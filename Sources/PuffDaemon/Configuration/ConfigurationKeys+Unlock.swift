@@ -25,7 +25,7 @@ extension ConfigurationKeys {
         return text
     }
 
-    /// `unlock.fido2_device`: the security key of fido2 slots, an absolute libfido2 device path or
+    /// `unlock.fido2_device`: the security key of fido2 slots, a hidraw device (`/dev/hidraw3`) or
     /// `unix:` and the absolute path of an authenticator's socket; unset: the first key found.
     static var fido2Device: ConfigurationKey {
         ConfigurationKey(
@@ -36,10 +36,10 @@ extension ConfigurationKeys {
             write: { configuration, _ in configuration.fido2Device })
     }
 
-    /// `text` when it names a security key as `fido2_device` and `--fido2-device` take it.
+    /// `text` when it names a security key as `fido2_device` and `--fido2-device` take it: the rule
+    /// every call's device goes by (``SecurityKeyDevice/accepts(device:)``).
     static func securityKeyDevice(_ text: String) throws(KeyReason) -> String {
-        let path = text.hasPrefix("unix:") ? String(text.dropFirst("unix:".count)) : text
-        guard path.hasPrefix("/"), !path.contains(where: \.isNewline) else {
+        guard SecurityKeyDevice.accepts(device: text) else {
             throw KeyReason(
                 "must be a device path such as \"/dev/hidraw3\" or unix: and a socket's absolute path, not "
                     + ConfigurationKey.quoted(text))
