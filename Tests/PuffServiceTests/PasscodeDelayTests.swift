@@ -158,8 +158,15 @@ extension PasscodeDelayTests {
         let fixture = try await Fixture.persistent()
         try await fixture.service.lock([.login])
         let before = await fixture.service.keyDerivations
-        let tasks = (0..<3).map { _ in
-            Task { await serviceError { () async throws(ServiceError) in try await fixture.unlock(.login, "wrong") } }
+        let answered = (0..<3).map { _ in Flag() }
+        let tasks = answered.map { flag in
+            Task {
+                let error = await serviceError { () async throws(ServiceError) in
+                    try await fixture.unlock(.login, "wrong")
+                }
+                flag.set()
+                return error
+            }
         }
         // The first is tried at once; each other one waits, in turn, the delay the one before announced.
         #expect(await poll(limit: HangGuard.step) { await fixture.service.keyDerivations == before + 1 })
@@ -169,6 +176,14 @@ extension PasscodeDelayTests {
             #expect(fixture.clock.sleeperCount == 1, "one delay at a time")
             fixture.clock.advance(by: delay)
             _ = await poll(limit: HangGuard.step) { fixture.clock.sleeperCount == 0 }
+        }
+        // Nothing sleeps any more when the checks above held. When one did not (an attempt late to
+        // its delay on a slow machine), the clock moves on until every attempt is answered, so the
+        // test reports its failures instead of waiting forever on the manual clock.
+        _ = await poll(limit: HangGuard.driver) {
+            if answered.allSatisfy(\.isSet) { return true }
+            if fixture.clock.sleeperCount > 0 { fixture.clock.advance(by: .seconds(30)) }
+            return false
         }
         var attempts: [Int] = []
         for task in tasks {
