@@ -231,6 +231,37 @@ struct UntypedUnlockFlowTests {
         #expect(await puffd.terminate() == 0)
     }
 
+    @Test func enterWhileTheKeyWaitsEndsTheWaitAndAsksForThePasscode() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let key = try await SoftwareSecurityKey(in: folder, name: "key")
+        defer { key.stop() }
+        let waiting = try await SoftwareSecurityKey(in: folder, name: "waiting", touch: .wait)
+        defer { waiting.stop() }
+        let first = try await daemon(["--fido2-device", key.device], create: true)
+        let added = try await puffctl(first, ["slot", "add", "login", "fido2", "--stdin"], input: Self.passcode + "\n")
+        #expect(added.status == 0, "\(added.output)")
+        #expect(await first.terminate() == 0)
+
+        let puffd = try await daemon(["--fido2-device", waiting.device])
+        try await onTerminal(puffd, ["unlock", "login"]) { pane in
+            try await pane.waitFor("the touch question") { $0.contains("press Enter to type the passcode") }
+            #expect(try await waiting.waitForLogLine("touch?"))
+            try await pane.send("Enter")
+            let screen = try await Self.questionOrEnd(pane)
+            #expect(screen.contains("Passcode for login:"), "\(screen)")
+            #expect(
+                try await waiting.waitForLogLine("cancel", within: Self.beforePuffdsOwnLimit),
+                "the key still waits: \(waiting.logged())")
+            try await pane.send(Self.passcode, "Enter")
+            let ended = try await pane.waitFor("puffctl's end") { $0.contains("puffctl exited") }
+            #expect(ended.contains("puffctl exited 0"), "\(ended)")
+            #expect(!ended.contains(Self.passcode), "echo was off")
+        }
+        #expect(try await itemIsReadable(puffd))
+        #expect(await puffd.terminate() == 0)
+    }
+
     @Test func aPasscodeFromStandardInputNeverReachesForTheKey() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -8,7 +8,8 @@ struct Unlock: AsyncParsableCommand {
         discussion: """
             With no COLLECTION, unlocks the default collection. First the collection's slots that \
             need no typing are tried: its tpm2 slots, then its fido2 slots (without a PIN) with the \
-            security key puffd uses, showing "Touch the security key" and the slot's label while it waits. Only \
+            security key puffd uses, showing "Touch the security key" and the slot's label while it waits \
+            (Enter on the terminal stops the wait and goes on to the passcode). Only \
             if none opens it is the passcode asked for, on the terminal, after one line saying why \
             each slot did not open it. With --stdin, --passcode-fd, --recovery, --security-key or \
             --hidden only what was given is used, as scripts expect. A COLLECTION that is not visible may \
@@ -90,7 +91,10 @@ struct Unlock: AsyncParsableCommand {
             _ = try await client.unlock(target.id, recoveryCode: code)
             return
         }
-        if triesSlotsWithoutTyping, try await UntypedUnlock.open(target.id, client: client) { return }
+        if triesSlotsWithoutTyping, try await UntypedUnlock.open(target.id, client: client, connect: connection.connect)
+        {
+            return
+        }
         let channel = try passcode.source.open()
         for attempt in 1...PasscodePrompt.attempts {
             let code = try PasscodePrompt.existing(from: channel, prompt: "Passcode for \(target.id):")

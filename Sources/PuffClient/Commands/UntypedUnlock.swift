@@ -20,17 +20,26 @@ enum UntypedUnlock {
     ///   may still (the caller asks for it).
     /// - Throws: What is not a slot's refusal (puffd gone, a damaged header…); the last refusal
     ///   when the collection has no slot that opens with something typed.
-    static func open(_ collection: String, client: ControlClient) async throws(ClientError) -> Bool {
+    static func open(
+        _ collection: String, client: ControlClient, connect: () async throws(ClientError) -> ControlClient
+    ) async throws(ClientError) -> Bool {
         let slots = try await client.listSlots(of: collection)
         var refusal: ClientError?
         for slot in candidates(slots) {
             let label = "“\(TerminalText.escaped(slot.label))”"
-            if slot.type == "fido2" {
-                Console.error(
-                    slot.presence == false
-                        ? "Asking the security key \(label)…" : "Touch the security key \(label) when it blinks…")
-            }
             do {
+                if slot.type == "fido2", slot.presence != false, let enter = EnterKey() {
+                    Console.error(
+                        "Touch the security key \(label) when it blinks, or press Enter to type the passcode instead…")
+                    // Its own connection, which Enter closes: puffd then ends the key's wait.
+                    guard try await touch(collection, slot.id, on: try await connect(), or: enter) else { return false }
+                    return true
+                }
+                if slot.type == "fido2" {
+                    Console.error(
+                        slot.presence == false
+                            ? "Asking the security key \(label)…" : "Touch the security key \(label) when it blinks…")
+                }
                 _ = try await client.unlock(collection, untypedSlot: slot.id)
                 return true
             } catch {
@@ -41,6 +50,40 @@ enum UntypedUnlock {
         }
         if let refusal, !slots.contains(where: { typedTypes.contains($0.type) }) { throw refusal }
         return false
+    }
+
+    /// What ends first: the key's answer through `connection` (true: opened; a refusal is
+    /// thrown) or Enter (false), which closes `connection` so puffd cancels the key's wait.
+    private static func touch(
+        _ collection: String, _ slot: UInt16, on connection: ControlClient, or enter: EnterKey
+    ) async throws(ClientError) -> Bool {
+        enum Event: Sendable {
+            case answered(Result<String, ClientError>)
+            case enter
+        }
+        let (events, sink) = AsyncStream<Event>.makeStream()
+        let call = Task {
+            do throws(ClientError) {
+                sink.yield(.answered(.success(try await connection.unlock(collection, untypedSlot: slot))))
+            } catch {
+                sink.yield(.answered(.failure(error)))
+            }
+        }
+        let pressed = Task {
+            if await enter.wait() { sink.yield(.enter) }
+        }
+        var next = events.makeAsyncIterator()
+        let first = await next.next()
+        // The terminal is given back (echo on again) before anything else is read from it.
+        enter.stop()
+        await pressed.value
+        guard case .answered(let result)? = first else {
+            connection.close()
+            call.cancel()
+            return false
+        }
+        _ = try result.get()
+        return true
     }
 
     /// The slot types that open with something typed at the passcode question.

@@ -28,6 +28,12 @@ public final class ControlClient: Sendable {
         connection.close()
     }
 
+    /// Leaves the bus now: puffd ends what it was waiting on for this connection (a security
+    /// key's wait for a touch).
+    public func close() {
+        connection.close()
+    }
+
     /// Connects to the bus at `address`, or to the session bus when it is `nil`.
     ///
     /// - Throws: ``ClientError/noBus(_:)`` when there is no bus to connect to.
