@@ -115,6 +115,35 @@ struct UnlockPromptKeyPasscodeTests {
             ])
     }
 
+    @Test func withTheKeysPINTooAWrongPINAsksThePINAgainButNotThePasscodeAndCountsNothing() async throws {
+        let keys = FakeSecurityKeys(pin: "4711")
+        let (fixture, id) = try await Prompt.mail(
+            [
+                .reply(.passcode(Fixture.passcode(Self.words))), .reply(.passcode(Fixture.passcode("1234"))), .hold,
+                .reply(.passcode(Fixture.passcode("4711"))), .hold,
+            ], keys: keys
+        ) { fixture, id in
+            try await Prompt.add(
+                .fido2Passcode,
+                SlotOptions(
+                    label: "yubikey", withPasscode: Fixture.passcode(Self.words), pin: Fixture.passcode("4711")),
+                to: id, in: fixture)
+        }
+        _ = try await Prompt.startUnlock(id, in: fixture)
+        #expect(try await !Prompt.completion(of: fixture))
+        #expect(try await !Prompt.locked(id, fixture))
+        let pin = { (retries: Int?) in
+            PromptRequest.Purpose.securityKeyPIN(collection: id, label: "Mail", slotLabel: "yubikey", retries: retries)
+        }
+        let requests = await fixture.prompter.requests
+        #expect(
+            requests.map(\.purpose) == [
+                Self.passcodeQuestion(id), pin(nil), Prompt.touchQuestion(id), pin(7), Prompt.touchQuestion(id),
+            ])
+        #expect(requests.map(\.error) == [nil, nil, nil, "Wrong PIN, try again", nil])
+        #expect(try await Self.savedFailures(id, fixture) == nil, "a wrong PIN is the key's to count")
+    }
+
     @Test func aTouchAloneSlotIsOfferedBeforeTheOneThatAlsoNeedsAPasscode() async throws {
         let keys = FakeSecurityKeys()
         let (fixture, id) = try await Self.mail([.hold], keys: keys)
