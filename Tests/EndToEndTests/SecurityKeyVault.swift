@@ -14,12 +14,17 @@ struct SecurityKeyVault {
     let keys: SecurityKeyBench
 
     /// Starts puffd (`--kdf interactive`, its vault in `keys`' folder, `--fido2-device` of
-    /// `device` when given, then `extra`) and makes `login` under ``passcode``.
-    init(_ keys: SecurityKeyBench, device: SoftwareSecurityKey? = nil, _ extra: [String] = []) async throws {
+    /// `device` when given, then `extra`; `environment` added to its own) and makes `login` under
+    /// ``passcode``.
+    init(
+        _ keys: SecurityKeyBench, device: SoftwareSecurityKey? = nil, _ extra: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws {
         self.keys = keys
         let configured = device.map { ["--fido2-device", $0.device] } ?? []
         puffd = try await TestDaemon(
-            arguments: ["--data-dir", keys.path("vault"), "--kdf", "interactive"] + configured + extra)
+            arguments: ["--data-dir", keys.path("vault"), "--kdf", "interactive"] + configured + extra,
+            environment: environment)
         let created = try await ChildProcess.run(
             VaultFlowTests.puffctl, ["init", "--stdin"], environment: puffd.clientEnvironment,
             input: Data((Self.passcode + "\n").utf8))

@@ -12,6 +12,8 @@ CONFIRM takes one answer from the same file, as pinentry's buttons answer (pinen
 cmd_confirm): OK (the OK button: `OK`), NOTOK (the not-OK button: `ERR 83886194 Not confirmed`),
 CANCEL (the Cancel button: `ERR 83886179 Operation cancelled`), CLOSE (the window closed:
 `S BUTTON_INFO close`, then the same ERR) or HOLD.
+An answer `WAIT FILE ANSWER` (GETPIN or CONFIRM) waits until FILE exists, then answers ANSWER: a
+person who presses a button only after something else happened (a key waits for its touch).
 FAKE_PINENTRY_LOG names a file that gets every command except the PIN's data: `GETPIN`, `CONFIRM`
 and the SETTITLE/SETDESC/SETPROMPT/SETERROR/SETREPEAT/SETOK/SETNOTOK/SETCANCEL/OPTION lines with
 their arguments. The test reads it to see what the person was shown.
@@ -33,6 +35,11 @@ def next_answer():
         lines = f.read().split("\n")
     with open(path, "w") as f:
         f.write("\n".join(lines[1:]))
+    if lines[0].startswith("WAIT "):
+        _, gate, answer = lines[0].split(" ", 2)
+        while not os.path.exists(gate):
+            time.sleep(0.02)
+        return answer
     return lines[0]
 
 
