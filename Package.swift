@@ -112,6 +112,7 @@ let package = Package(
             name: "PuffTesting",
             dependencies: [
                 "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
 
@@ -127,6 +128,7 @@ let package = Package(
             dependencies: [
                 "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
         ),

@@ -42,7 +42,7 @@ import Testing
             ],
             "the events of a client's Lock")
         await #expect(throws: ServiceError.isLocked) { try await fixture.read(item) }
-        #expect(fixture.logs.entries.contains { $0.contains("Collection locked") && $0.contains("reason=idle") })
+        #expect(fixture.logs.lines.contains { $0.contains("Collection locked") && $0.contains("reason=idle") })
         #expect(fixture.clock.sleeperCount == 0, "a locked collection has no timer")
     }
 
@@ -99,7 +99,7 @@ import Testing
         #expect(try await !Self.loginIsLocked(fixture))
         fixture.clock.advance(by: .milliseconds(1))
         #expect(await Self.waitForLoginLock(fixture))
-        #expect(fixture.logs.entries.contains { $0.contains("reason=unlocked for the maximum time") })
+        #expect(fixture.logs.lines.contains { $0.contains("reason=unlocked for the maximum time") })
     }
 
     @Test func zeroSecondsTurnALimitOff() async throws {
@@ -138,7 +138,7 @@ import Testing
         #expect(await fixture.service.lockAll(reason: .signal) == [])
         #expect(fixture.recorder.events.isEmpty, "locking again announces nothing")
         #expect(
-            fixture.logs.entries.filter { $0.contains("Locked every collection") } == [
+            fixture.logs.lines.filter { $0.contains("Locked every collection") } == [
                 "notice Locked every collection collections=1 reason=SIGUSR1",
                 "notice Locked every collection collections=0 reason=SIGUSR1",
             ])

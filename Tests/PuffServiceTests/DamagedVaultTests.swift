@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffTesting
@@ -13,7 +14,7 @@ import Testing
     static let client = ClientID(":1.20")
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-damage-\(UUID().uuidString)")
 
-    func service(over path: String, logs: InMemoryLogHandler.Store) async throws -> SecretService {
+    func service(over path: String, logs: InMemoryLogHandler) async throws -> SecretService {
         try await SecretService(
             store: try await FileRecordStore.reopening(folder: path), mode: .persistent(kdf: .interactive),
             prompter: ScriptedPrompter([]), promptTimeout: .seconds(30), clock: ManualClock(),
@@ -80,7 +81,7 @@ import Testing
             let offsets = file.hasSuffix(".head") ? Array(0..<min(size, 84)) + Array(slot..<size) : Array(0..<size)
             for offset in offsets {
                 let copy = try damagedCopy(file, at: offset)
-                let logs = InMemoryLogHandler.Store()
+                let logs = InMemoryLogHandler()
                 let service = try await service(over: copy, logs: logs)
                 let status = await service.vaultStatus
                 let healthy = Set(status.collections.filter { $0.damage.isEmpty }.map { CollectionID($0.id) })
@@ -90,7 +91,7 @@ import Testing
                     let untouched: CollectionID = owner == .login ? other : .login
                     #expect(healthy.contains(untouched), "\(where_): \(untouched) did not open")
                     let reported = damaged.first { $0.id == owner.rawValue }
-                    let cut = logs.entries.contains { $0.contains("Cut a torn record") && $0.contains(file) }
+                    let cut = logs.lines.contains { $0.contains("Cut a torn record") && $0.contains(file) }
                     if file.hasSuffix(".head") {
                         // One slot is whole: it names the newest record or the one before, which
                         // reads as an append never acknowledged. Both open.
@@ -117,7 +118,7 @@ import Testing
                 } else {
                     #expect(file == "catalog")
                     #expect(healthy == [.login, other], "\(where_): \(damaged.map(\.damage))")
-                    #expect(logs.entries.contains { $0.contains("catalog is damaged") && $0.contains("catalog") })
+                    #expect(logs.lines.contains { $0.contains("catalog is damaged") && $0.contains("catalog") })
                     #expect(await service.readAlias("default") == .login, "\(where_)")
                 }
                 trials += 1

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import InMemoryLogging
 import Logging
 import PuffService
 import PuffTesting
@@ -6,7 +7,7 @@ import Testing
 
 @Suite struct DismissingPrompterTests {
     @Test func theDismissingPrompterDismissesAtOnceAndLogsAHint() async throws {
-        let logs = InMemoryLogHandler.Store()
+        let logs = InMemoryLogHandler()
         let prompter = DismissingPrompter(logger: InMemoryLogHandler.logger(store: logs))
         let reply = try await prompter.prompt(
             PromptRequest(purpose: .unlock(collection: .login, label: "Login"), caller: Fixture.alice, windowID: ""))
@@ -14,8 +15,8 @@ import Testing
             Issue.record("not dismissed")
             return
         }
-        #expect(logs.entries.count == 1)
-        #expect(logs.entries.first?.contains("To unlock, run: puffctl unlock login") == true)
+        #expect(logs.lines.count == 1)
+        #expect(logs.lines.first?.contains("To unlock, run: puffctl unlock login") == true)
         #expect(DismissingPrompter.kind == "none")
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import InMemoryLogging
 import Logging
 import PuffCrypto
 import PuffService
@@ -20,7 +21,7 @@ struct Fixture {
     let clock: ManualClock
     let recorder: EventRecorder
     let time: SettableTime
-    let logs: InMemoryLogHandler.Store
+    let logs: InMemoryLogHandler
 
     init(
         script: [ScriptedPrompter.Step] = [],
@@ -43,7 +44,7 @@ struct Fixture {
         clock = ManualClock()
         recorder = EventRecorder()
         time = SettableTime()
-        logs = InMemoryLogHandler.Store()
+        logs = InMemoryLogHandler()
         service = try await SecretService(
             store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
             limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, tpm: tpm, securityKeys: securityKeys,

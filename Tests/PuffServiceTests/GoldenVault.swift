@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffStore
@@ -193,7 +194,7 @@ enum GoldenVault {
     /// A persistent service (Argon2id at libsodium's interactive limits) over the file store in
     /// `folder`, its clock at `time`.
     static func service(
-        folder: String, time: SettableTime, logs: InMemoryLogHandler.Store, tpm: FakeTPM? = nil,
+        folder: String, time: SettableTime, logs: InMemoryLogHandler, tpm: FakeTPM? = nil,
         keys: FakeSecurityKeys? = nil
     ) async throws -> SecretService {
         try await SecretService(

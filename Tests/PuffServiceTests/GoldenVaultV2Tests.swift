@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffStore
@@ -21,10 +22,10 @@ import Testing
     }
 
     @Test func theVersion2VaultOpensLockedAndSearchesOnlyTheAlwaysCollectionBeforeAnyUnlock() async throws {
-        let logs = InMemoryLogHandler.Store()
+        let logs = InMemoryLogHandler()
         let service = try await GoldenVault.service(folder: folder, time: SettableTime(), logs: logs)
         try await GoldenVaultTests.checkLocked(service, version: 2)
-        #expect(!logs.entries.contains { $0.contains("torn") || $0.contains("could not be opened") }, "\(logs.entries)")
+        #expect(!logs.lines.contains { $0.contains("torn") || $0.contains("could not be opened") }, "\(logs.lines)")
     }
 
     @Test func everyCollectionOpensWithTheExactItemsAndTheAfterUnlockOneIsSearchedAfterLock() async throws {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffStore
@@ -29,11 +30,11 @@ import Testing
     }
 
     @Test func theVersion3VaultOpensLockedAndListsEachCollectionsSlots() async throws {
-        let logs = InMemoryLogHandler.Store()
+        let logs = InMemoryLogHandler()
         let service = try await GoldenVault.service(folder: folder, time: SettableTime(), logs: logs)
         try await GoldenVaultTests.checkLocked(service, version: 3)
         for (id, slots) in GoldenVault.V3.slots { #expect(try await service.slots(of: id) == slots, "\(id)") }
-        #expect(!logs.entries.contains { $0.contains("torn") || $0.contains("could not be opened") }, "\(logs.entries)")
+        #expect(!logs.lines.contains { $0.contains("torn") || $0.contains("could not be opened") }, "\(logs.lines)")
     }
 
     @Test func everyCollectionOpensWithItsPasscodeWithTheExactItems() async throws {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffStore
@@ -49,7 +50,7 @@ import Testing
             elapsed = offset
         }
         let service = try await GoldenVault.service(
-            folder: folder, time: time, logs: InMemoryLogHandler.Store(), tpm: GoldenVault.V3.tpm(),
+            folder: folder, time: time, logs: InMemoryLogHandler(), tpm: GoldenVault.V3.tpm(),
             keys: GoldenVault.V3.keys())
         let client = Fixture.alice
         let session = try await service.openSession(algorithm: "plain", input: .string(""), client: client).session

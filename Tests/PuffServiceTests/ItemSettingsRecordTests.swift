@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffStore

@@ -190,7 +190,7 @@ import Testing
         #expect(await fixture.service.collections == [.login, .session])
         #expect(await fixture.service.readAlias("default") == .login)
         #expect(fixture.recorder.events.isEmpty)
-        #expect(fixture.logs.entries.contains { $0.contains("Vault write failed") })
+        #expect(fixture.logs.lines.contains { $0.contains("Vault write failed") })
     }
 
     @Test func anItemWithTheMostAttributesAllowedWorks() async throws {
@@ -284,7 +284,7 @@ import Testing
             #expect(!String(describing: error).contains(marker))
             #expect(!String(reflecting: error).contains(marker))
         }
-        for line in fixture.logs.entries { #expect(!line.contains(marker)) }
+        for line in fixture.logs.lines { #expect(!line.contains(marker)) }
         let secret = try await fixture.service.secret(of: item, session: session, caller: Caller(Fixture.alice))
         #expect(!"\(secret.value)".contains(marker))
     }

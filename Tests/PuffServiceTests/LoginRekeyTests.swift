@@ -28,7 +28,7 @@ import Testing
         // Required: the re-key below must not race the re-sync.
         try #require(
             await poll(limit: HangGuard.step) {
-                fixture.logs.entries.contains { $0.contains("run: puffctl passwd login") }
+                fixture.logs.lines.contains { $0.contains("run: puffctl passwd login") }
             }, "the dismissed re-sync question leaves login under the old password")
         // The wrong password's delay is over before the re-key is tried.
         fixture.clock.advance(by: .seconds(60))

@@ -38,7 +38,7 @@ import Testing
         // header is written.
         try #require(
             await poll(limit: HangGuard.step) {
-                fixture.logs.entries.contains { $0.contains("login now opens with the new login password") }
+                fixture.logs.lines.contains { $0.contains("login now opens with the new login password") }
             }, "the previous password, answered, moves login to the new one")
         #expect(try await fixture.service.collectionInfo(.login).isLocked == false, "and opens it")
         #expect(

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffStore
@@ -13,7 +14,7 @@ import Testing
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-nocatalog-\(UUID().uuidString)")
         .path
 
-    func service(logs: InMemoryLogHandler.Store = .init()) async throws -> SecretService {
+    func service(logs: InMemoryLogHandler = .init()) async throws -> SecretService {
         try await SecretService(
             store: try await FileRecordStore.reopening(folder: folder), mode: .persistent(kdf: .interactive),
             prompter: ScriptedPrompter([]), promptTimeout: .seconds(30), clock: ManualClock(),
@@ -34,7 +35,7 @@ import Testing
         }
         #expect(unlink("\(folder)/catalog") == 0)
 
-        let logs = InMemoryLogHandler.Store()
+        let logs = InMemoryLogHandler()
         let service = try await service(logs: logs)
         try #require(await service.isInitialized, "found from the headers, not a vault to init")
         let status = await service.vaultStatus
@@ -42,7 +43,7 @@ import Testing
         #expect(status.collections.allSatisfy { $0.damage.isEmpty }, "\(status.collections.map(\.damage))")
         #expect(status.problems.isEmpty, "\(status.problems)")
         #expect(await service.readAlias("default") == .login)
-        #expect(logs.entries.contains { $0.contains("catalog is missing") }, "\(logs.entries)")
+        #expect(logs.lines.contains { $0.contains("catalog is missing") }, "\(logs.lines)")
         await #expect(throws: ServiceError.alreadyInitialized) {
             try await service.initialize(passcode: Fixture.passcode("another pass"))
         }

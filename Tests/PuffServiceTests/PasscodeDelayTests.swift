@@ -97,7 +97,7 @@ import Testing
                 try await fixture.unlock(.login, "correct horse")
             }
             _ = fixture.recorder.drain()
-            let logged = fixture.logs.entries.count
+            let logged = fixture.logs.lines.count
             let derivations = await fixture.service.keyDerivations
             var errors: [ServiceError?] = []
             for delay in [Duration.zero, .milliseconds(500)] {
@@ -108,7 +108,7 @@ import Testing
             }
             observed.append(
                 Observation(
-                    errors: errors, events: fixture.recorder.drain(), logs: Array(fixture.logs.entries[logged...]),
+                    errors: errors, events: fixture.recorder.drain(), logs: Array(fixture.logs.lines[logged...]),
                     collections: await fixture.service.collections,
                     keyDerivations: await fixture.service.keyDerivations - derivations))
         }
