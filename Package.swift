@@ -19,6 +19,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -57,6 +58,7 @@ let package = Package(
             name: "PuffDBus",
             dependencies: [
                 "CDBus", "PuffCrypto", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
@@ -67,6 +69,7 @@ let package = Package(
             dependencies: [
                 "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // Prompters that reach a person outside the bus (pinentry).

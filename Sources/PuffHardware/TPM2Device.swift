@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 internal import Dispatch
-import Foundation
+import Glibc
 public import PuffCrypto
 public import PuffService
 
@@ -71,7 +71,7 @@ public struct TPM2Device: TPMSealing {
     static func unavailableText(
         tcti: String, responseCode: UInt32, mayOpen: (String) -> Bool = { access($0, R_OK | W_OK) == 0 }
     ) -> String {
-        if let path = devicePath(tcti), FileManager.default.fileExists(atPath: path), !mayOpen(path) {
+        if let path = devicePath(tcti), access(path, F_OK) == 0, !mayOpen(path) {
             return "\(tcti) (no permission to open \(path): the user needs group tss)"
         }
         return "\(tcti) (no TPM answered: TSS2 error \(hex(responseCode)))"

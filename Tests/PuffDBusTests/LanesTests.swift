@@ -41,7 +41,7 @@ import Testing
         #expect(lanes.next(for: ":1.1") == nil)
     }
 
-    @Test func aLongLaneKeepsItsOrderAcrossCompaction() {
+    @Test func aLongLaneKeepsItsOrderWhileItIsDrainedAndFilled() {
         let lanes = Lanes(limit: 1000)
         for serial in 1...500 { _ = lanes.submit(Self.call(UInt32(serial)), from: ":1.1") }
         var seen: [UInt32] = []

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import DequeModule
 import Synchronization
 
 /// Per-connection queues of work: what one client sent runs in order, and a client that leaves
@@ -23,9 +24,8 @@ final class Lanes: Sendable {
     }
 
     private struct Lane {
-        var queue: [Work] = []
-        var head = 0
-        var queuedCalls: Int { queue.count - head }
+        var queue: Deque<Work> = []
+        var queuedCalls: Int { queue.count }
     }
 
     private let limit: Int
@@ -52,17 +52,11 @@ final class Lanes: Sendable {
     /// stops; the next submission starts a new one).
     func next(for sender: String) -> Work? {
         lanes.withLock { lanes in
-            guard var lane = lanes[sender], lane.head < lane.queue.count else {
+            // Popped in place: a copy of the lane would copy its whole queue.
+            guard let work = lanes[sender]?.queue.popFirst() else {
                 lanes[sender] = nil
                 return nil
             }
-            let work = lane.queue[lane.head]
-            lane.head += 1
-            if lane.head > 64, lane.head * 2 > lane.queue.count {
-                lane.queue.removeFirst(lane.head)
-                lane.head = 0
-            }
-            lanes[sender] = lane
             return work
         }
     }

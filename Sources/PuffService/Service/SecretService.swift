@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import DequeModule
 import Dispatch
 public import Logging
 import PuffCrypto
@@ -87,7 +88,7 @@ public actor SecretService {
     var loginResync: Task<Void, Never>?
     /// Serialises mutations that await the store; see ``beginWrite()``.
     var isWriting = false
-    var writeWaiters: [CheckedContinuation<Void, Never>] = []
+    var writeWaiters: Deque<CheckedContinuation<Void, Never>> = []
     /// Numbers each unlock's auto-lock clocks (``UnlockActivity/token``).
     var nextAutoLockToken: UInt64 = 0
 
@@ -303,11 +304,11 @@ public actor SecretService {
 
     /// Hands the write turn to the next waiter, if any.
     func endWrite() {
-        if writeWaiters.isEmpty {
-            isWriting = false
-        } else {
+        if let next = writeWaiters.popFirst() {
             // The turn passes directly, so `isWriting` stays true.
-            writeWaiters.removeFirst().resume()
+            next.resume()
+        } else {
+            isWriting = false
         }
     }
 }
