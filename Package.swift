@@ -116,6 +116,7 @@ let package = Package(
             dependencies: [
                 "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import DequeModule
 public import PuffService
 
 /// A ``Prompter`` for tests: records every request and answers it from a script, or holds it until
@@ -19,7 +20,7 @@ public actor ScriptedPrompter: Prompter {
 
     private var script: [Step]
     private let fallback: Step
-    private var held: [(id: Int, continuation: CheckedContinuation<PromptReply?, Never>)] = []
+    private var held: Deque<(id: Int, continuation: CheckedContinuation<PromptReply?, Never>)> = []
     private var nextHoldID = 0
     /// Every request received, in order.
     public private(set) var requests: [PromptRequest] = []
@@ -71,8 +72,8 @@ public actor ScriptedPrompter: Prompter {
     /// - Returns: false when nothing was held.
     @discardableResult
     public func release(with reply: PromptReply) -> Bool {
-        guard !held.isEmpty else { return false }
-        held.removeFirst().continuation.resume(returning: reply)
+        guard let oldest = held.popFirst() else { return false }
+        oldest.continuation.resume(returning: reply)
         return true
     }
 

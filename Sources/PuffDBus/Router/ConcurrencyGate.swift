@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+import DequeModule
 import Synchronization
 
 /// Lets at most a fixed number of tasks past at once; the others wait in arrival order.
 final class ConcurrencyGate: Sendable {
     private struct State: ~Copyable {
         var available: Int
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: Deque<CheckedContinuation<Void, Never>> = []
     }
 
     private let state: Mutex<State>
@@ -15,6 +16,9 @@ final class ConcurrencyGate: Sendable {
         precondition(width > 0, "a gate needs room for one task")
         state = Mutex(State(available: width))
     }
+
+    /// How many tasks wait for room (for tests).
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Waits for room, then takes it; pair every call with ``leave()``.
     func enter() async {
@@ -34,11 +38,11 @@ final class ConcurrencyGate: Sendable {
     /// Gives the room back, directly to the longest waiter if there is one.
     func leave() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiters.isEmpty else {
+            guard let next = state.waiters.popFirst() else {
                 state.available += 1
                 return nil
             }
-            return state.waiters.removeFirst()
+            return next
         }
         next?.resume()
     }

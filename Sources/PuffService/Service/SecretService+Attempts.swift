@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import DequeModule
 import Logging
 import PuffConcurrency
 import PuffStore
@@ -6,7 +7,7 @@ import PuffStore
 /// Who holds each collection's passcode-attempt turn, and who waits for it, in arrival order.
 struct AttemptTurns {
     private var busy: Set<String> = []
-    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    private var waiters: [String: Deque<CheckedContinuation<Void, Never>>] = [:]
 
     /// Takes `key`'s turn if free (true); otherwise the caller must wait with ``enqueue(_:_:)``.
     mutating func take(_ key: String) -> Bool {
@@ -17,14 +18,18 @@ struct AttemptTurns {
         waiters[key, default: []].append(waiter)
     }
 
+    /// How many callers wait for `key`'s turn (for tests).
+    func waiting(_ key: String) -> Int { waiters[key]?.count ?? 0 }
+
     /// Gives `key`'s turn up: to the longest waiter (returned, to be resumed), or free.
     mutating func give(_ key: String) -> CheckedContinuation<Void, Never>? {
-        guard var queue = waiters[key], !queue.isEmpty else {
+        // Popped in place: a copy of the queue out of the dictionary would copy every waiter.
+        guard let next = waiters[key]?.popFirst() else {
+            waiters[key] = nil
             busy.remove(key)
             return nil
         }
-        let next = queue.removeFirst()
-        waiters[key] = queue.isEmpty ? nil : queue
+        if waiters[key]?.isEmpty == true { waiters[key] = nil }
         return next
     }
 }
