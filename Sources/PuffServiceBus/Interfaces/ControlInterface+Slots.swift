@@ -39,8 +39,19 @@ extension SecretInterfaces {
                 case .tpm2, .fido2: break
                 }
                 let proof = SlotCredential.typed(try await call.passcode(3))
-                let added = try await service.addSlot(
-                    to: collection, kind: kind, options: slotOptions, proof: proof, caller: call.caller)
+                let add: @Sendable () async throws -> (id: KeySlot.ID, recoveryCode: SecureBytes?) = {
+                    [slotOptions] in
+                    try await service.addSlot(
+                        to: collection, kind: kind, options: slotOptions, proof: proof, caller: call.caller)
+                }
+                // As in UnlockWith: an enrolment's wait for a touch ends when its caller goes
+                // (Ctrl-C on puffctl), so the key is not held until its own time limit.
+                let added =
+                    if kind == .fido2 || kind == .fido2Passcode, let departures = context.departures {
+                        try await departures.whileCallerStays(call.context.sender, add)
+                    } else {
+                        try await add()
+                    }
                 if let code = added.recoveryCode {
                     try SlotPipe.write(code, to: secret, slot: added.id)
                 }
