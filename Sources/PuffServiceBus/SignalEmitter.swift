@@ -48,6 +48,15 @@ public enum SignalEmitter {
                     [.objectPath(path)]),
                 Router.propertiesChanged(path: path, interface: SecretServiceNames.item, properties.map(value(of:))),
             ]
+        case .lockChanged(let id, let locked, let view):
+            // gnome-keyring's set: every item's ItemChanged and Locked, then the collection's.
+            var messages: [OutgoingMessage] = []
+            messages.reserveCapacity(2 * view.itemCount + 2)
+            for number in view.itemNumbers {
+                guard let properties = view.itemProperties(of: number, locked: locked) else { continue }
+                messages += Self.messages(for: .itemChanged(ItemID(collection: id, number: number), properties))
+            }
+            return messages + Self.messages(for: .collectionChanged(id, [.locked(locked)] + view.collection))
         case .promptCompleted(let id, let owner, let dismissed, let result):
             // Unicast to the prompt's owner, as gnome-keyring does.
             return [

@@ -42,13 +42,11 @@ public final class SignalPublisher: Sendable {
         switch event {
         case .collectionCreated, .collectionDeleted: coalescer.touch(.collections)
         case .itemCreated(let id), .itemDeleted(let id): coalescer.touch(.items(id.collection))
-        case .collectionChanged(let id, let properties):
+        case .lockChanged(let id, _, _):
             // A private collection's items go on Lock and come back on unlock (architecture.md
             // Part A item 3), with no item event; its `Items` list goes out like any other.
-            if properties.contains(where: { if case .locked = $0 { true } else { false } }) {
-                coalescer.touch(.items(id))
-            }
-        case .itemChanged, .promptCompleted: break
+            coalescer.touch(.items(id))
+        case .collectionChanged, .itemChanged, .promptCompleted: break
         }
     }
 

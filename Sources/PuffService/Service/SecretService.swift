@@ -225,7 +225,7 @@ public actor SecretService {
 
     /// The `Type` a client sees: `xdg:schema` when present, else the stored type (secret-service.md §9.2).
     func reportedType(of record: StoredItem) -> String {
-        record.attributeList.value(named: "xdg:schema") ?? record.type
+        record.reportedType
     }
 
     /// Seals `draft` at the collection's next place in its chain and appends it, with the new head,
