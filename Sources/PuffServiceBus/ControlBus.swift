@@ -15,6 +15,7 @@ public struct ControlBus: Sendable {
     public static let busName = ControlNames.busName
 
     private let connection: BusConnection
+    private let service: SecretService
     private let router: Router
     private let callers: CallerDirectory
     private let limits: ObjectServer.Limits
@@ -28,6 +29,7 @@ public struct ControlBus: Sendable {
         agents: AgentPrompter? = nil, logger: Logger
     ) {
         self.connection = connection
+        self.service = service
         self.limits = limits
         self.agents = agents
         self.logger = logger
@@ -52,13 +54,15 @@ public struct ControlBus: Sendable {
         let agents = self.agents
         let logger = self.logger
         let departures = self.departures
+        let service = self.service
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
             onClientLeft: { name in agents?.clientLeft(name) },
             onSignal: { signal in
                 departures.notice(signal)
                 BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost)
-            })
+            },
+            waitBefore: { _ in await service.vaultReady() })
         await server.run()
     }
 }
