@@ -76,9 +76,9 @@ public final class TestDaemon: @unchecked Sendable {
         defer { probe.close() }
         _ = try? await probe.call(
             .methodCall(
-                destination: name, path: ObjectPath("/org/freedesktop/secrets")!,
+                destination: name, path: ObjectPath(SecretServiceContract.servicePath)!,
                 interface: "org.freedesktop.DBus.Properties", member: "Get",
-                [.string("org.freedesktop.Secret.Service"), .string("Collections")]),
+                [.string(SecretServiceContract.Interface.service), .string("Collections")]),
             timeout: HangGuard.step)
     }
 
