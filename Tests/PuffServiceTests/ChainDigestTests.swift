@@ -109,8 +109,10 @@ import Testing
         #expect(!(await service.itemIDs(in: .login).contains(gone)), "the dropped deletion brought the item back")
     }
 
-    /// The record changed is one no unlock opens (a deletion): only the digest can tell.
-    @Test func aDeletionRecordGivenAnotherItemNumberInTheClearIsDamageAtUnlockAndTheItemStaysDeleted() async throws {
+    /// The record changed is one no unlock opens (a deletion): only the digest can tell. As when
+    /// every record was opened at unlock, the deletion that no longer authenticates is left out
+    /// (the item reads again) and the collection is damaged: it takes no writes until repair.
+    @Test func aDeletionRecordGivenAnotherItemNumberInTheClearIsDamageAtUnlock() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let gone: ItemID
         do {
@@ -127,7 +129,10 @@ import Testing
         try writeRechained(preamble, records)
 
         let service = try await expectDamageAtUnlock()
-        #expect(!(await service.itemIDs(in: .login).contains(gone)), "the deleted item came back")
+        let write = await serviceError { () async throws(ServiceError) in try await store("c", "c", in: service) }
+        #expect(
+            write.map { if case .damaged = $0 { true } else { false } } == true, "a damaged collection takes writes")
+        #expect(await service.itemIDs(in: .login).contains(gone), "what authenticates in its place reads, as before")
     }
 
     @Test func reorderedRecordsWithTheChainRewrittenAreDamageAtUnlock() async throws {

@@ -25,25 +25,47 @@ extension CollectionVault {
     /// was read) is named in ``damage`` (the collection then takes no writes) and the item keeps
     /// its locked view: its secret is refused when read (``SecretService/plaintext(of:_:in:)``).
     func item(_ number: UInt64) -> StoredItem? {
-        guard var item = table[number] else { return nil }
+        guard let item = table[number] else { return nil }
         guard !item.isOpened, !isLocked, let sealer, let space, !item.record.isEmpty else { return item }
         do {
-            let record = try VaultRecord(decoding: item.record, format: format)
-            let plaintext = try record.open(space: space, sealer: sealer)
-            let fields = try ItemFields.parse(plaintext, wantsSecret: false).0
-            item.label = fields.label
-            item.attributeList = fields.attributes
-            item.type = fields.type
-            item.contentType = fields.contentType
-            item.created = fields.created
-            item.modified = fields.modified
-            item.isOpened = true
-            table[number] = item
+            let opened = try Self.opened(item, space: space, sealer: sealer, format: format)
+            table[number] = opened
+            return opened
         } catch {
             let why = "\(space.hex).journal: item \(number)'s record does not authenticate"
             if !damage.contains(why) { damage.append(why) }
         }
         return item
+    }
+
+    /// `item` with the label, attributes, type and times its record holds.
+    ///
+    /// - Throws: when the record does not parse or authenticate.
+    static func opened(_ item: StoredItem, space: SpaceID, sealer: SecretSealer, format: UInt8) throws -> StoredItem {
+        var item = item
+        let record = try VaultRecord(decoding: item.record, format: format)
+        guard record.kind == .item, record.number == item.number else { throw CryptoError.wrongKey }
+        let fields = try ItemFields.parse(try record.open(space: space, sealer: sealer), wantsSecret: false).0
+        item.label = fields.label
+        item.attributeList = fields.attributes
+        item.type = fields.type
+        item.contentType = fields.contentType
+        item.created = fields.created
+        item.modified = fields.modified
+        item.isOpened = true
+        return item
+    }
+
+    /// What an unlock's announcement opens the items it names with (``LockView``), off the actor
+    /// and only for the items a client read: nil while locked. An item whose record does not open
+    /// keeps its locked view.
+    var viewOpener: (@Sendable (StoredItem) -> StoredItem)? {
+        guard !isLocked, let sealer, let space else { return nil }
+        let format = format
+        return { item in
+            guard !item.isOpened, !item.record.isEmpty else { return item }
+            return (try? CollectionVault.opened(item, space: space, sealer: sealer, format: format)) ?? item
+        }
     }
 
     /// Opens every item's record that is not open yet (a rebuild of the index needs attributes).
