@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Logging
 public import PuffDBus
+import PuffProtocol
 public import PuffService
 
 /// Serves `io.puff.Control1` on a bus connection of its own, which owns `io.puff.Control` and
@@ -11,7 +12,7 @@ public import PuffService
 /// `/io/puff/Control`, so it cannot reach the control interface at all.
 public struct ControlBus: Sendable {
     /// The well-known name the control connection owns.
-    public static let busName = BusName("io.puff.Control")!
+    public static let busName = ControlNames.busName
 
     private let connection: BusConnection
     private let service: SecretService
@@ -76,11 +77,10 @@ struct ControlTree: ObjectTree {
     }
 
     func children(of path: ObjectPath, context: CallContext) async -> [String] {
-        switch path.rawValue {
-        case "/": ["io"]
-        case "/io": ["puff"]
-        case "/io/puff": ["Control"]
-        default: []
-        }
+        // Each node above the control object has the next element of its path as its only child.
+        let target = ControlNames.path.rawValue
+        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
+        guard target.hasPrefix(prefix), target.count > prefix.count else { return [] }
+        return [String(target.dropFirst(prefix.count).prefix { $0 != "/" })]
     }
 }

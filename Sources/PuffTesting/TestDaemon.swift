@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: Apache-2.0
 public import Foundation
 import PuffDBus
+// SPDX-License-Identifier: Apache-2.0
+public import PuffProtocol
 
 /// The built `puffd`, running on a ``TestBus`` for one test (gnome-keyring's `test-service.c`
 /// does the same with its daemon binary).
@@ -29,7 +30,7 @@ public final class TestDaemon: @unchecked Sendable {
     /// first and is given the daemon's path and arguments to run in its place, as systemd's
     /// socket activation does.
     public init(
-        arguments: [String] = [], busName: String = "org.freedesktop.secrets", on existingBus: TestBus? = nil,
+        arguments: [String] = [], busName: String = SecretServiceContract.busName, on existingBus: TestBus? = nil,
         environment: [String: String] = [:], input: Data? = nil, launcher: [String] = []
     ) async throws {
         bus = try existingBus ?? TestBus()
@@ -75,14 +76,14 @@ public final class TestDaemon: @unchecked Sendable {
         defer { probe.close() }
         _ = try? await probe.call(
             .methodCall(
-                destination: name, path: ObjectPath("/org/freedesktop/secrets")!,
+                destination: name, path: ObjectPath(SecretServiceContract.servicePath)!,
                 interface: "org.freedesktop.DBus.Properties", member: "Get",
-                [.string("org.freedesktop.Secret.Service"), .string("Collections")]),
+                [.string(SecretServiceContract.Interface.service), .string("Collections")]),
             timeout: HangGuard.step)
     }
 
     /// The name puffd's control connection owns.
-    public static let controlName = "io.puff.Control"
+    public static let controlName = ControlContract.busName
 
     deinit {
         kill(process.processIdentifier, SIGTERM)
