@@ -61,7 +61,20 @@ public struct SecretServiceBus: Sendable {
                 readers.forget(name)
                 await service.clientVanished(ClientID(name))
             },
-            onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) })
+            onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) },
+            waitBefore: { message in if !Self.needsNoVault(message) { await service.vaultReady() } })
         await server.run()
+    }
+
+    /// `OpenSession` and `Session.Close` are answered while the vault loads (design §4); every
+    /// other call waits for it in its lane (`Peer` and `Introspect` never reach a lane).
+    static func needsNoVault(_ message: IncomingMessage) -> Bool {
+        switch (message.interface, message.member) {
+        case (SecretServiceNames.service.rawValue, "OpenSession"), (nil, "OpenSession"):
+            message.path == SecretServiceNames.servicePath
+        case (SecretServiceNames.session.rawValue, "Close"), (nil, "Close"):
+            message.path?.rawValue.hasPrefix(SecretServiceNames.servicePath.rawValue + "/session/") == true
+        default: false
+        }
     }
 }
