@@ -158,7 +158,8 @@ extension CollectionVault {
     /// false hit is a 2⁻¹²⁸ event. A locked collection without its index finds nothing.
     func search(_ query: Attributes) -> [UInt64] {
         guard isIndexed else { return [] }
-        return index.intersection(for: query) ?? order
+        // An index snapshot is not authenticated: a number it names that holds no item is no hit.
+        return index.intersection(for: query)?.filter { table[$0] != nil } ?? order
     }
 
     /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only):

@@ -27,7 +27,9 @@ extension CollectionVault {
     func unlockInPlace(master: MasterKey) -> Bool {
         guard isLocked, let space, isIndexed, !readsJournalToOpen, !isPrivate,
             format >= VaultRecord.currentFormat, damage.isEmpty, let tip, let collectionRecord,
-            let sealer = try? SecretSealer(key: master.subkey(.records))
+            !collectionRecord.isEmpty, let sealer = try? SecretSealer(key: master.subkey(.records)),
+            // Loaded from an index snapshot, items hold no record yet: the journal is read.
+            table.allSatisfy({ !$0.record.isEmpty })
         else { return false }
         let modified: UInt64
         if chainChecked {
