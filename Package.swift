@@ -113,7 +113,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        .executableTarget(name: "puffctl", dependencies: ["PuffClient"]),
+        // puffctl is puffd too when started by that name (Sources/puffctl/main.swift): the packages
+        // install one program under both names. The puffd product stays for builds and tests.
+        .executableTarget(name: "puffctl", dependencies: ["PuffClient", "PuffDaemon"]),
         .target(
             name: "PuffTesting",
             dependencies: [
