@@ -74,15 +74,10 @@ public actor SecretService {
     // The service's own, not the process's: services in one process (a test run) must not wait
     // behind each other's derivations.
     let keyDerivationQueue = DispatchQueue(label: "puff.key-derivation")
-    var sessions: [SessionID: Session] = [:]
-    var prompts: [PromptID: PendingPrompt] = [:]
-    /// Open sessions and waiting prompts per client, for ``ServiceLimits``.
-    var sessionCounts: [ClientID: Int] = [:]
-    /// Counts session opens and uses, so each session knows how recently it was used.
-    var sessionUses: UInt64 = 0
-    var promptCounts: [ClientID: Int] = [:]
-    var nextSessionNumber: UInt64 = 1
-    var nextPromptNumber: UInt64 = 1
+    /// The open transfer sessions.
+    var sessions = SessionTable()
+    /// The prompts handed out and not completed.
+    var prompts = PromptBook()
     /// The question that brings `login` in step with a login password it missed; at most one per
     /// run of the service.
     var loginResync: Task<Void, Never>?
