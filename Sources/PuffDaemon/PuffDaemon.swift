@@ -333,6 +333,8 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         // Entries of the last second are otherwise synced by a timer that may not fire now.
         await service.flushAudit()
+        // The next start then reads each journal's index snapshot instead of the whole journal.
+        await service.saveIndexSnapshots()
     }
 
     /// What runs once the names are owned: the vault is read, then the start-up unlocks

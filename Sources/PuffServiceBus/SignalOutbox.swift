@@ -3,8 +3,8 @@ public import PuffDBus
 import Synchronization
 
 /// Sends a lock change's item signals: up to ``atOnce`` before the reply of the call that caused
-/// it (or its `Prompt.Completed`), the rest afterwards in slices of as many, so that other
-/// messages go out between them (docs/design/core-reshaped.md §3).
+/// it (or its `Prompt.Completed`), the rest from a task of its own in slices of as many, so that
+/// the reply and other messages go out between them (docs/design/core-reshaped.md §3).
 ///
 /// Messages leave in the order they were handed over: a lock change that comes while an earlier
 /// one's slices are still waiting first sends those, so a connection never sees an item's older

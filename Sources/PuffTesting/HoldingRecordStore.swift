@@ -12,6 +12,7 @@ public final class HoldingRecordStore: RecordStore {
         var held = false
         var holding: [CheckedContinuation<Void, Never>] = []
         var calls = 0
+        var wholeReplays = 0
     }
 
     private let base: any RecordStore
@@ -24,6 +25,9 @@ public final class HoldingRecordStore: RecordStore {
 
     /// Calls made to the store so far.
     public var calls: Int { state.withLock { $0.calls } }
+
+    /// Journals read whole (``replay(_:)``), not from an index snapshot's end.
+    public var wholeReplays: Int { state.withLock { $0.wholeReplays } }
 
     /// Whether a load is parked in ``spaces()``.
     public var isHolding: Bool { state.withLock { !$0.holding.isEmpty } }
@@ -71,6 +75,7 @@ public final class HoldingRecordStore: RecordStore {
 
     public func replay(_ space: SpaceID) async throws(StoreError) -> JournalReplay {
         count()
+        state.withLock { $0.wholeReplays += 1 }
         return try await base.replay(space)
     }
 
@@ -192,5 +197,20 @@ public final class HoldingRecordStore: RecordStore {
     public func discardRestore(_ staged: StagedRestore) async {
         count()
         await base.discardRestore(staged)
+    }
+
+    public func indexSnapshot(of space: SpaceID) async -> [UInt8]? {
+        count()
+        return await base.indexSnapshot(of: space)
+    }
+
+    public func replaceIndexSnapshot(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        count()
+        try await base.replaceIndexSnapshot(bytes, of: space)
+    }
+
+    public func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay? {
+        count()
+        return try await base.replay(space, from: offset)
     }
 }

@@ -115,7 +115,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     /// The whole head slots of `space` (none when it has no head file).
-    private func headSlots(_ space: SpaceID) throws(StoreError) -> [[UInt8]] {
+    func headSlots(_ space: SpaceID) throws(StoreError) -> [[UInt8]] {
         guard let bytes = try DurableFiles.readWhole(headPath(space)) else { return [] }
         return [0, Self.headSlotSize].compactMap { start in
             guard start + JournalFraming.frameOverhead <= bytes.count else { return nil }
@@ -243,8 +243,8 @@ public actor FileRecordStore: RecordStore {
         if let fd = journals.removeValue(forKey: space) { close(fd) }
         if let head = heads.removeValue(forKey: space) { close(head.fd) }
         // The header first: without it the space is gone even if the journal's unlink is lost.
-        for path in [headerPath(space), journalPath(space), headPath(space)] where unlink(path) != 0 && errno != ENOENT
-        {
+        for path in [headerPath(space), journalPath(space), headPath(space), indexPath(space)]
+        where unlink(path) != 0 && errno != ENOENT {
             throw .writeFailed("cannot remove \(path): \(DurableFiles.describe(errno))")
         }
         try DurableFiles.syncFolder(folder)
