@@ -34,6 +34,14 @@ public final class ControlClient: Sendable {
         connection.close()
     }
 
+    /// What puffctl decodes of a reply. puffd's replies grow with a collection (`ListItems`,
+    /// `ImportItems`, `Audit`: about 20 values and 100 bytes per item), so the bus layer's default
+    /// limits (262,144 values, 4 MiB) would refuse those of a collection of 12,500 items; these
+    /// allow a reply as large as dbus-daemon's own limit on a message (128 MiB).
+    // A process that owns io.puff.Control in puffd's place can make puffctl decode that much, and
+    // no more than it could make puffctl wait for anyway.
+    static let replyPolicy = DecodePolicy(maxValues: 1 << 25, maxBytes: 128 << 20)
+
     /// Connects to the bus at `address`, or to the session bus when it is `nil`.
     ///
     /// - Throws: ``ClientError/noBus(_:)`` when there is no bus to connect to.
@@ -41,7 +49,9 @@ public final class ControlClient: Sendable {
         -> ControlClient
     {
         do {
-            return ControlClient(connection: try await BusConnection.connect(address: address), busName: busName)
+            let connection = try await BusConnection.connect(address: address)
+            connection.setDecodePolicy(replyPolicy)
+            return ControlClient(connection: connection, busName: busName)
         } catch let error as DBusError {
             throw .noBus(error.message)
         } catch {
