@@ -60,6 +60,8 @@ final class CollectionVault {
     /// What reading the journal found wrong (file, offset, why); while not empty the collection is
     /// read-only until `puffctl repair` (an append would move the head past the evidence).
     var damage: [String]
+    /// Writes queued for the journal and not settled yet (``PendingWrites``).
+    let pending = PendingWrites()
 
     /// An open, unlocked collection.
     init(id: CollectionID, space: SpaceID?, header: VaultHeader?, opened: OpenedCollection) {
@@ -242,18 +244,44 @@ final class CollectionVault {
 
     /// Adds a new item, whose number is higher than every other's.
     func insert(_ item: StoredItem) {
+        insert(item, digests: index.digests(of: item.attributeList))
+    }
+
+    /// Adds a new item whose attributes' digests (``digests(of:)``) are `digests`.
+    func insert(_ item: StoredItem, digests: AttributeDigests) {
         items[item.number] = item
-        index.insert(item.number, attributes: item.attributeList)
+        index.insert(item.number, digests: digests)
     }
 
     /// Overwrites an existing item, re-indexing it when its attributes changed.
     func update(_ item: StoredItem) {
+        update(item, digests: nil)
+    }
+
+    /// ``update(_:)`` with the new attributes' digests when the caller has them.
+    func update(_ item: StoredItem, digests: AttributeDigests?) {
         guard let old = items[item.number] else { return }
         items[item.number] = item
         if !old.attributeList.hasSameBytes(as: item.attributeList) {
             index.remove(item.number, attributes: old.attributeList)
-            index.insert(item.number, attributes: item.attributeList)
+            index.insert(item.number, digests: digests ?? index.digests(of: item.attributeList))
         }
+    }
+
+    /// The keyed digests of `attributes` under this collection's index key, computed once per
+    /// write: the record's tags, the index keys and the exact-set key.
+    func digests(of attributes: AttributeList) -> AttributeDigests {
+        index.digests(of: attributes)
+    }
+
+    /// The index key of the single pair `name=value`.
+    func pairDigest(_ name: String, _ value: String) -> Digest128 {
+        index.pairDigest(name, value)
+    }
+
+    /// Items filed under the pair or set key `key`, in creation order (candidates only).
+    func numbers(under key: Digest128) -> [UInt64] {
+        index.numbers(under: key)
     }
 
     /// Removes an item.
@@ -276,16 +304,23 @@ final class CollectionVault {
         return candidates.filter { items[$0]?.attributeList.contains(query) ?? false }
     }
 
-    /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only).
-    func exactMatch(_ attributes: Attributes) -> UInt64? {
-        let wanted = AttributeList(attributes)
-        return index.candidates(exactly: wanted).first { items[$0]?.attributeList.hasSameBytes(as: wanted) ?? false }
+    /// The oldest item whose attribute set is exactly `wanted`, byte for byte (open only), found
+    /// under its set digest (`digests`, of `wanted`).
+    func exactMatch(_ wanted: AttributeList, digests: AttributeDigests) -> UInt64? {
+        index.candidates(exactlyMatching: digests).first {
+            items[$0]?.attributeList.hasSameBytes(as: wanted) ?? false
+        }
     }
 
     /// The blind index tags an item record carries: only a collection whose locked search is
     /// `always` writes any (a private one is `never`).
     func tags(of attributes: AttributeList) -> [UInt8] {
         writesTags ? index.tags(of: attributes) : []
+    }
+
+    /// ``tags(of:)`` from digests already computed.
+    func tags(of digests: AttributeDigests) -> [UInt8] {
+        writesTags ? digests.tags : []
     }
 
     /// Whether its records carry blind index tags.
