@@ -52,6 +52,8 @@ let package = Package(
         .target(name: "PuffVersion"),
         // Text from others made safe to show on a terminal: puffctl's output and pinentry's questions.
         .target(name: "PuffText"),
+        // The wire contract: every bus name, path, interface and error name puffd and puffctl share.
+        .target(name: "PuffProtocol"),
         // The call slots D-Bus calls run in, which waits give back (shared by the bus and the service).
         .target(name: "PuffConcurrency"),
         .target(
@@ -63,11 +65,11 @@ let package = Package(
         .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
         // from one portable model, for puffctl's import and export; no D-Bus, no vault.
-        .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat"]),
+        .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat", "PuffProtocol"]),
         .target(
             name: "PuffService",
             dependencies: [
-                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats",
+                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats", "PuffProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -85,6 +87,7 @@ let package = Package(
             name: "PuffServiceBus",
             dependencies: [
                 "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion", "PuffFormats",
+                "PuffProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -103,7 +106,7 @@ let package = Package(
         .target(
             name: "PuffClient",
             dependencies: [
-                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion", "PuffText",
+                "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion", "PuffText", "PuffProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `import` of a pass store runs gpg.
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -114,13 +117,15 @@ let package = Package(
         .target(
             name: "PuffTesting",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", .product(name: "Logging", package: "swift-log"),
+                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", "PuffProtocol",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
+        .testTarget(name: "PuffProtocolTests", dependencies: ["PuffProtocol"]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
         .testTarget(
             name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffService", "PuffTesting"]),
@@ -174,7 +179,7 @@ let package = Package(
         // libFuzzer target for the foreign-format readers an import runs (gnome-keyring, libsecret, KDBX).
         .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto", "PuffFuzzing"]),
         // `make bench`'s source files for `puffctl import`, written with Puff's own writer (bench/run.sh).
-        .executableTarget(name: "PuffBenchKeyring", dependencies: ["PuffFormats", "PuffCrypto"]),
+        .executableTarget(name: "PuffBenchKeyring", dependencies: ["PuffFormats", "PuffCrypto", "PuffProtocol"]),
     ]
 )
 

@@ -16,6 +16,7 @@
 import Glibc
 import PuffCrypto
 import PuffFormats
+import PuffProtocol
 
 /// The item secret bench/puff-bench.c's `make_secret` computes: FNV-1a over the run's id, then k.
 func benchSecret(_ k: Int, runID: String) -> [UInt8] {
@@ -49,7 +50,7 @@ func write(items count: Int, runID: String, to path: String) {
             label: "imported item \(k)",
             attributes: [
                 "service": "bench-import", "run": runID, "user": "i\(k)",
-                "xdg:schema": "org.freedesktop.Secret.Generic",
+                "xdg:schema": SecretServiceContract.genericSchema,
             ],
             secret: SecureBytes(unwipedCopyOf: benchSecret(k, runID: runID)))
     }

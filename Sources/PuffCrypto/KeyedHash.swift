@@ -22,7 +22,7 @@ public struct Digest128: Hashable, Sendable {
         (high, low) = value
     }
 
-    init(high: UInt64, low: UInt64) {
+    public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }

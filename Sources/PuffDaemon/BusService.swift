@@ -21,9 +21,17 @@ struct BusService: Service, CustomStringConvertible {
     let controlName: BusName
     let replace: Bool
     let logger: Logger
+    /// Runs once both names are owned, beside the serving (puffd loads its vault there; calls
+    /// wait for it in their lanes). Its error stops both connections and is this service's.
+    var afterNames: @Sendable () async throws -> Void = {}
 
     /// What the service group logs about this service: its names, not its whole object graph.
     var description: String { "BusService(\(name), \(controlName))" }
+
+    private enum Outcome: Sendable {
+        case served
+        case started((any Error)?)
+    }
 
     func run() async throws {
         let connections = [connection, controlConnection]
@@ -47,19 +55,49 @@ struct BusService: Service, CustomStringConvertible {
             logger.notice("another provider took \(name) over (--replace); stopping")
             for each in connections { each.close() }
         }
+        let startFailed: @Sendable () -> Void = {
+            expected.store(true, ordering: .relaxed)
+            for each in connections { each.close() }
+        }
         let bus = self.bus
         let control = self.control
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
+        let afterNames = self.afterNames
+        let failure: (any Error)? = await withGracefulShutdownHandler {
+            await withTaskGroup(of: Outcome.self) { group in
                 // Either connection ending ends both: a puffd serving half of itself helps no one.
                 group.addTask {
                     await bus.run(onNameLost: stop)
                     for each in connections { each.close() }
+                    return .served
                 }
                 group.addTask {
                     await control.run(onNameLost: stop)
                     for each in connections { each.close() }
+                    return .served
                 }
+                group.addTask {
+                    do {
+                        try await afterNames()
+                        return .started(nil)
+                    } catch {
+                        startFailed()
+                        return .started(error)
+                    }
+                }
+                var serving = 2
+                var failure: (any Error)?
+                for await outcome in group {
+                    switch outcome {
+                    case .served:
+                        serving -= 1
+                        // Serving ended (a signal, the bus gone): a start-up still waiting (a
+                        // passcode pipe) has nobody left to serve.
+                        if serving == 0 { group.cancelAll() }
+                    case .started(let error):
+                        failure = error
+                    }
+                }
+                return failure
             }
         } onGracefulShutdown: {
             expected.store(true, ordering: .relaxed)
@@ -70,5 +108,6 @@ struct BusService: Service, CustomStringConvertible {
             logger.warning("a bus connection closed; stopping")
         }
         logger.info("stopped serving")
+        if let failure { throw failure }
     }
 }

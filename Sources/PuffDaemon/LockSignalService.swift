@@ -15,6 +15,8 @@ struct LockSignalService: Service, CustomStringConvertible {
 
     func run() async {
         for await _ in signals.cancelOnGracefulShutdown() {
+            // A signal while the vault loads locks what the load unlocked (kept keys).
+            guard (try? await cancelWhenGracefulShutdown({ await service.vaultReady() })) == true else { return }
             await service.lockAll(reason: .signal)
         }
     }

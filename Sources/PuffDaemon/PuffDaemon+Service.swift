@@ -10,9 +10,14 @@ import PuffStore
 
 extension PuffDaemon {
     /// The service on the vault `settings` name, with its prompters, access rules and audit log.
+    ///
+    /// With `loading` ``VaultLoading/later`` only the vault's lock is taken (a busy vault throws
+    /// ``VaultHolderWait/Held`` here, before any name is requested); ``SecretService/loadVault()``
+    /// reads it once the names are owned.
     func makeService(
         _ settings: DaemonConfiguration, environment: [String: String], logger: Logger,
-        events: @escaping @Sendable (ServiceEvent) -> Void, agents: AgentPrompter? = nil
+        events: @escaping @Sendable (ServiceEvent) -> Void, agents: AgentPrompter? = nil,
+        loading: VaultLoading = .now
     ) async throws -> SecretService {
         // validate() and the file reader have checked every name, so these lookups cannot fail.
         let prompterSettings = PluginRegistry.PrompterSettings(
@@ -61,11 +66,17 @@ extension PuffDaemon {
             allowsPlainSessions: settings.allowPlainSessions,
             now: { UInt64(max(0, time(nil))) },
             logger: logger,
-            events: events
+            events: events,
+            loading: loading
         )
+        if loading == .now { await Self.noteUninitialized(service, logger: logger) }
+        return service
+    }
+
+    /// Says that the vault has no passcode yet, when so.
+    static func noteUninitialized(_ service: SecretService, logger: Logger) async {
         if await !service.isInitialized {
             logger.notice("No passcode set yet: run `puffctl init` to create the login collection")
         }
-        return service
     }
 }

@@ -250,10 +250,15 @@ public struct PuffDaemon: AsyncParsableCommand {
         if let passcodePipeTimeout { SecretServiceBus.setPasscodePipeTimeout(seconds: passcodePipeTimeout) }
         let publisher = SignalPublisher(connection: connection)
         let agents = AgentPrompter(connection: controlConnection)
+        // The vault is only locked here; it is read once the names are owned (design §4), while
+        // calls wait in their lanes: the router and decode policy are made first, below.
+        connection.holdMethodCalls()
+        controlConnection.holdMethodCalls()
         let service: SecretService
         do {
             service = try await makeService(
-                settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+                settings, environment: environment, logger: logger, events: publisher.sink, agents: agents,
+                loading: .later)
         } catch let held as VaultHolderWait.Held {
             let wait = VaultHolderWait(connection: connection, name: BusName(busName)!, logger: logger)
             let folder = settings.effectiveDataDir(environment: environment)
@@ -267,7 +272,8 @@ public struct PuffDaemon: AsyncParsableCommand {
                 return
             case .lockFree:
                 service = try await makeService(
-                    settings, environment: environment, logger: logger, events: publisher.sink, agents: agents)
+                    settings, environment: environment, logger: logger, events: publisher.sink, agents: agents,
+                    loading: .later)
             case .gaveUp:
                 logger.critical("cannot open the vault: vault busy: \(held.why), and nobody took \(busName)")
                 throw ExitCode(2)
@@ -285,20 +291,12 @@ public struct PuffDaemon: AsyncParsableCommand {
         let lockSignals = await UnixSignalsSequence(trapping: .sigusr1)
         let logind = LogindWatcher(
             address: systemBusAddress ?? BusConnection.systemBusAddress(environment: environment),
-            userID: getuid(), lock: { await service.lockAll(reason: $0) }, logger: logger,
+            userID: getuid(),
+            lock: { reason in if await service.vaultReady() { await service.lockAll(reason: reason) } },
+            logger: logger,
             closingCheck: sessionCheckMilliseconds.map { .milliseconds(max(10, $0)) }
                 ?? LogindWatcher.defaultClosingCheck)
 
-        if !settings.isEphemeral {
-            if let directory = environment["CREDENTIALS_DIRECTORY"] {
-                await CredentialUnlock.run(directory: directory, service: service, logger: logger)
-            }
-            if let unlockFD {
-                let within = passcodePipeTimeout.map { $0 * 1000 } ?? StartupUnlock.readMilliseconds
-                await StartupUnlock.run(fd: unlockFD, within: within, service: service, logger: logger)
-            }
-            await HardwareUnlock.run(service: service, logger: logger)
-        }
         let login = loginListener(
             settings, activation: activation, environment: environment, service: service, logger: logger)
 
@@ -311,7 +309,12 @@ public struct PuffDaemon: AsyncParsableCommand {
                         service: BusService(
                             bus: bus, connection: connection, name: BusName(busName)!,  // checked in validate()
                             control: control, controlConnection: controlConnection, controlName: ControlBus.busName,
-                            replace: replace, logger: logger),
+                            replace: replace, logger: logger,
+                            afterNames: { [unlockFD, passcodePipeTimeout] in
+                                try await Self.start(
+                                    service, settings: settings, environment: environment, unlockFD: unlockFD,
+                                    passcodePipeTimeout: passcodePipeTimeout, logger: logger)
+                            }),
                         successTerminationBehavior: .gracefullyShutdownGroup
                     ),
                     .init(service: LockSignalService(signals: lockSignals, service: service)),
@@ -330,6 +333,30 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         // Entries of the last second are otherwise synced by a timer that may not fire now.
         await service.flushAudit()
+        // The next start then reads each journal's index snapshot instead of the whole journal.
+        await service.saveIndexSnapshots()
+    }
+
+    /// What runs once the names are owned: the vault is read, then the start-up unlocks
+    /// (credentials, `--unlock-fd`, hardware slots) before any waiting call goes on, so a client
+    /// sees what it saw when the names were taken only after these.
+    private static func start(
+        _ service: SecretService, settings: DaemonConfiguration, environment: [String: String], unlockFD: Int32?,
+        passcodePipeTimeout: Int32?, logger: Logger
+    ) async throws {
+        try await service.loadVault()
+        await noteUninitialized(service, logger: logger)
+        if !settings.isEphemeral {
+            if let directory = environment["CREDENTIALS_DIRECTORY"] {
+                await CredentialUnlock.run(directory: directory, service: service, logger: logger)
+            }
+            if let unlockFD {
+                let within = passcodePipeTimeout.map { $0 * 1000 } ?? StartupUnlock.readMilliseconds
+                await StartupUnlock.run(fd: unlockFD, within: within, service: service, logger: logger)
+            }
+            await HardwareUnlock.run(service: service, logger: logger)
+        }
+        await service.becomeReady()
     }
 
     /// The folder of the login socket, unless there is none.

@@ -28,6 +28,8 @@ struct BusContext: Sendable {
     var send: (@Sendable (OutgoingMessage) -> Void)? = nil
     /// The control connection's callers that left, for calls that wait on a security key.
     var departures: CallerDepartures? = nil
+    /// Which connections read which items' properties (the Secret Service connection's).
+    var readers: PropertyReaders? = nil
 
     /// The collection at a collection path or an alias path, with its properties.
     func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Logging
 public import PuffDBus
+import PuffProtocol
 public import PuffService
 
 /// Serves `io.puff.Control1` on a bus connection of its own, which owns `io.puff.Control` and
@@ -11,9 +12,10 @@ public import PuffService
 /// `/io/puff/Control`, so it cannot reach the control interface at all.
 public struct ControlBus: Sendable {
     /// The well-known name the control connection owns.
-    public static let busName = BusName("io.puff.Control")!
+    public static let busName = ControlNames.busName
 
     private let connection: BusConnection
+    private let service: SecretService
     private let router: Router
     private let callers: CallerDirectory
     private let limits: ObjectServer.Limits
@@ -27,6 +29,7 @@ public struct ControlBus: Sendable {
         agents: AgentPrompter? = nil, logger: Logger
     ) {
         self.connection = connection
+        self.service = service
         self.limits = limits
         self.agents = agents
         self.logger = logger
@@ -51,13 +54,15 @@ public struct ControlBus: Sendable {
         let agents = self.agents
         let logger = self.logger
         let departures = self.departures
+        let service = self.service
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
             onClientLeft: { name in agents?.clientLeft(name) },
             onSignal: { signal in
                 departures.notice(signal)
                 BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost)
-            })
+            },
+            waitBefore: { _ in await service.vaultReady() })
         await server.run()
     }
 }
@@ -72,11 +77,10 @@ struct ControlTree: ObjectTree {
     }
 
     func children(of path: ObjectPath, context: CallContext) async -> [String] {
-        switch path.rawValue {
-        case "/": ["io"]
-        case "/io": ["puff"]
-        case "/io/puff": ["Control"]
-        default: []
-        }
+        // Each node above the control object has the next element of its path as its only child.
+        let target = ControlNames.path.rawValue
+        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
+        guard target.hasPrefix(prefix), target.count > prefix.count else { return [] }
+        return [String(target.dropFirst(prefix.count).prefix { $0 != "/" })]
     }
 }

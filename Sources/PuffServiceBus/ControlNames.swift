@@ -1,27 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffVersion
 
-/// Names of `puffd`'s control interface (dbus/io.puff.Control1.xml).
+/// Names of `puffd`'s control interface as PuffDBus values, from the one wire contract.
 enum ControlNames {
-    static let path = ObjectPath(unchecked: "/io/puff/Control")
-    static let interface: InterfaceName = "io.puff.Control1"
+    static let busName = BusName(ControlContract.busName)!
+    static let path = ObjectPath(unchecked: ControlContract.path)
+    static let interface = InterfaceName(ControlContract.interface)!
     /// Reported by `Status`: puffd's version.
     static let version = PuffVersion.current
 }
 
 extension ErrorName {
-    static let wrongPasscode: ErrorName = "io.puff.Error.WrongPasscode"
-    static let noSuchCollection: ErrorName = "io.puff.Error.NoSuchCollection"
-    static let notInitialized: ErrorName = "io.puff.Error.NotInitialized"
-    static let alreadyInitialized: ErrorName = "io.puff.Error.AlreadyInitialized"
-    static let passcodePolicy: ErrorName = "io.puff.Error.PasscodePolicy"
-    static let damaged: ErrorName = "io.puff.Error.Damaged"
-    static let controlIsLocked: ErrorName = "io.puff.Error.IsLocked"
-    static let notConfirmed: ErrorName = "io.puff.Error.NotConfirmed"
-    static let hardware: ErrorName = "io.puff.Error.Hardware"
-    static let securityKeyPIN: ErrorName = "io.puff.Error.SecurityKeyPIN"
-    static let noSuchSlot: ErrorName = "io.puff.Error.NoSuchSlot"
-    static let lastSlot: ErrorName = "io.puff.Error.LastSlot"
-    static let wouldDropSlots: ErrorName = "io.puff.Error.WouldDropSlots"
+    static let wrongPasscode = ErrorName(ControlContract.ErrorName.wrongPasscode)!
+    static let noSuchCollection = ErrorName(ControlContract.ErrorName.noSuchCollection)!
+    static let notInitialized = ErrorName(ControlContract.ErrorName.notInitialized)!
+    static let alreadyInitialized = ErrorName(ControlContract.ErrorName.alreadyInitialized)!
+    static let passcodePolicy = ErrorName(ControlContract.ErrorName.passcodePolicy)!
+    static let damaged = ErrorName(ControlContract.ErrorName.damaged)!
+    static let controlIsLocked = ErrorName(ControlContract.ErrorName.isLocked)!
+    static let notConfirmed = ErrorName(ControlContract.ErrorName.notConfirmed)!
+    static let hardware = ErrorName(ControlContract.ErrorName.hardware)!
+    static let securityKeyPIN = ErrorName(ControlContract.ErrorName.securityKeyPIN)!
+    static let noSuchSlot = ErrorName(ControlContract.ErrorName.noSuchSlot)!
+    static let lastSlot = ErrorName(ControlContract.ErrorName.lastSlot)!
+    static let wouldDropSlots = ErrorName(ControlContract.ErrorName.wouldDropSlots)!
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffProtocol
 public import PuffService
 
 /// Pure mapping between object paths and service identifiers (secret-service.md §1.2–§1.3).
@@ -80,42 +81,13 @@ public enum ObjectPaths {
         ObjectPath(unchecked: base + "/prompt/" + encode(prompt.rawValue))
     }
 
-    /// Encodes an identifier as one path element: ASCII letters and digits pass, every other
-    /// byte becomes `_` and two lower-case hex digits (gnome-keyring's scheme, so `_` is `_5f`).
+    /// Encodes an identifier as one path element (the contract's ``PathElement``).
     public static func encode(_ identifier: String) -> String {
-        if identifier.isEmpty { return "_" }  // never produced by the service; keeps the path valid
-        var out = ""
-        for byte in identifier.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "_" + hex(byte)
-            }
-        }
-        return out
+        PathElement.encode(identifier)
     }
 
-    /// Reverses ``encode(_:)``; any `_` not followed by two hex digits is kept as it is.
+    /// Reverses ``encode(_:)``.
     public static func decode(_ element: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(element.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "_"), utf8.count >= 2,
-                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xf)]])
+        PathElement.decode(element)
     }
 }

@@ -12,6 +12,7 @@ public struct SecretServiceBus: Sendable {
     private let callers: CallerDirectory
     private let limits: ObjectServer.Limits
     private let logger: Logger
+    private let readers: PropertyReaders
 
     /// How the bus thread decodes calls for the Secret Service: the `value` of every `(oayays)`
     /// goes to locked memory, everything else is ordinary bytes, and a call whose signature no
@@ -33,7 +34,8 @@ public struct SecretServiceBus: Sendable {
         self.limits = limits
         self.logger = logger
         publisher.attach(service)
-        let context = BusContext(service: service)
+        readers = publisher.readers
+        let context = BusContext(service: service, readers: publisher.readers)
         let interfaces = SecretInterfaces(context: context)
         let tree = SecretTree(context: context, interfaces: interfaces)
         let mapping = DBusErrorMapping(logger: logger)
@@ -52,10 +54,27 @@ public struct SecretServiceBus: Sendable {
     public func run(onNameLost: @escaping @Sendable (String) -> Void = { _ in }) async {
         let service = self.service
         let logger = self.logger
+        let readers = self.readers
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
-            onClientLeft: { name in await service.clientVanished(ClientID(name)) },
-            onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) })
+            onClientLeft: { name in
+                readers.forget(name)
+                await service.clientVanished(ClientID(name))
+            },
+            onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) },
+            waitBefore: { message in if !Self.needsNoVault(message) { await service.vaultReady() } })
         await server.run()
+    }
+
+    /// `OpenSession` and `Session.Close` are answered while the vault loads (design §4); every
+    /// other call waits for it in its lane (`Peer` and `Introspect` never reach a lane).
+    static func needsNoVault(_ message: IncomingMessage) -> Bool {
+        switch (message.interface, message.member) {
+        case (SecretServiceNames.service.rawValue, "OpenSession"), (nil, "OpenSession"):
+            message.path == SecretServiceNames.servicePath
+        case (SecretServiceNames.session.rawValue, "Close"), (nil, "Close"):
+            message.path?.rawValue.hasPrefix(SecretServiceNames.servicePath.rawValue + "/session/") == true
+        default: false
+        }
     }
 }

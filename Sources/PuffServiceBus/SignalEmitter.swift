@@ -48,6 +48,11 @@ public enum SignalEmitter {
                     [.objectPath(path)]),
                 Router.propertiesChanged(path: path, interface: SecretServiceNames.item, properties.map(value(of:))),
             ]
+        case .lockChanged(let id, let locked, let view):
+            // To everyone, the collection's signals only: each item's go to the connections that
+            // read its properties (``lockedItemsChanged(in:locked:view:readers:)``), with no
+            // per-item `ItemChanged` (secret-service.md §7, issue 27).
+            return Self.messages(for: .collectionChanged(id, [.locked(locked)] + view.collection))
         case .promptCompleted(let id, let owner, let dismissed, let result):
             // Unicast to the prompt's owner, as gnome-keyring does.
             return [
@@ -56,6 +61,26 @@ public enum SignalEmitter {
                     destination: owner.rawValue, [.boolean(dismissed), .variant(value(of: result))])
             ]
         }
+    }
+
+    /// The item signals of a lock change: per connection, `PropertiesChanged` of the Item
+    /// interface with the new `Locked` (and, when the view changed, `Label`, `Attributes`, `Type`,
+    /// `Created`, `Modified`) for each item it read, unicast to it; items gone since are skipped.
+    public static func lockedItemsChanged(
+        in collection: CollectionID, locked: Bool, view: LockView, readers: [(reader: String, numbers: [UInt64])]
+    ) -> [OutgoingMessage] {
+        var messages: [OutgoingMessage] = []
+        for (reader, numbers) in readers {
+            for number in numbers {
+                guard let properties = view.itemProperties(of: number, locked: locked) else { continue }
+                var changed = Router.propertiesChanged(
+                    path: ObjectPaths.path(of: ItemID(collection: collection, number: number)),
+                    interface: SecretServiceNames.item, properties.map(value(of:)))
+                changed.destination = reader
+                messages.append(changed)
+            }
+        }
+        return messages
     }
 
     /// `PropertiesChanged` of the service's `Collections`, with the new list.

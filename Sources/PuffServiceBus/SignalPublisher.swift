@@ -4,8 +4,9 @@ public import PuffService
 import Synchronization
 
 /// Turns ``ServiceEvent``s into signals on a connection: the per-event signals at once, in the
-/// order the service emits them (so they leave before the reply of the call that caused them), and
-/// the list properties through a ``ListSignalCoalescer``.
+/// order the service emits them (so they leave before the reply of the call that caused them), the
+/// list properties through a ``ListSignalCoalescer``, and a lock change's item signals only to the
+/// connections that read those items' properties (``PropertyReaders``, ``SignalOutbox``).
 ///
 /// Created before the service (whose event sink it is) and attached to it afterwards, since the
 /// coalesced lists are read from the service when they go out.
@@ -13,6 +14,9 @@ public final class SignalPublisher: Sendable {
     private let connection: BusConnection
     private let service = ServiceSlot()
     private let coalescer: ListSignalCoalescer
+    private let outbox: SignalOutbox
+    /// Which connections read which items' properties; the Item interface notes each read.
+    public let readers = PropertyReaders()
 
     /// A publisher on `connection`; `clock` times the coalescing window.
     public init(connection: BusConnection, clock: any Clock<Duration> = ContinuousClock()) {
@@ -25,6 +29,7 @@ public final class SignalPublisher: Sendable {
                 return await Self.render(key, from: source)
             },
             send: { connection.send($0) })
+        outbox = SignalOutbox(send: { connection.send($0) })
     }
 
     /// The sink to hand to ``SecretService``.
@@ -38,17 +43,23 @@ public final class SignalPublisher: Sendable {
     }
 
     private func publish(_ event: ServiceEvent) {
-        for message in SignalEmitter.messages(for: event) { connection.send(message) }
+        if case .lockChanged(let id, let locked, let view) = event {
+            let items = SignalEmitter.lockedItemsChanged(
+                in: id, locked: locked, view: view, readers: readers.lockChanged(id, locked: locked))
+            outbox.deliver(items, then: SignalEmitter.messages(for: event))
+        } else {
+            for message in SignalEmitter.messages(for: event) { connection.send(message) }
+        }
         switch event {
-        case .collectionCreated, .collectionDeleted: coalescer.touch(.collections)
+        case .collectionCreated(let id), .collectionDeleted(let id):
+            readers.collectionGone(id)
+            coalescer.touch(.collections)
         case .itemCreated(let id), .itemDeleted(let id): coalescer.touch(.items(id.collection))
-        case .collectionChanged(let id, let properties):
+        case .lockChanged(let id, _, _):
             // A private collection's items go on Lock and come back on unlock (architecture.md
             // Part A item 3), with no item event; its `Items` list goes out like any other.
-            if properties.contains(where: { if case .locked = $0 { true } else { false } }) {
-                coalescer.touch(.items(id))
-            }
-        case .itemChanged, .promptCompleted: break
+            coalescer.touch(.items(id))
+        case .collectionChanged, .itemChanged, .promptCompleted: break
         }
     }
 

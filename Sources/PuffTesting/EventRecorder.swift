@@ -43,3 +43,10 @@ public final class EventRecorder: Sendable {
         events.filter { if case .promptCompleted = $0 { true } else { false } }
     }
 }
+
+extension ServiceEvent {
+    /// The view of a `lockChanged` event; nil for any other event.
+    public var lockView: LockView? {
+        if case .lockChanged(_, _, let view) = self { view } else { nil }
+    }
+}

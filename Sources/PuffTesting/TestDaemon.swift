@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: Apache-2.0
 public import Foundation
 import PuffDBus
+// SPDX-License-Identifier: Apache-2.0
+public import PuffProtocol
 
 /// The built `puffd`, running on a ``TestBus`` for one test (gnome-keyring's `test-service.c`
 /// does the same with its daemon binary).
@@ -22,13 +23,14 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     /// Starts a bus and `puffd` on it, and returns once `puffd` owns `busName` and
-    /// ``controlName``; `environment` adds
+    /// ``controlName`` and has finished starting (its vault read, `--unlock-fd` and credentials
+    /// tried: a call that needs the vault is answered); `environment` adds
     /// to the daemon's (for example `DISPLAY` for a pinentry); `input` is written to its standard
     /// input, which is then closed (`--unlock-fd 0`). A `launcher` (program and arguments) runs
     /// first and is given the daemon's path and arguments to run in its place, as systemd's
     /// socket activation does.
     public init(
-        arguments: [String] = [], busName: String = "org.freedesktop.secrets", on existingBus: TestBus? = nil,
+        arguments: [String] = [], busName: String = SecretServiceContract.busName, on existingBus: TestBus? = nil,
         environment: [String: String] = [:], input: Data? = nil, launcher: [String] = []
     ) async throws {
         bus = try existingBus ?? TestBus()
@@ -64,10 +66,24 @@ public final class TestDaemon: @unchecked Sendable {
         try await waitForOwner(busName)
         // The control interface has a connection and a name of its own, taken second.
         try await waitForOwner(Self.controlName)
+        try await waitUntilStarted(busName)
+    }
+
+    /// puffd owns its names before it reads the vault; calls that need it wait until start-up is
+    /// done. One such call, answered, says start-up is over (its answer does not matter).
+    private func waitUntilStarted(_ name: String) async throws {
+        let probe = try await BusConnection.connect(address: bus.address)
+        defer { probe.close() }
+        _ = try? await probe.call(
+            .methodCall(
+                destination: name, path: ObjectPath(SecretServiceContract.servicePath)!,
+                interface: "org.freedesktop.DBus.Properties", member: "Get",
+                [.string(SecretServiceContract.Interface.service), .string("Collections")]),
+            timeout: HangGuard.step)
     }
 
     /// The name puffd's control connection owns.
-    public static let controlName = "io.puff.Control"
+    public static let controlName = ControlContract.busName
 
     deinit {
         kill(process.processIdentifier, SIGTERM)

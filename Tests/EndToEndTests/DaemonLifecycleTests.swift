@@ -85,7 +85,8 @@ struct VaultHolderTests {
             ["--unlock-fd", "0", "--passcode-pipe-timeout", String(HangGuard.driver.components.seconds)], on: bus,
             log: firstLog, stdin: passcode)
         defer { first.terminate() }
-        // Hold point: the first holds the vault and waits for its passcode, the name not taken.
+        // Hold point: the first holds the vault and waits for its passcode (its names are taken
+        // already: puffd owns them before it reads the vault).
         try #require(
             await poll(limit: HangGuard.step, every: .milliseconds(20)) {
                 text(firstLog).contains("Reading the passcode on --unlock-fd")
@@ -103,7 +104,11 @@ struct VaultHolderTests {
         #expect(second.terminationStatus == 0, "\(text(secondLog))")
         #expect(text(secondLog).contains("Another puffd serves \(name) on this vault; exiting"))
         #expect(first.isRunning)
-        #expect(text(firstLog).contains("login created with the passcode from --unlock-fd"), "\(text(firstLog))")
+        // The first owns its name before it reads the passcode's vault (design core-reshaped §4).
+        let created = await poll(limit: HangGuard.step, every: .milliseconds(20)) {
+            text(firstLog).contains("login created with the passcode from --unlock-fd")
+        }
+        #expect(created, "\(text(firstLog))")
         let probe = try await BusConnection.connect(address: bus.address)
         defer { probe.close() }
         #expect(try await probe.nameOwner(of: BusName(name)!) != nil)

@@ -24,7 +24,7 @@ import Testing
 
     /// Waits in real time for `login` to announce its lock.
     static func waitForLoginLock(_ fixture: Fixture) async -> Bool {
-        await fixture.recorder.waitFor { $0 == .collectionChanged(.login, [.locked(true)]) } != nil
+        await fixture.recorder.waitFor { $0 == .lockChanged(.login, locked: true, view: .lockedOnly) } != nil
     }
 
     @Test func anIdleCollectionLocksAfterTheIdleTimeAndNotBefore() async throws {
@@ -38,7 +38,7 @@ import Testing
         #expect(await Self.waitForLoginLock(fixture))
         #expect(
             fixture.recorder.drain() == [
-                .itemChanged(item, [.locked(true)]), .collectionChanged(.login, [.locked(true)]),
+                .lockChanged(.login, locked: true, view: .lockedOnly)
             ],
             "the events of a client's Lock")
         await #expect(throws: ServiceError.isLocked) { try await fixture.read(item) }
@@ -132,7 +132,7 @@ import Testing
         #expect(await fixture.service.lockAll(reason: .signal) == [.login])
         #expect(
             fixture.recorder.drain() == [
-                .itemChanged(item, [.locked(true)]), .collectionChanged(.login, [.locked(true)]),
+                .lockChanged(.login, locked: true, view: .lockedOnly)
             ])
         #expect(fixture.clock.sleeperCount == 0)
         #expect(await fixture.service.lockAll(reason: .signal) == [])
@@ -173,7 +173,7 @@ import Testing
         #expect(await Self.waitForLoginLock(fixture))
         let events = fixture.recorder.drain()
         let created = try #require(events.firstIndex { $0 == .itemCreated(item) })
-        let locked = try #require(events.firstIndex { $0 == .collectionChanged(.login, [.locked(true)]) })
+        let locked = try #require(events.firstIndex { $0 == .lockChanged(.login, locked: true, view: .lockedOnly) })
         #expect(created < locked)
     }
 

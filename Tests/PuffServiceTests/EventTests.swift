@@ -57,10 +57,12 @@ import Testing
         #expect(
             fixture.recorder.events == [
                 .collectionChanged(work, [.label("Job"), .modified(Self.t0)]),
-                .itemChanged(item, [.locked(true)]),
-                .collectionChanged(work, [.locked(true)]),
+                .lockChanged(work, locked: true, view: .lockedOnly),
                 .collectionDeleted(work),
             ])
+        let view = try #require(fixture.recorder.events.lazy.compactMap(\.lockView).first)
+        #expect(view.itemNumbers == [item.number], "the lock change carries the collection's items")
+        #expect(view.itemProperties(of: item.number, locked: true) == [.locked(true)])
     }
 
     @Test func creatingACollectionAnnouncesItAndUpdatesTheList() async throws {

@@ -79,15 +79,15 @@ import Testing
             ])
         #expect(
             fixture.recorder.events == [
-                // Read again at the unlock, the item's properties come with it (docs/collections.md).
-                .itemChanged(
-                    item,
-                    [
-                        .locked(false), .label("label"), .attributes(["k": "v"]), .type(""), .created(Self.t0),
-                        .modified(Self.t0),
-                    ]),
-                .collectionChanged(work, [.locked(false), .label("Work"), .modified(Self.t0)]),
+                .lockChanged(work, locked: false, view: .readable([.label("Work"), .modified(Self.t0)])),
                 .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])),
+            ])
+        // Read again at the unlock, the item's properties come with it (docs/collections.md).
+        let view = try #require(fixture.recorder.events.lazy.compactMap(\.lockView).first)
+        #expect(
+            view.itemProperties(of: item.number, locked: false) == [
+                .locked(false), .label("label"), .attributes(["k": "v"]), .type(""), .created(Self.t0),
+                .modified(Self.t0),
             ])
         #expect(
             await serviceError { () async throws(ServiceError) in
@@ -235,7 +235,7 @@ extension LockingTests {
 
         let events = fixture.recorder.drain()
         let created = try #require(events.firstIndex { if case .itemCreated(item) = $0 { true } else { false } })
-        let locked = try #require(events.firstIndex { $0 == .collectionChanged(.login, [.locked(true)]) })
+        let locked = try #require(events.firstIndex { $0 == .lockChanged(.login, locked: true, view: .lockedOnly) })
         #expect(created < locked)
         #expect(try await fixture.service.collectionInfo(.login).isLocked)
     }

@@ -3,12 +3,13 @@ import Dispatch
 import Glibc
 import PuffCrypto
 import PuffDBus
+import PuffProtocol
 
 /// `io.puff.Agent1` (dbus/io.puff.Agent1.xml) as `puffctl agent` serves it: each question is
 /// asked in the terminal, one at a time, and the passcode goes into the pipe puffd sent along.
 struct AgentService: ObjectTree {
-    static let interfaceName: InterfaceName = "io.puff.Agent1"
-    static let path = ObjectPath("/io/puff/Agent")!
+    static let interfaceName = InterfaceName(ControlContract.Agent.interface)!
+    static let path = ObjectPath(ControlContract.Agent.path)!
 
     let terminal: AgentTerminal
     /// The puffd the agent registered with: only the connection that owns its control name may

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffCrypto
 import PuffDBus
+import PuffProtocol
 
 /// The item writes of `add`, `edit` and `rm`, made as any Secret Service client makes them
 /// (secret-service.md §3.2–§3.3): puffd applies the same checks, audits them the same way, and
 /// secrets cross the bus encrypted (``withSession(_:)``).
 extension ControlClient {
-    private static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
+    private static let collectionInterface = SecretInterfaces.collection
     private static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
 
     /// `Collection.CreateItem` without `replace`: a new item in `collection`.
@@ -22,8 +23,9 @@ extension ControlClient {
         let properties = DBusValue.dictionary(
             key: "s", value: "v",
             [
-                .init(.string("org.freedesktop.Secret.Item.Label"), .variant(.string(label))),
-                .init(.string("org.freedesktop.Secret.Item.Attributes"), .variant(.stringDictionary(attributes))),
+                .init(.string(SecretServiceContract.PropertyKey.itemLabel), .variant(.string(label))),
+                .init(
+                    .string(SecretServiceContract.PropertyKey.itemAttributes), .variant(.stringDictionary(attributes))),
             ])
         let reply = try await withSession { (session, key) throws(ClientError) -> [DBusValue] in
             let value = try Self.encrypted(secret, session: session, key: key, contentType: contentType)

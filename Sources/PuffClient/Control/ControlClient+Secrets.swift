@@ -6,7 +6,7 @@ import PuffDBus
 /// the connection and bus name of the control calls: `get` and `copy` read a secret the way
 /// libsecret does, through the same checks, encrypted on the bus.
 extension ControlClient: ItemDirectory {
-    static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
+    static let itemInterface = SecretInterfaces.item
 
     /// `Service.SearchItems`: the paths of the items whose attributes include every pair of
     /// `attributes` exactly, those in unlocked and in locked collections.

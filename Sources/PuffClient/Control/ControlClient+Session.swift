@@ -7,8 +7,8 @@ import PuffDBus
 /// from a Diffie-Hellman exchange, never in the clear where `dbus-monitor` could read it.
 extension ControlClient {
     static let serviceObject = ObjectPath(unchecked: SecretPaths.service)
-    static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
-    static let sessionInterface: InterfaceName = "org.freedesktop.Secret.Session"
+    static let serviceInterface = SecretInterfaces.service
+    static let sessionInterface = SecretInterfaces.session
     /// The spec's only encrypting algorithm; `plain` would put the secret on the bus.
     static let algorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
 

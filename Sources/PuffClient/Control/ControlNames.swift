@@ -1,52 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffProtocol
 
-/// Every D-Bus name puffctl uses, as `dbus/io.puff.Control1.xml` spells it.
+/// Every D-Bus name puffctl uses, as PuffDBus values from the one wire contract (PuffProtocol).
 public enum ControlNames {
-    /// The well-known name puffd's control connection owns; nothing else serves ``interface``, so a
-    /// proxy rule for ``secretsBusName`` does not reach it.
-    public static let busName = "io.puff.Control"
+    /// The well-known name puffd's control connection owns.
+    public static let busName = ControlContract.busName
     /// The well-known name of the Secret Service, which puffd shares with every other provider.
-    public static let secretsBusName = "org.freedesktop.secrets"
+    public static let secretsBusName = SecretServiceContract.busName
     /// The object that serves ``interface``.
-    public static let path = ObjectPath(unchecked: "/io/puff/Control")
+    public static let path = ObjectPath(unchecked: ControlContract.path)
     /// puffd's private control interface.
-    public static let interface: InterfaceName = "io.puff.Control1"
+    public static let interface = InterfaceName(ControlContract.interface)!
+}
+
+/// The Secret Service's interfaces as puffctl calls them.
+enum SecretInterfaces {
+    static let service = InterfaceName(SecretServiceContract.Interface.service)!
+    static let collection = InterfaceName(SecretServiceContract.Interface.collection)!
+    static let item = InterfaceName(SecretServiceContract.Interface.item)!
+    static let session = InterfaceName(SecretServiceContract.Interface.session)!
+    static let prompt = InterfaceName(SecretServiceContract.Interface.prompt)!
 }
 
 extension ErrorName {
-    /// `io.puff.Error.WrongPasscode`: the passcode does not open the collection.
-    public static let puffWrongPasscode: ErrorName = "io.puff.Error.WrongPasscode"
-    /// `io.puff.Error.NoSuchCollection`: no visible collection by that id.
-    public static let puffNoSuchCollection: ErrorName = "io.puff.Error.NoSuchCollection"
-    /// `io.puff.Error.NotInitialized`: no passcode set yet.
-    public static let puffNotInitialized: ErrorName = "io.puff.Error.NotInitialized"
-    /// `io.puff.Error.AlreadyInitialized`: `Init` on a vault that has its login collection.
-    public static let puffAlreadyInitialized: ErrorName = "io.puff.Error.AlreadyInitialized"
-    /// `io.puff.Error.PasscodePolicy`: the new passcode breaks the collection's policy.
-    public static let puffPasscodePolicy: ErrorName = "io.puff.Error.PasscodePolicy"
-    /// `io.puff.Error.Damaged`: the collection's files failed to open.
-    public static let puffDamaged: ErrorName = "io.puff.Error.Damaged"
-    /// `io.puff.Error.NotConfirmed`: a change that weakens protection got no consent.
-    public static let puffNotConfirmed: ErrorName = "io.puff.Error.NotConfirmed"
-    /// `io.puff.Error.Hardware`: a TPM or security key did not give a slot's key.
-    public static let puffHardware: ErrorName = "io.puff.Error.Hardware"
-    /// `io.puff.Error.SecurityKeyPIN`: the security key's PIN is needed, wrong or blocked.
-    public static let puffSecurityKeyPIN: ErrorName = "io.puff.Error.SecurityKeyPIN"
-    /// `io.puff.Error.NoSuchSlot`: no slot of that number, or none the credential opens.
-    public static let puffNoSuchSlot: ErrorName = "io.puff.Error.NoSuchSlot"
-    /// `io.puff.Error.LastSlot`: removing the slot would leave the collection with none.
-    public static let puffLastSlot: ErrorName = "io.puff.Error.LastSlot"
-    /// `io.puff.Error.WouldDropSlots`: a re-key would drop slots whose credential is not at hand.
-    public static let puffWouldDropSlots: ErrorName = "io.puff.Error.WouldDropSlots"
-    /// `io.puff.Error.IsLocked`: the call needs the collection unlocked.
-    public static let puffIsLocked: ErrorName = "io.puff.Error.IsLocked"
-    /// `org.freedesktop.Secret.Error.NoSuchObject`, from the Secret Service specification.
-    public static let secretNoSuchObject: ErrorName = "org.freedesktop.Secret.Error.NoSuchObject"
-    /// `org.freedesktop.Secret.Error.IsLocked`, from the Secret Service specification.
-    public static let secretIsLocked: ErrorName = "org.freedesktop.Secret.Error.IsLocked"
+    public static let puffWrongPasscode = ErrorName(ControlContract.ErrorName.wrongPasscode)!
+    public static let puffNoSuchCollection = ErrorName(ControlContract.ErrorName.noSuchCollection)!
+    public static let puffNotInitialized = ErrorName(ControlContract.ErrorName.notInitialized)!
+    public static let puffAlreadyInitialized = ErrorName(ControlContract.ErrorName.alreadyInitialized)!
+    public static let puffPasscodePolicy = ErrorName(ControlContract.ErrorName.passcodePolicy)!
+    public static let puffDamaged = ErrorName(ControlContract.ErrorName.damaged)!
+    public static let puffNotConfirmed = ErrorName(ControlContract.ErrorName.notConfirmed)!
+    public static let puffHardware = ErrorName(ControlContract.ErrorName.hardware)!
+    public static let puffSecurityKeyPIN = ErrorName(ControlContract.ErrorName.securityKeyPIN)!
+    public static let puffNoSuchSlot = ErrorName(ControlContract.ErrorName.noSuchSlot)!
+    public static let puffLastSlot = ErrorName(ControlContract.ErrorName.lastSlot)!
+    public static let puffWouldDropSlots = ErrorName(ControlContract.ErrorName.wouldDropSlots)!
+    public static let puffIsLocked = ErrorName(ControlContract.ErrorName.isLocked)!
+    public static let secretNoSuchObject = ErrorName(SecretServiceContract.ErrorName.noSuchObject)!
+    public static let secretIsLocked = ErrorName(SecretServiceContract.ErrorName.isLocked)!
     /// `org.freedesktop.DBus.Error.ServiceUnknown`: nothing owns the name and nothing can be activated.
     public static let serviceUnknown: ErrorName = "org.freedesktop.DBus.Error.ServiceUnknown"
-    /// `org.freedesktop.DBus.Error.NameHasNoOwner`: nothing owns the name.
-    public static let nameHasNoOwner: ErrorName = "org.freedesktop.DBus.Error.NameHasNoOwner"
 }

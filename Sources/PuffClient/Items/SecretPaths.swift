@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffProtocol
 
 /// The object paths of Secret Service collections and items as puffd builds them
 /// (secret-service.md §1.2–§1.3).
 ///
-/// PuffServiceBus has the same mapping (`ObjectPaths`); puffctl keeps this small copy so that it
-/// depends on the bus wrapper only, never on the daemon's targets.
+/// Built from the wire contract (PuffProtocol) that PuffServiceBus's `ObjectPaths` uses too, so
+/// that puffctl depends on the bus wrapper only, never on the daemon's targets.
 enum SecretPaths {
     /// What every collection path starts with.
-    static let collectionPrefix = "/org/freedesktop/secrets/collection/"
+    static let collectionPrefix = SecretServiceContract.collectionPathPrefix
     /// The service object, where `OpenSession` and `SearchItems` live.
-    static let service = "/org/freedesktop/secrets"
+    static let service = SecretServiceContract.servicePath
 
     /// The path of the collection with id `collection`.
     static func collection(_ collection: String) -> String {
@@ -29,21 +30,9 @@ enum SecretPaths {
         return (String(parts[0]), number)
     }
 
-    /// One path element for an identifier: ASCII letters and digits pass, every other byte becomes
-    /// `_` and two lower-case hex digits (gnome-keyring's scheme, which puffd follows).
+    /// One path element for an identifier, as puffd builds it.
     static func encode(_ identifier: String) -> String {
-        if identifier.isEmpty { return "_" }
-        var out = ""
-        for byte in identifier.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "_" + String(byte >> 4, radix: 16) + String(byte & 0xf, radix: 16)
-            }
-        }
-        return out
+        PathElement.encode(identifier)
     }
 }
 

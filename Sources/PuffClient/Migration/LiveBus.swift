@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffText
 
 /// The connection to the other bus of `import --bus`, with the bounds a possibly hostile provider
@@ -67,7 +68,7 @@ struct LiveBus: Sendable {
             let puffdPID = try? await connection.processID(of: puffd), ownerPID == puffdPID
         {
             throw .liveSource(
-                "org.freedesktop.secrets on the bus at \(TerminalText.escaped(address)) is puffd itself, not another provider"
+                "\(SecretServiceContract.busName) on the bus at \(TerminalText.escaped(address)) is puffd itself, not another provider"
             )
         }
         return owner

@@ -6,7 +6,7 @@ import PuffDBus
 /// puffctl waits for the person's answer (`Prompt.Completed`). Without the option nothing here
 /// runs, so the other provider shows nothing.
 enum LivePrompt {
-    static let promptInterface: InterfaceName = "org.freedesktop.Secret.Prompt"
+    static let promptInterface = SecretInterfaces.prompt
     /// How long a person has to answer the provider's prompt.
     static let answerTimeout: Duration = .seconds(600)
 

@@ -2,6 +2,7 @@
 import PuffCrypto
 import PuffDBus
 public import PuffFormats
+import PuffProtocol
 
 /// The running provider that owns `org.freedesktop.secrets` on another bus (gnome-keyring,
 /// KeePassXC, KWallet, oo7), read as an ordinary Secret Service client for `puffctl import --bus`
@@ -15,11 +16,11 @@ public import PuffFormats
 /// held in secure memory. Every reply is bounded (``LiveLimits``): a hostile provider makes the
 /// read fail, never grow without end.
 public enum LiveProviderSource {
-    static let secretsName = BusName("org.freedesktop.secrets")!
-    static let servicePath = ObjectPath(unchecked: "/org/freedesktop/secrets")
-    static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
-    static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
-    static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
+    static let secretsName = BusName(SecretServiceContract.busName)!
+    static let servicePath = ObjectPath(unchecked: SecretServiceContract.servicePath)
+    static let serviceInterface = SecretInterfaces.service
+    static let collectionInterface = SecretInterfaces.collection
+    static let itemInterface = SecretInterfaces.item
 
     /// Reads the provider on the bus at `address`; with `unlocking` ``LiveUnlocking/asking``,
     /// first asks it to unlock its locked collections (``LivePrompt``), which shows the

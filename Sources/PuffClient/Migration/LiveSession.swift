@@ -70,7 +70,7 @@ struct LiveSession: Sendable {
     func close(bus: LiveBus) {
         bus.connection.send(
             .methodCall(
-                destination: provider, path: path, interface: "org.freedesktop.Secret.Session", member: "Close"))
+                destination: provider, path: path, interface: SecretInterfaces.session, member: "Close"))
     }
 
     /// The secrets of `items` by path (`GetSecrets`, ``LiveLimits/secretsPerCall`` at a time). An

@@ -50,11 +50,7 @@ public final class BusConnection: Sendable {
                 loop.run(
                     delegate: .init(
                         received: { message in
-                            if message.kind == .methodCall, let handler = callHandler.current {
-                                handler(message)
-                            } else {
-                                sink.yield(message)
-                            }
+                            if message.kind != .methodCall || !callHandler.take(message) { sink.yield(message) }
                         },
                         replied: { id, result in calls.complete(id, result) },
                         closed: {
@@ -77,8 +73,19 @@ public final class BusConnection: Sendable {
     /// ``messages``; `nil` goes back to the stream. The handler must never block: it runs on the
     /// thread that serves the connection (a server uses it to answer `Peer` calls and queue the
     /// rest without a thread hop in between).
+    ///
+    /// Calls held by ``holdMethodCalls()`` are handed to `handler` first, in arrival order, under
+    /// the lock the bus thread takes for each call, so no later call can overtake them.
     public func setMethodCallHandler(_ handler: (@Sendable (IncomingMessage) -> Void)?) {
         callHandler.set(handler)
+    }
+
+    /// Keeps method calls that arrive before ``setMethodCallHandler(_:)`` installs a handler,
+    /// instead of putting them on ``messages``: a server that takes its name before it serves
+    /// (puffd, while its vault loads) calls this first, so a client's calls reach its lanes in the
+    /// order they were sent.
+    public func holdMethodCalls() {
+        callHandler.hold()
     }
 
     /// Queues `message` for sending; never blocks.
@@ -169,7 +176,8 @@ private final class PendingCalls: Sendable {
     }
 }
 
-/// The method-call handler a server installed, read on the bus thread for every call.
+/// The method-call handler a server installed, read on the bus thread for every call, or the
+/// calls held until one is.
 ///
 /// The closure sits in a class box: a function value kept directly in a `Mutex` is re-abstracted
 /// on every `inout` access, so each read wrapped it in two more thunks, and after some 10,000
@@ -180,12 +188,48 @@ private final class CallHandlerSlot: Sendable {
         init(_ handler: @escaping @Sendable (IncomingMessage) -> Void) { self.handler = handler }
     }
 
-    private let box = Mutex<Box?>(nil)
+    private enum Mode {
+        /// Calls go to the message stream.
+        case stream
+        /// Calls wait here for a handler.
+        case holding([IncomingMessage])
+        case handler(Box)
+    }
 
-    var current: (@Sendable (IncomingMessage) -> Void)? { box.withLock { $0 }?.handler }
+    private let mode = Mutex<Mode>(.stream)
+
+    /// Hands `message` to the handler or keeps it; false: it belongs on the stream.
+    func take(_ message: IncomingMessage) -> Bool {
+        let (taken, box) = mode.withLock { mode -> (Bool, Box?) in
+            switch mode {
+            case .stream: return (false, nil)
+            case .holding(var held):
+                mode = .stream  // so the array is not copied on append
+                held.append(message)
+                mode = .holding(held)
+                return (true, nil)
+            case .handler(let box): return (true, box)
+            }
+        }
+        box?.handler(message)
+        return taken
+    }
+
+    func hold() {
+        mode.withLock { mode in
+            if case .stream = mode { mode = .holding([]) }
+        }
+    }
 
     func set(_ new: (@Sendable (IncomingMessage) -> Void)?) {
-        let replacement = new.map(Box.init)
-        box.withLock { $0 = replacement }
+        mode.withLock { mode in
+            guard let new else {
+                mode = .stream
+                return
+            }
+            // Under the lock: the bus thread waits to hand on the next call until these are in.
+            if case .holding(let held) = mode { for message in held { new(message) } }
+            mode = .handler(Box(new))
+        }
     }
 }

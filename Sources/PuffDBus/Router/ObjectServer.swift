@@ -35,6 +35,7 @@ public struct ObjectServer: Sendable {
     private let limits: Limits
     private let onClientLeft: @Sendable (String) async -> Void
     private let onSignal: @Sendable (IncomingMessage) async -> Void
+    private let waitBefore: @Sendable (IncomingMessage) async -> Void
     private let refusals: RefusalLog
 
     /// Creates a server; nothing runs until ``run()``.
@@ -44,6 +45,8 @@ public struct ObjectServer: Sendable {
     ///   - onClientLeft: Runs, in the client's lane after its last call, when a unique name
     ///     leaves the bus (`NameOwnerChanged` with an empty new owner).
     ///   - onSignal: Every signal received, in arrival order.
+    ///   - waitBefore: Awaited in the caller's lane before each call there runs, holding no slot
+    ///     (puffd's calls wait for the vault to load); later calls of that client wait behind it.
     ///   - logger: Where refusals for a limit are noted (the first per connection, then a count).
     public init(
         connection: BusConnection,
@@ -52,7 +55,8 @@ public struct ObjectServer: Sendable {
         limits: Limits = Limits(),
         logger: Logger = Logger(label: "puff.dbus", factory: { _ in SwiftLogNoOpLogHandler() }),
         onClientLeft: @escaping @Sendable (String) async -> Void = { _ in },
-        onSignal: @escaping @Sendable (IncomingMessage) async -> Void = { _ in }
+        onSignal: @escaping @Sendable (IncomingMessage) async -> Void = { _ in },
+        waitBefore: @escaping @Sendable (IncomingMessage) async -> Void = { _ in }
     ) {
         self.connection = connection
         self.router = router
@@ -60,6 +64,7 @@ public struct ObjectServer: Sendable {
         self.limits = limits
         self.onClientLeft = onClientLeft
         self.onSignal = onSignal
+        self.waitBefore = waitBefore
         refusals = RefusalLog(logger: logger)
     }
 
@@ -86,7 +91,7 @@ public struct ObjectServer: Sendable {
         for await message in connection.messages {
             switch message.kind {
             case .methodCall:
-                accept(message)  // arrived before the handler was installed
+                accept(message)  // arrived before the handler was installed, on a connection not holding calls
             case .signal:
                 if let departed = Self.departedClient(message) {
                     submit(.departure, from: departed, lanes: lanes, gate: gate)
@@ -120,6 +125,7 @@ public struct ObjectServer: Sendable {
         while let work = lanes.next(for: sender) {
             switch work {
             case .call(let message):
+                await waitBefore(message)
                 let context = await callers.context(for: sender)
                 await gate.enter()
                 let slot = CallSlot(giveBack: { gate.leave() }, takeAgain: { await gate.enter() })

@@ -38,6 +38,8 @@ struct LoginListener: Service, CustomStringConvertible {
     var description: String { "LoginListener" }
 
     func run() async {
+        // A password that came while the vault loads waits in the socket's backlog.
+        guard (try? await cancelWhenGracefulShutdown({ await service.vaultReady() })) == true else { return }
         logger.info("Listening for login passwords", metadata: ["socket": "\(socket.path)"])
         let stopped = Atomic<Bool>(false)
         await withGracefulShutdownHandler {

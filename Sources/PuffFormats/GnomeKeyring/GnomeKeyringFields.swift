@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
+import PuffProtocol
 
 /// gnome-keyring's item attributes ("fields") as its files keep them and as it serves them over
 /// D-Bus (gkm-secret-fields.c, gkm-secret-compat.c), so that a read gives exactly what
@@ -16,7 +17,7 @@ enum GnomeKeyringFields {
     /// The old item types and the schemas gnome-keyring reports for them
     /// (`gkm_secret_compat_format_item_type`, masked with 0xffff).
     static let schemaByType: [UInt32: String] = [
-        0: "org.freedesktop.Secret.Generic",
+        0: SecretServiceContract.genericSchema,
         1: "org.gnome.keyring.NetworkPassword",
         2: "org.gnome.keyring.Note",
         3: "org.gnome.keyring.ChainedKeyring",

@@ -47,6 +47,20 @@ package struct AttributeIndex: Sendable {
         self.hasher = hasher
     }
 
+    /// The index a snapshot kept (``IndexSnapshot``): its keys as they are, no digest computed.
+    init(hasher: KeyedHash, keys: [IndexSnapshot.Key]) {
+        self.hasher = hasher
+        postings.reserveCapacity(keys.count)
+        for key in keys where !key.numbers.isEmpty {
+            postings[key.digest] = key.numbers.count == 1 ? .one(key.numbers[0]) : .many(PostingList(key.numbers))
+        }
+    }
+
+    /// Every key and its item numbers, for an ``IndexSnapshot``.
+    var snapshotKeys: [IndexSnapshot.Key] {
+        postings.map { IndexSnapshot.Key(digest: $0.key, numbers: $0.value.numbers) }
+    }
+
     /// Adds item `number` under each pair of `attributes` and under the whole set.
     mutating func insert(_ number: UInt64, attributes: AttributeList) {
         insert(number, digests: digests(of: attributes))

@@ -19,6 +19,10 @@ public enum ServiceEvent: Sendable, Equatable {
     case itemDeleted(ItemID)
     /// Item properties changed; the values are the new ones.
     case itemChanged(ItemID, [ItemProperty])
+    /// A collection was locked or unlocked (or locked again: gnome-keyring announces that too);
+    /// its items' `Locked` follow it. One event however many items the collection holds: the bus
+    /// decides which connections hear about which items (secret-service.md §7).
+    case lockChanged(CollectionID, locked: Bool, view: LockView)
     /// A prompt finished; send `Completed` to `owner` and forget the prompt path.
     case promptCompleted(PromptID, owner: ClientID, dismissed: Bool, result: PromptResult)
 }

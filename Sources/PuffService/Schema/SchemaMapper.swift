@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffProtocol
 
 /// Turns an item's attributes into a ``TypedRecord`` (architecture.md Part A item 4: a plugin,
 /// compiled in, chosen by configuration as `[items] mappers`).
@@ -22,7 +23,7 @@ public struct SchemaMappers: Sendable {
     /// gnome-keyring's schema for untyped items (secret-service.md §9.2): it says nothing about
     /// which attributes an item has, so items carrying it are recognised by shape like items
     /// with no schema.
-    public static let untypedSchema = "org.freedesktop.Secret.Generic"
+    public static let untypedSchema = SecretServiceContract.genericSchema
 
     /// Every built-in mapper, in the default order.
     public static let builtIn: [any SchemaMapper] = [InternetMapper(), GenericMapper(), NoteMapper()]

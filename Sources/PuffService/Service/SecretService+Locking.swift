@@ -67,30 +67,16 @@ extension SecretService {
         announceLock(isLocked, collection)
     }
 
-    /// Emits `itemChanged(locked)` per item, then `collectionChanged(locked)` (§7). When an unlock
-    /// read the items' labels and attributes (docs/collections.md), the events carry those too:
-    /// clients that read the properties while it was locked (secret-tool 0.20.5's `search
-    /// --unlock`, through libsecret's cached proxies) then show what a fresh read would.
+    /// Emits one `lockChanged` for the collection (§7), whatever its size. When an unlock read the
+    /// items' labels and attributes (docs/collections.md), its view says so and carries the
+    /// collection's label and time: clients that read the properties while it was locked
+    /// (secret-tool 0.20.5's `search --unlock`, through libsecret's cached proxies) then show what
+    /// a fresh read would.
     func announceLock(_ isLocked: Bool, _ collection: CollectionID, viewChanged: Bool = false) {
-        for item in itemIDs(in: collection) {
-            guard viewChanged, let record = collectionStates[collection]?.items[item.number] else {
-                emit(.itemChanged(item, [.locked(isLocked)]))
-                continue
-            }
-            emit(
-                .itemChanged(
-                    item,
-                    [
-                        .locked(isLocked), .label(record.label), .attributes(record.attributes),
-                        .type(reportedType(of: record)), .created(record.created), .modified(record.modified),
-                    ]))
-        }
-        guard viewChanged, let fields = collectionStates[collection]?.fields else {
-            emit(.collectionChanged(collection, [.locked(isLocked)]))
-            return
-        }
-        emit(
-            .collectionChanged(
-                collection, [.locked(isLocked), .label(fields.label), .modified(fields.modified)]))
+        guard let state = collectionStates[collection] else { return }
+        let view = LockView(
+            collection: viewChanged ? [.label(state.fields.label), .modified(state.fields.modified)] : [],
+            itemsReadable: viewChanged, items: state.items)
+        emit(.lockChanged(collection, locked: isLocked, view: view))
     }
 }

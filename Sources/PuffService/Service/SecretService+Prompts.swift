@@ -19,17 +19,7 @@ extension SecretService {
     /// - Throws: ``ServiceError/limitExceeded(_:)`` when the client or the service already has
     ///   too many prompts waiting.
     func addPrompt(_ action: PendingPrompt.Action, owner: ClientID) throws(ServiceError) -> PromptID {
-        guard promptCounts[owner, default: 0] < limits.promptsPerClient else {
-            throw .limitExceeded("a connection may have at most \(limits.promptsPerClient) prompts waiting")
-        }
-        guard prompts.count < limits.prompts else {
-            throw .limitExceeded("at most \(limits.prompts) prompts may wait at once")
-        }
-        let id = PromptID("p\(nextPromptNumber)")
-        nextPromptNumber += 1
-        prompts[id] = PendingPrompt(owner: owner, action: action)
-        promptCounts[owner, default: 0] += 1
-        return id
+        try prompts.add(action, owner: owner, limits: limits)
     }
 
     /// Starts a prompt and returns at once; the prompter runs in a task owned by the prompt table
@@ -60,7 +50,7 @@ extension SecretService {
             guard (try? await Self.sleep(on: clock, for: timeout)) != nil else { return }
             self.finishPrompt(id, outcome: .timedOut)
         }
-        prompts[id] = prompt
+        prompts.update(id, prompt)
     }
 
     /// Dismisses a prompt, started or not, and emits `promptCompleted(dismissed: true)` with the
@@ -71,8 +61,7 @@ extension SecretService {
     public func dismissPrompt(_ id: PromptID, client: ClientID) throws(ServiceError) {
         guard let prompt = prompts[id] else { throw .noSuchObject }
         guard prompt.owner == client else { throw .accessDenied }
-        prompts[id] = nil
-        Self.decrement(&promptCounts, prompt.owner)
+        _ = prompts.remove(id)
         prompt.work?.cancel()
         prompt.timer?.cancel()
         emit(.promptCompleted(id, owner: prompt.owner, dismissed: true, result: prompt.action.dismissedResult))
@@ -81,8 +70,7 @@ extension SecretService {
     /// Completes a prompt exactly once; later calls (the loser of the prompter/timer race, or a
     /// prompter finishing after `Dismiss`) find it gone and do nothing.
     func finishPrompt(_ id: PromptID, outcome: PromptOutcome) {
-        guard let prompt = prompts.removeValue(forKey: id) else { return }
-        Self.decrement(&promptCounts, prompt.owner)
+        guard let prompt = prompts.remove(id) else { return }
         prompt.work?.cancel()
         prompt.timer?.cancel()
         guard case .approved(let result) = outcome else {

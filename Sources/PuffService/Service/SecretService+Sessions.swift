@@ -18,17 +18,15 @@ extension SecretService {
     ///   ``ServiceError/limitExceeded(_:)`` when the service holds too many sessions (checked before
     ///   any key agreement is computed).
     ///
-    /// A client at its own limit loses its least recently used session instead of being refused:
-    /// python-secretstorage opens one session per `Item` object and never closes them, so reading
-    /// the secrets of more items than the limit on one connection must keep working.
+    /// A client at its own limit loses its least recently used session instead of being refused
+    /// (``SessionTable/makeRoom(for:limits:)``).
     public func openSession(
         algorithm: String, input: SessionInput, client: ClientID
     ) throws(ServiceError) -> (output: SessionOutput, session: SessionID) {
-        if sessionCounts[client, default: 0] >= limits.sessionsPerClient {
-            closeLeastRecentlyUsedSession(of: client)
-        }
-        guard sessions.count < limits.sessions else {
-            throw .limitExceeded("at most \(limits.sessions) sessions may be open at once")
+        if try sessions.makeRoom(for: client, limits: limits) != nil {
+            logger.debug(
+                "Closed a client's least recently used session to make room",
+                metadata: ["client": "\(client)", "limit": "\(limits.sessionsPerClient)"])
         }
         let transport: Session.Transport
         let output: SessionOutput
@@ -52,12 +50,7 @@ extension SecretService {
         default:
             throw .unsupportedAlgorithm
         }
-        let id = SessionID("s\(nextSessionNumber)")
-        nextSessionNumber += 1
-        sessionUses += 1
-        sessions[id] = Session(owner: client, transport: transport, lastUse: sessionUses)
-        sessionCounts[client, default: 0] += 1
-        return (output, id)
+        return (output, sessions.open(transport, for: client))
     }
 
     /// Closes a session and drops its key.
@@ -65,22 +58,7 @@ extension SecretService {
     /// - Throws: ``ServiceError/noSession`` when unknown; ``ServiceError/accessDenied`` when another
     ///   client owns it (secret-service.md §5.4).
     public func closeSession(_ id: SessionID, client: ClientID) throws(ServiceError) {
-        guard let session = sessions[id] else { throw .noSession }
-        guard session.owner == client else { throw .accessDenied }
-        sessions[id] = nil
-        Self.decrement(&sessionCounts, client)
-    }
-
-    /// Closes the session of `client` that carried a secret longest ago.
-    private func closeLeastRecentlyUsedSession(of client: ClientID) {
-        // A scan of at most `limits.sessions` entries, only when a client is at its limit.
-        let oldest = sessions.filter { $0.value.owner == client }.min { $0.value.lastUse < $1.value.lastUse }
-        guard let oldest else { return }
-        sessions[oldest.key] = nil
-        Self.decrement(&sessionCounts, client)
-        logger.debug(
-            "Closed a client's least recently used session to make room",
-            metadata: ["client": "\(client)", "limit": "\(limits.sessionsPerClient)"])
+        try sessions.close(id, client: client)
     }
 
     /// Forgets everything `client` owned after it left the bus: its sessions and its prompts.
@@ -88,32 +66,17 @@ extension SecretService {
     /// Running prompters are cancelled (a pinentry asking for the client is ended); the prompts
     /// emit no `Completed`, which is unicast to its owner and nobody is left to hear it.
     public func clientVanished(_ client: ClientID) {
-        if sessionCounts.removeValue(forKey: client) != nil {
-            sessions = sessions.filter { $0.value.owner != client }
+        sessions.forget(client)
+        for (id, prompt) in prompts.forget(client) {
+            prompt.work?.cancel()
+            prompt.timer?.cancel()
+            logger.info("Prompt dismissed", metadata: ["prompt.id": "\(id)", "reason": "its client left"])
         }
-        if promptCounts.removeValue(forKey: client) != nil {
-            for (id, prompt) in prompts where prompt.owner == client {
-                prompts[id] = nil
-                prompt.work?.cancel()
-                prompt.timer?.cancel()
-                logger.info("Prompt dismissed", metadata: ["prompt.id": "\(id)", "reason": "its client left"])
-            }
-        }
-    }
-
-    /// Counts one fewer for `client`, dropping the entry at zero so departed clients leave nothing.
-    static func decrement(_ counts: inout [ClientID: Int], _ client: ClientID) {
-        guard let count = counts[client] else { return }
-        counts[client] = count > 1 ? count - 1 : nil
     }
 
     /// The session `id` if `client` owns it; a session of another client is as good as absent.
     func session(_ id: SessionID, client: ClientID) throws(ServiceError) -> Session {
-        guard var session = sessions[id], session.owner == client else { throw .noSession }
-        sessionUses += 1
-        session.lastUse = sessionUses
-        sessions[id] = session
-        return session
+        try sessions.use(id, client: client)
     }
 
     /// Turns a secret from the bus into plaintext using the session named inside it (§6.3).
@@ -172,7 +135,7 @@ extension SecretService {
 extension SecretService {
     /// Whether `id` is an open session; object trees use it to decide whether a path exists.
     public func hasSession(_ id: SessionID) -> Bool {
-        sessions[id] != nil
+        sessions.contains(id)
     }
 
     /// Whether `id` is a prompt that has not completed yet.

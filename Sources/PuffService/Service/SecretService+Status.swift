@@ -116,6 +116,7 @@ extension SecretService {
         do {
             let reclaimed = try await rechain(vault)
             logger.info("Compacted a journal", metadata: ["collection.id": "\(vault.id)", "bytes": "\(reclaimed)"])
+            await saveIndexSnapshot(of: vault)
         } catch {
             // The old journal is still in place; the next write tries again.
         }

@@ -74,15 +74,10 @@ public actor SecretService {
     // The service's own, not the process's: services in one process (a test run) must not wait
     // behind each other's derivations.
     let keyDerivationQueue = DispatchQueue(label: "puff.key-derivation")
-    var sessions: [SessionID: Session] = [:]
-    var prompts: [PromptID: PendingPrompt] = [:]
-    /// Open sessions and waiting prompts per client, for ``ServiceLimits``.
-    var sessionCounts: [ClientID: Int] = [:]
-    /// Counts session opens and uses, so each session knows how recently it was used.
-    var sessionUses: UInt64 = 0
-    var promptCounts: [ClientID: Int] = [:]
-    var nextSessionNumber: UInt64 = 1
-    var nextPromptNumber: UInt64 = 1
+    /// The open transfer sessions.
+    var sessions = SessionTable()
+    /// The prompts handed out and not completed.
+    var prompts = PromptBook()
     /// The question that brings `login` in step with a login password it missed; at most one per
     /// run of the service.
     var loginResync: Task<Void, Never>?
@@ -97,6 +92,12 @@ public actor SecretService {
     var journalGenerations: [SpaceID: UInt64] = [:]
     /// Numbers each unlock's auto-lock clocks (``UnlockActivity/token``).
     var nextAutoLockToken: UInt64 = 0
+    /// Whether ``loadVault()`` has run (``VaultLoading/now`` runs it in `init`).
+    var vaultLoaded = false
+    /// Whether calls may reach the vault (``vaultReady()``); until then they wait here.
+    var isReady = false
+    var readyWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    var nextReadyWaiter: UInt64 = 0
 
     /// Opens the vault in `store` and adds the in-memory `session` collection (alias `session`,
     /// secret-service.md §11).
@@ -132,6 +133,9 @@ public actor SecretService {
     ///   - now: The current time in seconds since the epoch, for `Created`/`Modified`.
     ///   - logger: Receives diagnostics; never secrets or attribute values.
     ///   - events: Receives every ``ServiceEvent``, synchronously.
+    ///   - loading: ``VaultLoading/now`` (the default) loads the vault here and is ready;
+    ///     ``VaultLoading/later`` touches no file: the caller runs ``loadVault()`` and then
+    ///     ``becomeReady()``.
     /// - Throws: ``ServiceError/failed(_:)`` when the catalog cannot be read or, for an ephemeral
     ///   vault, `login` cannot be created.
     public init(
@@ -153,7 +157,8 @@ public actor SecretService {
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> UInt64,
         logger: Logger,
-        events: @escaping @Sendable (ServiceEvent) -> Void
+        events: @escaping @Sendable (ServiceEvent) -> Void,
+        loading: VaultLoading = .now
     ) async throws(ServiceError) {
         self.store = store
         self.mode = mode
@@ -175,38 +180,16 @@ public actor SecretService {
         self.now = now
         self.logger = logger
         self.events = events
-        let loaded = try await VaultLoader.load(store: store, logger: logger, tpm: tpm)
-        failedAttempts = await Self.loadAttempts(from: store, logger: logger)
-        catalog = loaded.catalog
-        hiddenHeaders = loaded.hidden
-        damaged = loaded.damaged
-        vaultProblems = loaded.problems
-        for space in loaded.retired { keyKeeper?.forget(space) }
-        var states = loaded.collections
-        let session = CollectionFields(
-            id: CollectionID.session.rawValue, label: "", created: 0, modified: 0, nextItemNumber: 1, aliases: [])
-        states[.session] = CollectionVault(
-            id: .session, space: nil, header: nil,
-            opened: OpenedCollection(
-                fields: session, items: ItemTable(), index: AttributeIndex(), hasher: KeyedHash(),
-                sealer: SecretSealer(), deadRecords: 0))
-        collectionStates = states
-        collectionOrder = loaded.order + [.session]
-        var aliases = Dictionary(
-            uniqueKeysWithValues: (catalog?.aliases ?? [:]).map { ($0.key, CollectionID($0.value)) })
-        aliases["session"] = .session
-        self.aliases = aliases
-        if case .ephemeral = mode, catalog == nil {
-            try await initialize(passcode: nil, announce: false)
+        catalog = nil
+        hiddenHeaders = [:]
+        damaged = []
+        collectionStates = [.session: Self.sessionCollection()]
+        collectionOrder = [.session]
+        aliases = ["session": .session]
+        if loading == .now {
+            try await loadVault()
+            becomeReady()
         }
-        await unlockFromKeeper()
-        await purgeDeleted()
-        logger.info(
-            "Secret service ready",
-            metadata: [
-                "vault.kind": "\(type(of: store).kind)", "collections": "\(collectionOrder.count)",
-                "damaged": "\(damaged.count)",
-            ])
     }
 
     // MARK: - Shared helpers
@@ -243,7 +226,7 @@ public actor SecretService {
 
     /// The `Type` a client sees: `xdg:schema` when present, else the stored type (secret-service.md §9.2).
     func reportedType(of record: StoredItem) -> String {
-        record.attributeList.value(named: "xdg:schema") ?? record.type
+        record.reportedType
     }
 
     /// Seals `draft` at the collection's next place in its chain and appends it, with the new head,

@@ -298,7 +298,8 @@ final class CollectionVault {
     func search(_ query: Attributes) -> [UInt64] {
         guard isOpen else {
             guard isIndexed else { return [] }
-            return index.intersection(for: query) ?? order
+            // An index snapshot is not authenticated: a number it names that holds no item is no hit.
+            return index.intersection(for: query)?.filter { items[$0] != nil } ?? order
         }
         guard let candidates = index.candidates(for: query) else { return order }
         return candidates.filter { items[$0]?.attributeList.contains(query) ?? false }

@@ -36,6 +36,19 @@ struct JournalChain {
     }
 
     /// Notes `why` about the record at `offset` and that it was left out.
+    /// Goes on from a snapshot of an earlier scan that found no damage: `tip` is the last record
+    /// it covered, `first` the chain's first record.
+    mutating func resume(at tip: Tip, first: UInt64) {
+        self.tip = tip
+        firstSequence = first
+        if let head, head.sequence == tip.sequence {
+            headSeen = true
+            if head.tag != tip.tag {
+                damage.append("\(file): record \(tip.sequence) is not the one the head names")
+            }
+        }
+    }
+
     mutating func skip(at offset: UInt64, _ why: String) {
         damage.append("\(file) is damaged at offset \(offset): \(why)")
         skipped += 1

@@ -120,6 +120,12 @@ enum VaultLoader {
                 // Nothing of a private collection is read before its passcode opens it.
                 scanned = ScannedCollection(index: AttributeIndex(), hasher: KeyedHash())
             } else {
+                let sealed = await unsealedIndexKey(header, tpm: tpm, collection: id, logger: logger)
+                if let resumed = await fromSnapshot(space, header: header, file: file, store: store, indexKey: sealed) {
+                    loaded.collections[id] = CollectionVault(id: id, space: space, header: header, scanned: resumed)
+                    loaded.order.append(id)
+                    return
+                }
                 let replay = try await store.replay(space)
                 if let cut = replay.cut {
                     logger.error(
@@ -129,7 +135,6 @@ enum VaultLoader {
                             "kept.at": "\(cut.keptAt ?? "-")",
                         ])
                 }
-                let sealed = await unsealedIndexKey(header, tpm: tpm, collection: id, logger: logger)
                 scanned = VaultOpening.scan(replay, header: header, file: "\(file).journal", indexKey: sealed)
                 if !scanned.damage.isEmpty {
                     logger.error(
@@ -145,6 +150,26 @@ enum VaultLoader {
                 "A collection could not be opened", metadata: ["space": "\(space.hex)", "reason": "\(reason)"])
             loaded.damaged.append((name: name, reason: reason))
         }
+    }
+
+    /// The collection as its index snapshot and the journal's records after it show it, or nil
+    /// when there is no snapshot, it does not describe this journal (shorter, another record at
+    /// its end, another format), the rest does not read whole, or anything looks damaged: the
+    /// caller then scans the whole journal, which reports what is wrong as it always did.
+    static func fromSnapshot(
+        _ space: SpaceID, header: VaultHeader, file: String, store: any RecordStore, indexKey: SecureBytes?
+    ) async -> ScannedCollection? {
+        guard let bytes = await store.indexSnapshot(of: space), let snapshot = IndexSnapshot(decoding: bytes),
+            let tail = try? await store.replay(space, from: snapshot.lastRecordOffset),
+            tail.version == snapshot.version,
+            let first = tail.records.first, first.offset == snapshot.lastRecordOffset,
+            (tail.records.dropFirst().first?.offset ?? tail.size) == snapshot.journalLength,
+            let record = try? VaultRecord(decoding: first.bytes, format: tail.version), record.mac == snapshot.lastTag,
+            (record.link?.sequence ?? 0) == snapshot.tipSequence
+        else { return nil }
+        let scanned = VaultOpening.scan(
+            tail, header: header, file: "\(file).journal", indexKey: indexKey, resuming: snapshot)
+        return scanned.damage.isEmpty ? scanned : nil
     }
 
     /// The index key a header of index storage 2 keeps sealed by the TPM, unsealed; nil for any

@@ -22,6 +22,8 @@ package struct ScannedCollection: Sendable {
     var tip: JournalChain.Tip?
     /// What the clear prefixes show to be wrong (records left out, a cut-off end).
     package var damage: [String] = []
+    /// The chain's first record's sequence (a snapshot keeps it; nil for format 1 or no records).
+    package var firstSequence: UInt64?
     /// Whether the header keeps its index key sealed by the TPM (index storage 2) and the scan had
     /// no unsealed key: the tags answer nothing until an unlock unwraps the key.
     var waitsForIndexKey = false
@@ -60,8 +62,13 @@ package enum VaultOpening {
     /// Applies the journal's records in order without opening them. A record whose prefix does
     /// not parse, or that the chain leaves out, is skipped and named in ``ScannedCollection/damage``.
     /// `indexKey` is the index key a header of index storage 2 keeps sealed, as the TPM unsealed it.
+    ///
+    /// With `snapshot` (``IndexSnapshot``), the scan starts from what it says of the journal up to
+    /// its length, and `replay` holds the records from the last one it covers on (checked by the
+    /// caller, ``VaultLoader``): only the records after it are read.
     package static func scan(
-        _ replay: JournalReplay, header: VaultHeader, file: String, indexKey: SecureBytes? = nil
+        _ replay: JournalReplay, header: VaultHeader, file: String, indexKey: SecureBytes? = nil,
+        resuming snapshot: IndexSnapshot? = nil
     ) -> ScannedCollection {
         let hasher = Self.indexHasher(header: header, master: nil, unsealed: indexKey)!
         var scanned = ScannedCollection(index: AttributeIndex(hasher: hasher), hasher: hasher)
@@ -70,8 +77,34 @@ package enum VaultOpening {
         let heads = replay.heads.compactMap { try? JournalHead(decoding: $0) }
         var chain = JournalChain(file: file, head: JournalChain.newest(heads))
         var seen = 0
+        var records = replay.records[...]
+        // The index keys of items the snapshot brought, by number, made when a later record first
+        // replaces or deletes one of them (their records are not read).
+        var snapshotTags: [UInt64: [UInt8]]?
+        if let snapshot {
+            scanned.index = AttributeIndex(hasher: hasher, keys: snapshot.keys)
+            for number in snapshot.items {
+                scanned.items[number] = StoredItem(
+                    collection: header.collectionID ?? "", number: number, label: "", attributes: [:], type: "",
+                    contentType: "", sealedSecret: [], created: 0, modified: 0)
+            }
+            for number in snapshot.settings { scanned.settingsRecords[number] = [] }
+            scanned.nextNumber = snapshot.nextNumber
+            // Present, its bytes unread: nothing needs a locked collection's record bytes.
+            scanned.collectionRecord = snapshot.hasCollectionRecord ? [] : nil
+            seen =
+                Int(snapshot.deadRecords) + snapshot.items.count + snapshot.settings.count
+                + (snapshot.hasCollectionRecord ? 1 : 0)
+            scanned.firstSequence = snapshot.firstSequence
+            if replay.version >= 2 {
+                chain.resume(
+                    at: JournalChain.Tip(sequence: snapshot.tipSequence, tag: snapshot.lastTag),
+                    first: snapshot.firstSequence)
+            }
+            records = records.dropFirst()  // the last record the snapshot covers
+        }
         var damaged = replay.damaged[...]
-        for stored in replay.records {
+        for stored in records {
             chain.skipDamage(&damaged, before: stored.offset)
             let record: VaultRecord
             do {
@@ -83,6 +116,7 @@ package enum VaultOpening {
             if let link = record.link, !chain.admit(link, mac: record.mac, offset: stored.offset) { continue }
             seen += 1
             scanned.nextNumber = max(scanned.nextNumber, record.number + 1)
+            if scanned.firstSequence == nil { scanned.firstSequence = record.link?.sequence }
             switch record.kind {
             case .collection:
                 scanned.collectionRecord = stored.bytes
@@ -90,7 +124,11 @@ package enum VaultOpening {
                 scanned.settingsRecords[record.number] = stored.bytes
             case .item, .itemDeleted:
                 if let old = scanned.items[record.number] {
-                    let oldTags = (try? VaultRecord(decoding: old.sealedSecret, format: replay.version).tags) ?? []
+                    var oldTags = (try? VaultRecord(decoding: old.sealedSecret, format: replay.version).tags) ?? []
+                    if old.sealedSecret.isEmpty, let snapshot {
+                        if snapshotTags == nil { snapshotTags = Self.tagsByNumber(snapshot.keys) }
+                        oldTags = snapshotTags?[record.number] ?? []
+                    }
                     oldTags.withUnsafeBytes { scanned.index.remove(record.number, tags: $0) }
                     scanned.items[record.number] = nil
                 }
@@ -123,6 +161,16 @@ package enum VaultOpening {
         scanned.deadRecords =
             seen - scanned.items.count - scanned.settingsRecords.count - (scanned.collectionRecord == nil ? 0 : 1)
         return scanned
+    }
+
+    /// Each item's keys from a snapshot's index, 16 bytes each, as its record's tags.
+    private static func tagsByNumber(_ keys: [IndexSnapshot.Key]) -> [UInt64: [UInt8]] {
+        var tags: [UInt64: [UInt8]] = [:]
+        for key in keys {
+            let bytes = key.digest.bytes
+            for number in key.numbers { tags[number, default: []].append(contentsOf: bytes) }
+        }
+        return tags
     }
 
     /// Opens every record with `master`'s record key and builds the collection's memory form.

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// `io.puff.Agent1` (dbus/io.puff.Agent1.xml), served by `puffctl agent`, and the question it gets.
 enum AgentNames {
     /// The interface an agent serves.
-    static let interface: InterfaceName = "io.puff.Agent1"
+    static let interface = InterfaceName(ControlContract.Agent.interface)!
     /// Where `puffctl agent` serves it.
-    static let path = ObjectPath("/io/puff/Agent")!
+    static let path = ObjectPath(ControlContract.Agent.path)!
 
     /// The word an agent writes into the answer pipe to type something instead of touching a
     /// security key; anything else, or no answer, cancels.

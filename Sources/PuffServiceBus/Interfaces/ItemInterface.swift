@@ -29,30 +29,45 @@ extension SecretInterfaces {
                 },
             ],
             properties: [
-                Property("Locked", "b", get: { call in .boolean(try call.item().1.isLocked) }),
                 Property(
-                    "Attributes", "a{ss}", get: { call in .stringDictionary(try call.item().1.attributes) },
+                    "Locked", "b",
+                    get: { call in
+                        let (id, info) = try call.item()
+                        // A lock change announced after this call resolved the item sent this
+                        // caller no signal: answer the state it announced.
+                        return .boolean(context.readers?.noteRead(id, by: call.sender) ?? info.isLocked)
+                    }),
+                Property(
+                    "Attributes", "a{ss}", get: { call in .stringDictionary(try read(call, context).attributes) },
                     set: { call, value in
                         try await service.setAttributes(
                             value.stringDictionary ?? [:], of: try call.item().0, caller: call.caller)
                     }
                 ),
                 Property(
-                    "Label", "s", get: { call in .string(try call.item().1.label) },
+                    "Label", "s", get: { call in .string(try read(call, context).label) },
                     set: { call, value in
                         try await service.setLabel(value.string ?? "", of: try call.item().0, caller: call.caller)
                     }
                 ),
                 Property(
-                    "Type", "s", get: { call in .string(try call.item().1.type) },
+                    "Type", "s", get: { call in .string(try read(call, context).type) },
                     set: { call, value in
                         try await service.setType(value.string ?? "", of: try call.item().0, caller: call.caller)
                     }
                 ),
-                Property("Created", "t", get: { call in .uint64(try call.item().1.created) }),
-                Property("Modified", "t", get: { call in .uint64(try call.item().1.modified) }),
+                Property("Created", "t", get: { call in .uint64(try read(call, context).created) }),
+                Property("Modified", "t", get: { call in .uint64(try read(call, context).modified) }),
             ]
         )
+    }
+
+    /// The item a property read is for, noted as read by the caller: a lock change then sends it
+    /// the item's new properties (``PropertyReaders``).
+    private static func read(_ call: MethodCall, _ context: BusContext) throws -> ItemInfo {
+        let (id, info) = try call.item()
+        context.readers?.noteRead(id, by: call.sender)
+        return info
     }
 
     /// `org.freedesktop.Secret.Session` (secret-service.md §3.4).

@@ -125,7 +125,7 @@ public actor FileRecordStore: RecordStore {
     }
 
     /// The whole head slots of `space` (none when it has no head file).
-    private func headSlots(_ space: SpaceID) throws(StoreError) -> [[UInt8]] {
+    func headSlots(_ space: SpaceID) throws(StoreError) -> [[UInt8]] {
         guard let bytes = try DurableFiles.readWhole(headPath(space)) else { return [] }
         return [0, Self.headSlotSize].compactMap { start in
             guard start + JournalFraming.frameOverhead <= bytes.count else { return nil }
@@ -228,8 +228,8 @@ public actor FileRecordStore: RecordStore {
         try checkRunning()
         committer.forget(space)
         // The header first: without it the space is gone even if the journal's unlink is lost.
-        for path in [headerPath(space), journalPath(space), headPath(space)] where unlink(path) != 0 && errno != ENOENT
-        {
+        for path in [headerPath(space), journalPath(space), headPath(space), indexPath(space)]
+        where unlink(path) != 0 && errno != ENOENT {
             throw .writeFailed("cannot remove \(path): \(DurableFiles.describe(errno))")
         }
         try DurableFiles.syncFolder(folder)

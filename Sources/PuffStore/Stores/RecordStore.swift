@@ -186,6 +186,17 @@ public protocol RecordStore: Sendable {
 
     /// Removes what ``stageRestore(from:path:)`` unpacked, when the restore does not go on.
     func discardRestore(_ staged: StagedRestore) async
+
+    /// The bytes of `space`'s index snapshot (``IndexSnapshot``), or nil when it has none or it
+    /// cannot be read safely; a store that keeps none returns nil.
+    func indexSnapshot(of space: SpaceID) async -> [UInt8]?
+
+    /// Writes `space`'s index snapshot whole, in place of the old one.
+    func replaceIndexSnapshot(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError)
+
+    /// The records of `space` from `offset` on, with its heads, or nil when that is not where
+    /// whole, good frames run to the journal's end (the caller then replays it whole).
+    func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay?
 }
 
 /// Names one collection's files: 16 random bytes, so a file name says nothing about the collection.

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import PuffStore
+
+/// Index snapshots (``IndexSnapshot``, design core-reshaped §4.2): written at a clean stop and
+/// after a compaction, read at start by ``VaultLoader``.
+extension SecretService {
+    /// Writes a snapshot for every collection whose journal is scanned at start and has none that
+    /// covers it all yet. puffd calls it after the audit flush of a clean stop.
+    public func saveIndexSnapshots() async {
+        for id in collectionOrder {
+            guard let vault = collectionStates[id] else { continue }
+            await saveIndexSnapshot(of: vault)
+        }
+    }
+
+    /// Scans `vault`'s journal as start-up would and keeps what it found, unless a snapshot
+    /// already covers the whole journal, or the journal is damaged (start-up then scans it whole
+    /// and reports the damage, as without a snapshot).
+    func saveIndexSnapshot(of vault: CollectionVault) async {
+        guard let space = vault.space, let header = vault.header, !vault.isPrivate, !vault.isHidden else { return }
+        if let bytes = await store.indexSnapshot(of: space), let old = IndexSnapshot(decoding: bytes),
+            let tail = try? await store.replay(space, from: old.lastRecordOffset),
+            tail.records.count == 1, tail.size == old.journalLength
+        {
+            return
+        }
+        guard let replay = try? await store.replay(space), replay.cut == nil, replay.damaged.isEmpty,
+            let last = replay.records.last,
+            let lastRecord = try? VaultRecord(decoding: last.bytes, format: replay.version)
+        else { return }
+        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        let snapshot = await BlockingWork.run { () -> IndexSnapshot? in
+            let scanned = VaultOpening.scan(replay, header: header, file: file)
+            guard scanned.damage.isEmpty else { return nil }
+            return IndexSnapshot(
+                journalLength: replay.size, version: replay.version, lastRecordOffset: last.offset,
+                lastTag: lastRecord.mac, tipSequence: scanned.tip?.sequence ?? 0,
+                firstSequence: scanned.firstSequence ?? 0, nextNumber: scanned.nextNumber,
+                deadRecords: UInt64(scanned.deadRecords), hasCollectionRecord: scanned.collectionRecord != nil,
+                items: scanned.items.numbers, settings: scanned.settingsRecords.keys.sorted(),
+                keys: scanned.index.snapshotKeys)
+        }
+        guard let snapshot else { return }
+        do {
+            try await store.replaceIndexSnapshot(snapshot.encoded(), of: space)
+        } catch {
+            logger.notice(
+                "An index snapshot could not be written: the next start reads the journal",
+                metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
+        }
+    }
+}

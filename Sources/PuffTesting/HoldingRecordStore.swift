@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffStore
+import Synchronization
+
+/// A record store that forwards to another and can hold the vault's load: while held,
+/// ``spaces()`` (the load's first step) waits until ``release()``. It counts every call, so a
+/// test can see that nothing touched the vault (a service made with ``VaultLoading/later``).
+public final class HoldingRecordStore: RecordStore {
+    public static var kind: String { "holding" }
+
+    private struct State {
+        var held = false
+        var holding: [CheckedContinuation<Void, Never>] = []
+        var calls = 0
+        var wholeReplays = 0
+    }
+
+    private let base: any RecordStore
+    private let state = Mutex(State())
+
+    /// Forwards to `base`; nothing is held until ``hold()``.
+    public init(_ base: any RecordStore) {
+        self.base = base
+    }
+
+    /// Calls made to the store so far.
+    public var calls: Int { state.withLock { $0.calls } }
+
+    /// Journals read whole (``replay(_:)``), not from an index snapshot's end.
+    public var wholeReplays: Int { state.withLock { $0.wholeReplays } }
+
+    /// Whether a load is parked in ``spaces()``.
+    public var isHolding: Bool { state.withLock { !$0.holding.isEmpty } }
+
+    /// From now on ``spaces()`` waits for ``release()``.
+    public func hold() {
+        state.withLock { $0.held = true }
+    }
+
+    /// Lets the held load go on.
+    public func release() {
+        let waiting = state.withLock { state in
+            state.held = false
+            defer { state.holding = [] }
+            return state.holding
+        }
+        for each in waiting { each.resume() }
+    }
+
+    private func count() {
+        state.withLock { $0.calls += 1 }
+    }
+
+    public func spaces() async throws(StoreError) -> [SpaceID] {
+        count()
+        await withCheckedContinuation { continuation in
+            let wait = state.withLock { state in
+                if state.held { state.holding.append(continuation) }
+                return state.held
+            }
+            if !wait { continuation.resume() }
+        }
+        return try await base.spaces()
+    }
+
+    public func header(of space: SpaceID) async throws(StoreError) -> [UInt8] {
+        count()
+        return try await base.header(of: space)
+    }
+
+    public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        count()
+        try await base.replaceHeader(bytes, of: space)
+    }
+
+    public func replay(_ space: SpaceID) async throws(StoreError) -> JournalReplay {
+        count()
+        state.withLock { $0.wholeReplays += 1 }
+        return try await base.replay(space)
+    }
+
+    public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        count()
+        try await base.append(record, to: space, head: head)
+    }
+
+    public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        count()
+        try await base.append(contentsOf: records, to: space, head: head)
+    }
+
+    public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
+        async throws(StoreError) -> JournalRewrite
+    {
+        count()
+        return try await base.rewrite(space, records: records, version: version, keepingOldAs: keepingOldAs)
+    }
+
+    public func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError) {
+        count()
+        try await base.replaceHead(head, of: space)
+    }
+
+    public func replaceSpace(_ old: SpaceID, with new: SpaceID, header: [UInt8], records: [[UInt8]], head: [UInt8]?)
+        async throws(StoreError)
+    {
+        count()
+        try await base.replaceSpace(old, with: new, header: header, records: records, head: head)
+    }
+
+    public func replacements() async throws(StoreError) -> [SpaceReplacement] {
+        count()
+        return try await base.replacements()
+    }
+
+    public func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) async throws(StoreError) {
+        count()
+        try await base.settleReplacement(replacement, keepingNew: keepingNew)
+    }
+
+    public func remove(_ space: SpaceID) async throws(StoreError) {
+        count()
+        try await base.remove(space)
+    }
+
+    public func setAside(_ space: SpaceID, at time: UInt64) async throws(StoreError) {
+        count()
+        try await base.setAside(space, at: time)
+    }
+
+    public func setAsideSpaces() async throws(StoreError) -> [SetAsideSpace] {
+        count()
+        return try await base.setAsideSpaces()
+    }
+
+    public func bringBack(_ space: SpaceID, setAsideAt time: UInt64) async throws(StoreError) {
+        count()
+        try await base.bringBack(space, setAsideAt: time)
+    }
+
+    public func purgeSetAside(before time: UInt64) async throws(StoreError) -> [SetAsideSpace.Name] {
+        count()
+        return try await base.purgeSetAside(before: time)
+    }
+
+    public func refusedFiles() async -> [StoreError] {
+        count()
+        return await base.refusedFiles()
+    }
+
+    public func catalog() async throws(StoreError) -> [UInt8]? {
+        count()
+        return try await base.catalog()
+    }
+
+    public func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError) {
+        count()
+        try await base.replaceCatalog(bytes)
+    }
+
+    public func passcodeAttempts() async throws(StoreError) -> [UInt8]? {
+        count()
+        return try await base.passcodeAttempts()
+    }
+
+    public func replacePasscodeAttempts(_ bytes: [UInt8]) async throws(StoreError) {
+        count()
+        try await base.replacePasscodeAttempts(bytes)
+    }
+
+    public var location: String? { base.location }
+
+    public func snapshot() async throws(StoreError) -> VaultSnapshot {
+        count()
+        return try await base.snapshot()
+    }
+
+    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int, counting: ByteCounting?)
+        async throws(StoreError) -> String?
+    {
+        count()
+        return try await base.saveSnapshot(snapshot, reason: reason, keep: keep, counting: counting)
+    }
+
+    public func stageRestore(from fd: Int32, path: String, counting: ByteCounting?) async throws(StoreError)
+        -> StagedRestore
+    {
+        count()
+        return try await base.stageRestore(from: fd, path: path, counting: counting)
+    }
+
+    public func commitRestore(_ staged: StagedRestore) async throws(StoreError) {
+        count()
+        try await base.commitRestore(staged)
+    }
+
+    public func discardRestore(_ staged: StagedRestore) async {
+        count()
+        await base.discardRestore(staged)
+    }
+
+    public func indexSnapshot(of space: SpaceID) async -> [UInt8]? {
+        count()
+        return await base.indexSnapshot(of: space)
+    }
+
+    public func replaceIndexSnapshot(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        count()
+        try await base.replaceIndexSnapshot(bytes, of: space)
+    }
+
+    public func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay? {
+        count()
+        return try await base.replay(space, from: offset)
+    }
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PuffProtocol
+import Testing
+
+/// The wire contract is the only place wire names are spelled, and it agrees with the interface
+/// files and docs people read.
+struct WireContractTests {
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    // Spellings that name the Secret Service's or puffd's bus objects. `io.puff.vault` (the FIDO2
+    // relying party, a vault-format constant) and other `io.puff.` words are not wire names.
+    private static let wireSpellings = [
+        "\"org.freedesktop.Secret.", "\"org.freedesktop.secrets\"", "\"/org/freedesktop/secrets",
+        "\"io.puff.Control", "\"io.puff.Error.", "\"io.puff.Agent", "\"/io/puff",
+    ]
+
+    @Test func noSourceOutsideTheContractSpellsAWireName() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") && !$0.hasPrefix("PuffProtocol/") }
+        #expect(files.count > 300)  // the walk really reached the sources
+        var offenders: [String] = []
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                && Self.wireSpellings.contains(where: { line.contains($0) })
+            {
+                offenders.append("\(file):\(number + 1)")
+            }
+        }
+        #expect(offenders == [])
+    }
+
+    @Test func everyPuffErrorNameTheDocsMentionIsInTheContractAndNoOther() throws {
+        var mentioned = Set<String>()
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        for file in ["dbus/io.puff.Control1.xml"] + docs {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            var rest = text[...]
+            while let range = rest.range(of: "io.puff.Error.") {
+                let name = rest[range.lowerBound...].prefix { $0.isLetter || $0 == "." }
+                mentioned.insert(String(name.hasSuffix(".") ? name.dropLast() : name))
+                rest = rest[range.upperBound...]
+            }
+        }
+        #expect(mentioned.count >= 10)
+        #expect(mentioned == Set(ControlContract.ErrorName.all))
+    }
+
+    @Test func theControlInterfaceFileDeclaresTheContractsInterfaceName() throws {
+        let xml = try String(
+            contentsOf: Self.root.appendingPathComponent("dbus/io.puff.Control1.xml"), encoding: .utf8)
+        #expect(xml.contains("<interface name=\"\(ControlContract.interface)\">"))
+        let agent = try String(
+            contentsOf: Self.root.appendingPathComponent("dbus/io.puff.Agent1.xml"), encoding: .utf8)
+        #expect(agent.contains("<interface name=\"\(ControlContract.Agent.interface)\">"))
+    }
+
+    @Test func theSecretServiceFileDeclaresEveryInterfaceOfTheContract() throws {
+        let xml = try String(
+            contentsOf: Self.root.appendingPathComponent("dbus/org.freedesktop.Secrets.xml"), encoding: .utf8)
+        let interfaces = SecretServiceContract.Interface.self
+        for name in [interfaces.service, interfaces.collection, interfaces.item, interfaces.session, interfaces.prompt]
+        {
+            #expect(xml.contains("<interface name=\"\(name)\">"), "\(name)")
+        }
+    }
+
+    @Test func pathElementsEncodeAsGnomeKeyringDoesAndDecodeBack() {
+        #expect(PathElement.encode("login") == "login")
+        #expect(PathElement.encode("my_keys 2") == "my_5fkeys_202")
+        #expect(PathElement.encode("ü") == "_c3_bc")
+        #expect(PathElement.encode("") == "_")
+        for identifier in ["login", "my_keys 2", "ü", "a/b", "_5f"] {
+            #expect(PathElement.decode(PathElement.encode(identifier)) == identifier)
+        }
+        #expect(PathElement.decode("_4A") == "J")
+        #expect(PathElement.decode("_zz") == "_zz")
+    }
+}
