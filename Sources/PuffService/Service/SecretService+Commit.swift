@@ -42,7 +42,9 @@ extension SecretService {
         let record = VaultRecord(
             kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
             sealer: sealer, link: link)
-        let head = JournalHead(of: record, space: space, sealer: sealer)
+        let next = (tip ?? JournalChain.Tip(sequence: 0, tag: [])).advanced(
+            by: record, time: VaultRecord.time(of: draft.kind, plaintext: draft.plaintext))
+        let head = next.head(space: space, sealer: sealer)
         let generation = journalGenerations[space] ?? 0
         let ticket: AppendTicket
         do {
@@ -58,8 +60,8 @@ extension SecretService {
             throw .failed("the change could not be saved")
         }
         let entry = PendingWrites.Entry(
-            tip: JournalChain.Tip(sequence: link.sequence, tag: record.mac), ticket: ticket, number: number, keys: keys,
-            creates: creates, obsoleting: obsoleting, apply: apply)
+            tip: next, record: record, ticket: ticket, number: number, keys: keys, creates: creates,
+            obsoleting: obsoleting, apply: apply)
         vault.pending.append(entry)
         pendingWrites += 1
         return PreparedWrite(vault: vault, entry: entry, apply: apply)
@@ -90,6 +92,7 @@ extension SecretService {
                 _ = vault.pending.removeFirst()
                 pendingWrites -= 1
                 vault.tip = first.tip
+                vault.noteAppended([first.record])
                 vault.deadRecords += first.obsoleting
                 first.isSettled = true
                 first.apply?()

@@ -12,6 +12,8 @@ final class PendingWrites {
     final class Entry {
         /// Its place in the chain, which the next record links to.
         let tip: JournalChain.Tip
+        /// The record queued, which the collection keeps as the item's sealed form once settled.
+        let record: VaultRecord
         let ticket: AppendTicket
         /// The item it writes or deletes, if any.
         let number: UInt64?
@@ -30,10 +32,12 @@ final class PendingWrites {
         var isSettled = false
 
         init(
-            tip: JournalChain.Tip, ticket: AppendTicket, number: UInt64?, keys: [Digest128], creates: Bool,
+            tip: JournalChain.Tip, record: VaultRecord, ticket: AppendTicket, number: UInt64?, keys: [Digest128],
+            creates: Bool,
             obsoleting: Int, apply: (() -> Void)?
         ) {
             self.tip = tip
+            self.record = record
             self.ticket = ticket
             self.number = number
             self.keys = keys

@@ -168,7 +168,7 @@ public actor FileRecordStore: RecordStore {
 
     public func enqueueAppend(
         contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
-    ) throws(StoreError) -> AppendTicket {
+    ) async throws(StoreError) -> AppendTicket {
         try queueAppend(records, to: space, head: head, expecting: generation)
     }
 

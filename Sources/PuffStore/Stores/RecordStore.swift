@@ -362,6 +362,15 @@ public struct JournalReplay: Sendable {
 }
 
 extension RecordStore {
+    /// Appends at once, before returning a settled ticket: a store (or decorator) without a
+    /// queue of its own keeps writes one at a time, as before.
+    public func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket {
+        try await append(contentsOf: records, to: space, head: head)
+        return AppendTicket(settled: .success(()), generation: generation ?? 0)
+    }
+
     /// Appends one record without touching the head (tests use it as a forger would).
     public func append(_ record: [UInt8], to space: SpaceID) async throws(StoreError) {
         try await append(record, to: space, head: nil)
