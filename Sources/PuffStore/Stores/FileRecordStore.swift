@@ -3,8 +3,9 @@ import Glibc
 
 /// The default ``RecordStore``: files under one private folder (`$XDG_DATA_HOME/puff`).
 ///
-/// Per space, `<hex>.header` (replaced atomically), `<hex>.journal` (appended, one `fsync` per
-/// record) and `<hex>.head` (two slots written in turn, one `fsync` per record); one `catalog`; a
+/// Per space, `<hex>.header` (replaced atomically), `<hex>.journal` (appended by the
+/// ``JournalCommitter``, one `fdatasync` per group of appends) and `<hex>.head` (two slots written
+/// in turn, one `fdatasync` per group); one `catalog`; a
 /// `lock` file held with `flock` so two daemons never share a vault.
 /// Folders are 0700 and files 0600 whatever the umask. A torn journal tail is moved to
 /// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen.
