@@ -13,7 +13,7 @@ APT_PACKAGES := \
 	gir1.2-secret-1 faketime libpam0g-dev pamtester valgrind procps xvfb xclip golang-docker-credential-helpers xdg-dbus-proxy \
 	debootstrap systemd-container gnome-keyring libfaketime \
 	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass pinentry-tty pinentry-curses \
-	libtss2-dev swtpm swtpm-tools tpm2-tools
+	libtss2-dev swtpm swtpm-tools tpm2-tools libtomlplusplus-dev
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.
 BENCH_APT_PACKAGES := gnome-keyring gnuplot-nox
@@ -125,15 +125,16 @@ snapshots: deps
 # bash, zsh and fish completions, the D-Bus interface files, the D-Bus activation file and the
 # systemd user unit, pam_puff.so and its pam-auth-update profile (scripts/install.sh says where).
 # CONFIGURATION=debug installs the debug build instead of building for release. A release build
-# links the Swift runtime and Foundation in (--static-swift-stdlib), so the programs run where no
-# Swift toolchain is installed. MULTIARCH names lib/MULTIARCH/security (default: this machine's).
+# links the Swift runtime in (--static-swift-stdlib), so the program runs where no Swift toolchain
+# is installed. puffctl is puffd too when started by that name: install.sh puts it down once, with
+# libexec/puff/puffd a hard link, so `programs` builds puffctl alone. MULTIARCH names
+# lib/MULTIARCH/security (default: this machine's).
 PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIGURATION ?= release
 MULTIARCH ?=
 STATIC_FLAGS = $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
 programs:
-	$(SWIFT) build -c $(CONFIGURATION) $(STATIC_FLAGS) $(SWIFT_BUILD_FLAGS) --product puffd
 	$(SWIFT) build -c $(CONFIGURATION) $(STATIC_FLAGS) $(SWIFT_BUILD_FLAGS) --product puffctl
 
 install: programs $(PAM_MODULE)
@@ -148,7 +149,7 @@ uninstall:
 # packaging/debian as debian/ in $(DEB_WORK) and runs dpkg-buildpackage -b -us -uc there, which
 # runs `make install` into debian/tmp. It leaves puff_<version>_<arch>.deb and
 # libpam-puff_<version>_<arch>.deb (and the .changes and .buildinfo) in DEB_DIR: the fixed place
-# other tests take them from. `make check-deb` builds them and checks layout, ldd and lintian.
+# other tests take them from. `make check-deb` builds them and checks layout, ldd, lintian and size.
 DEB_DIR = .build/deb
 DEB_WORK = .build/deb-work
 DEB_APT_PACKAGES := debhelper dpkg-dev fakeroot lintian build-essential
@@ -157,7 +158,7 @@ deb: deps
 	SWIFT=$(SWIFT) DEB_DIR=$(DEB_DIR) DEB_WORK=$(DEB_WORK) packaging/deb.sh
 
 check-deb: deb
-	DEB_DIR=$(DEB_DIR) packaging/check.sh
+	DEB_DIR=$(DEB_DIR) DEB_WORK=$(DEB_WORK) packaging/check.sh
 
 # `make install` of the debug build into a temporary DESTDIR, as `make test` runs it: the build and
 # hand-over half of install (InstallTests checks what scripts/install.sh writes).

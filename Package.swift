@@ -21,10 +21,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // No traits: the default SubprocessFoundation imports FoundationEssentials for Data inputs and
+        // outputs, which Puff never uses (its children get file descriptors).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        // puffd.toml is read with toml++ (through TOMLKit), so no TOML parser is ours.
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries: only the wrapper targets below import them.
@@ -46,6 +46,9 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"),
             ]),
+        // puffd.toml is read with toml++ (Debian's libtomlplusplus-dev, header-only: nothing to link
+        // at run time), so no TOML parser is ours; C++ behind a small C interface, without Foundation.
+        .target(name: "CPuffTOML"),
         // Unlock hardware (TPM, FIDO2 security keys) behind PuffService's protocols.
         .target(name: "PuffHardware", dependencies: ["CPuffTPM", "CFido2", "PuffCrypto", "PuffService"]),
         // The one version constant puffd, puffctl and the packages share.
@@ -99,7 +102,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
+                "CPuffTOML",
             ]
         ),
         .executableTarget(name: "puffd", dependencies: ["PuffDaemon"]),
@@ -113,7 +116,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        .executableTarget(name: "puffctl", dependencies: ["PuffClient"]),
+        // puffctl is puffd too when started by that name (Sources/puffctl/main.swift): the packages
+        // install one program under both names. The puffd product stays for builds and tests.
+        .executableTarget(name: "puffctl", dependencies: ["PuffClient", "PuffDaemon"]),
         .target(
             name: "PuffTesting",
             dependencies: [
@@ -180,10 +185,11 @@ let package = Package(
         .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto", "PuffFuzzing"]),
         // `make bench`'s source files for `puffctl import`, written with Puff's own writer (bench/run.sh).
         .executableTarget(name: "PuffBenchKeyring", dependencies: ["PuffFormats", "PuffCrypto", "PuffProtocol"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
 
-// CPuffTPM is C: Swift settings do not apply to it.
-for target in package.targets where target.type != .system && target.name != "CPuffTPM" {
+// CPuffTPM and CPuffTOML are C and C++: Swift settings do not apply to them.
+for target in package.targets where target.type != .system && !["CPuffTPM", "CPuffTOML"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + strictness
 }

@@ -10,13 +10,20 @@
 #   6. lintian reports no error on the .changes (both packages); warnings are listed;
 #   7. systemd-analyze verify accepts the unit with the packaged puffd in place, and
 #      systemd-analyze security --offline=yes scores it no worse than PUFF_MAX_EXPOSURE (6.3, the
-#      score recorded in packaging/README.md: a weakened unit fails).
+#      score recorded in packaging/README.md: a weakened unit fails);
+#   8. size (issue 27 item 10): puff's .deb at most PUFF_MAX_DEB_BYTES (8,000,000), its
+#      Installed-Size at most PUFF_MAX_INSTALLED_KIB (25,600 KiB), and nm of the unstripped release
+#      puffctl (which is puffd too) the package was made from (DEB_WORK/puff/.build/release) finds no ICU data and no
+#      FoundationInternationalization symbol (packaging/symbol-groups.sh prints what they hold).
 # Ends with "N passed, M failed" and exits non-zero when a check failed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 deb_dir="${DEB_DIR:-.build/deb}"
 max_exposure="${PUFF_MAX_EXPOSURE:-6.3}"
+max_deb_bytes="${PUFF_MAX_DEB_BYTES:-8000000}"
+max_installed_kib="${PUFF_MAX_INSTALLED_KIB:-25600}"
+release_bin="${DEB_WORK:-.build/deb-work}/puff/.build/release"
 version="$(dpkg-parsechangelog -l packaging/debian/changelog -SVersion)"
 arch="$(dpkg-architecture -qDEB_HOST_ARCH)"
 multiarch="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
@@ -139,6 +146,15 @@ if grep -q 'USAGE: puffctl' <<<"$help"; then
 else
     fail "the packaged puffctl does not run"
 fi
+# One program under two names (Sources/puffctl/main.swift): puffd is a hard link of puffctl, and
+# started by that name it is puffd.
+help="$(env -i PATH=/usr/bin:/bin "$work/root/usr/libexec/puff/puffd" --help 2>&1 || true)"
+if [ "$(stat -c %i "$work/root/usr/bin/puffctl")" = "$(stat -c %i "$work/root/usr/libexec/puff/puffd")" ] &&
+    grep -q 'USAGE: puffd' <<<"$help"; then
+    pass "/usr/libexec/puff/puffd is /usr/bin/puffctl (one inode) and runs as puffd"
+else
+    fail "/usr/libexec/puff/puffd is not puffctl's hard link, or does not run as puffd: ${help:0:200}"
+fi
 
 # 6. lintian: no error on either package. Its tags are kept in DEB_DIR/lintian.txt.
 if lintian --fail-on error --no-tag-display-limit "$changes" >"$deb_dir/lintian.txt" 2>&1; then
@@ -174,4 +190,36 @@ if command -v systemd-analyze >/dev/null; then
 else
     echo "systemd-analyze is not installed: the unit checks did not run"
 fi
+
+# 8. Size. The limits are issue 27's; packaging/README.md has the measured numbers.
+deb_bytes="$(stat -c %s "$puff")"
+installed_kib="$(dpkg-deb -f "$puff" Installed-Size)"
+if [ "$deb_bytes" -le "$max_deb_bytes" ]; then
+    pass "puff's .deb is $deb_bytes bytes (at most $max_deb_bytes)"
+else
+    fail "puff's .deb is $deb_bytes bytes, more than $max_deb_bytes"
+fi
+if [ "$installed_kib" -le "$max_installed_kib" ]; then
+    pass "puff's Installed-Size is $installed_kib KiB (at most $max_installed_kib)"
+else
+    fail "puff's Installed-Size is $installed_kib KiB, more than $max_installed_kib"
+fi
+# ICU's data (icudt*) and FoundationInternationalization come only with Foundation proper: one
+# `import Foundation` (or DateFormatter, Locale, String.range(of:)) brings back ~35 MB.
+for program in puffctl; do
+    if [ ! -f "$release_bin/$program" ]; then
+        fail "no unstripped $release_bin/$program to run nm on (make deb leaves it there)"
+        continue
+    fi
+    symbols="$(nm --defined-only "$release_bin/$program" 2>&1)"
+    icu="$(grep -c -E ' icudt[0-9]+_dat$|FoundationInternationalization' <<<"$symbols" || true)"
+    if [ "$(wc -l <<<"$symbols")" -lt 1000 ]; then
+        fail "nm $release_bin/$program found almost no symbols: ${symbols:0:200}"
+    elif [ "$icu" = 0 ]; then
+        pass "nm $program: no ICU data and no FoundationInternationalization symbol"
+    else
+        fail "nm $program: $icu ICU data or FoundationInternationalization symbols (Foundation is linked)"
+        grep -m 3 -E 'icudt[0-9]+_dat$|FoundationInternationalization' <<<"$symbols" || true
+    fi
+done
 finish

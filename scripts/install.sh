@@ -60,10 +60,8 @@ if [ "${1:-}" = --uninstall ]; then
     exit 0
 fi
 
-bin="${BIN:?BIN must name the folder holding the built puffctl and puffd}"
-for program in puffctl puffd; do
-    [ -x "$bin/$program" ] || { echo "no $bin/$program: build first (make install does)" >&2; exit 1; }
-done
+bin="${BIN:?BIN must name the folder holding the built puffctl}"
+[ -x "$bin/puffctl" ] || { echo "no $bin/puffctl: build first (make install does)" >&2; exit 1; }
 pam_module="${PAM_MODULE:-$root/.build/pam/pam_puff.so}"
 [ -f "$pam_module" ] || { echo "no $pam_module: build it first (make pam; make install does)" >&2; exit 1; }
 
@@ -71,7 +69,13 @@ put() { # MODE SOURCE DESTINATION
     install -D -m "$1" "$2" "$dest$3"
 }
 put 0755 "$bin/puffctl" "$prefix/bin/puffctl"
-put 0755 "$bin/puffd" "$prefix/libexec/puff/puffd"
+# puffd is puffctl started under that name (Sources/puffctl/main.swift): a hard link, so the program
+# and its static Swift runtime are on disk once (issue 27 item 10), and /proc/PID/exe still names
+# libexec/puff/puffd. A copy where bin and libexec are on different file systems.
+mkdir -p "$dest$prefix/libexec/puff"
+rm -f "$dest$prefix/libexec/puff/puffd"
+ln "$dest$prefix/bin/puffctl" "$dest$prefix/libexec/puff/puffd" 2>/dev/null ||
+    put 0755 "$bin/puffctl" "$prefix/libexec/puff/puffd"
 put 0644 "$root/docs/man/puffctl.1" "$share/man/man1/puffctl.1"
 put 0644 "$root/docs/man/puffd.8" "$share/man/man8/puffd.8"
 

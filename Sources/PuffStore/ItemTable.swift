@@ -64,6 +64,11 @@ public struct ItemTable: Sendable {
         return merged + dense + aside
     }
 
+    /// Whether every item held satisfies `predicate` (in no particular order; no array is made).
+    public func allSatisfy(_ predicate: (StoredItem) -> Bool) -> Bool {
+        slots.allSatisfy { $0.map(predicate) ?? true } && outliers.values.allSatisfy(predicate)
+    }
+
     /// The highest number held, if any.
     public var lastNumber: UInt64? {
         let dense = slots.lastIndex(where: { $0 != nil }).map { firstNumber + UInt64($0) }

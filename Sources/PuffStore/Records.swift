@@ -23,7 +23,13 @@ public struct StoredCollection: Sendable, Equatable {
     }
 }
 
-/// One item as persisted, its secret sealed.
+/// One item as a collection holds it: its journal record (``record``), and once opened its label,
+/// attributes, type and times (``isOpened``).
+///
+/// An item read from the journal, or written since start, holds its newest record as the store
+/// has it, opened again whenever its secret is read (docs/vault-format.md, "In memory"); only an
+/// item of the in-memory `session` collection holds its secret sealed on its own
+/// (``sealedSecret``), since it has no record.
 public struct StoredItem: Sendable {
     /// The identifier of the collection that holds the item.
     public var collection: String
@@ -42,9 +48,16 @@ public struct StoredItem: Sendable {
     public var type: String
     /// The content type exactly as the client sent it.
     public var contentType: String
-    /// The secret alone, sealed (AEAD) under the collection's record key and bound to the item: how
-    /// an unlocked collection holds it in memory (docs/vault-format.md, "In memory").
+    /// The secret alone, sealed (AEAD) under the collection's record key and bound to the item,
+    /// for an item that has no ``record`` (the `session` collection, or a change not stored yet);
+    /// empty otherwise.
     public var sealedSecret: [UInt8]
+    /// The item's newest journal record, as encoded in the journal (docs/vault-format.md,
+    /// Records); empty for an item of the `session` collection.
+    public var record: [UInt8] = []
+    /// Whether label, attributes, type and times were read from the record (or set by a write):
+    /// false while the record was not opened (locked, or not touched since the unlock).
+    public var isOpened = true
     /// Creation time, seconds since the epoch.
     public var created: UInt64
     /// Last modification time, seconds since the epoch.

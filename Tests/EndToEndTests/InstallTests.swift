@@ -129,6 +129,23 @@ struct InstallTests {
         #expect(files.count == 16)
     }
 
+    @Test func puffdIsPuffctlUnderASecondNameOnDiskOnceAndRunsAsPuffd() async throws {
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        #expect(try await install(prefix: "/usr").status == 0)
+        var puffctl = stat()
+        var puffd = stat()
+        #expect(stat(destination + "/usr/bin/puffctl", &puffctl) == 0)
+        #expect(stat(destination + "/usr/libexec/puff/puffd", &puffd) == 0)
+        #expect(puffd.st_ino == puffctl.st_ino && puffd.st_dev == puffctl.st_dev && puffd.st_nlink == 2)
+        // The name decides what the program is.
+        let daemon = try await ChildProcess.run(
+            destination + "/usr/libexec/puff/puffd", ["--help"], environment: ["COLUMNS": "100"])
+        #expect(daemon.status == 0 && daemon.output.contains("USAGE: puffd"), "\(daemon.output)")
+        let client = try await ChildProcess.run(
+            destination + "/usr/bin/puffctl", ["--help"], environment: ["COLUMNS": "100"])
+        #expect(client.status == 0 && client.output.contains("USAGE: puffctl"), "\(client.output)")
+    }
+
     @Test func withoutBuiltProgramsInstallRefusesAndWritesNothing() async throws {
         defer { try? FileManager.default.removeItem(atPath: destination) }
         let result = try await ChildProcess.run(

@@ -7,7 +7,7 @@ import Testing
 
 /// `puffctl audit`'s `--since` times and its output.
 struct AuditOutputTests {
-    let utc = TimeZone(identifier: "UTC")!
+    let utc = LocalTime.Zone.offset(0)
 
     @Test func agesCountBackFromNow() {
         #expect(AuditTime.seconds("90s", now: 1000) == 910)
@@ -19,15 +19,27 @@ struct AuditOutputTests {
     }
 
     @Test func isoDatesAndTimesAreLocalUnlessTheyNameAZone() {
-        #expect(AuditTime.seconds("2023-11-14", now: 0, timeZone: utc) == 1_699_920_000)
-        #expect(AuditTime.seconds("2023-11-14T22:13", now: 0, timeZone: utc) == 1_700_000_000 - 20)
-        #expect(AuditTime.seconds("2023-11-14T22:13:20Z", now: 0, timeZone: utc) == 1_700_000_000)
-        #expect(AuditTime.seconds("2023-11-15T00:13:20+02:00", now: 0, timeZone: utc) == 1_700_000_000)
-        let berlin = TimeZone(identifier: "Europe/Berlin")!
-        #expect(AuditTime.seconds("2023-11-14T23:13:20", now: 0, timeZone: berlin) == 1_700_000_000)
+        #expect(AuditTime.seconds("2023-11-14", now: 0, zone: utc) == 1_699_920_000)
+        #expect(AuditTime.seconds("2023-11-14T22:13", now: 0, zone: utc) == 1_700_000_000 - 20)
+        #expect(AuditTime.seconds("2023-11-14T22:13:20Z", now: 0, zone: utc) == 1_700_000_000)
+        #expect(AuditTime.seconds("2023-11-15T00:13:20+02:00", now: 0, zone: utc) == 1_700_000_000)
+        // Berlin in November: an hour east of UTC.
+        let berlin = LocalTime.Zone.offset(3600)
+        #expect(AuditTime.seconds("2023-11-14T23:13:20", now: 0, zone: berlin) == 1_700_000_000)
+        #expect(AuditTime.seconds("2023-11-14 23:13", now: 0, zone: berlin) == 1_700_000_000 - 20)
     }
 
-    @Test(arguments: ["yesterday", "5x", "2023-13-01", "", "h", "-1h"])
+    @Test func aTimeReadInLocalTimeIsShownAsItWasWritten() throws {
+        // mktime and localtime_r agree in whatever zone the tests run in (TZ, /etc/localtime).
+        let seconds = try #require(AuditTime.seconds("2023-11-14T23:13:20", now: 0))
+        #expect(AuditTime.shown(seconds) == "2023-11-14 23:13:20")
+        #expect(AuditTime.shown(1_700_000_000, zone: .offset(0)) == "2023-11-14 22:13:20")
+    }
+
+    @Test(arguments: [
+        "yesterday", "5x", "2023-13-01", "", "h", "-1h", "2023-02-29", "2023-11-14T24:00", "2023-11-14 22:13Z",
+        "2023-11-14T22:13+2", "2023-1-14", "2023-11-14T22:13:20 ",
+    ])
     func somethingElseIsNoTime(_ text: String) {
         #expect(AuditTime.seconds(text, now: 1000) == nil)
     }

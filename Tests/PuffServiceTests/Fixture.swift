@@ -36,7 +36,8 @@ struct Fixture {
         timeout: Duration = Fixture.timeout,
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         tpm: (any TPMSealing)? = nil,
-        securityKeys: (any SecurityKeys)? = nil
+        securityKeys: (any SecurityKeys)? = nil,
+        counting: CountingRecordStore? = nil
     ) async throws {
         self.storage = storage
         self.audit = audit
@@ -46,7 +47,7 @@ struct Fixture {
         time = SettableTime()
         logs = InMemoryLogHandler()
         service = try await SecretService(
-            store: storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
+            store: counting ?? storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
             limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, tpm: tpm, securityKeys: securityKeys,
             audit: audit,
             access: access,

@@ -4,7 +4,7 @@ import Testing
 
 /// The manual clock tests sleep on: a sleep ends when time reaches it or its task is cancelled,
 /// however the two interleave.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(HangGuard.testMinutes)))
 struct ManualClockTests {
     /// A prompter answering at once cancels the question's timer (`ask` races them) before the
     /// timer has listed itself: the sleep must still end, or the caller hangs (seen in ExportTests).

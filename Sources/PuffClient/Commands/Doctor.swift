@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `puffctl doctor`: why secrets might not reach puffd, and what to do about each problem.
 struct Doctor: AsyncParsableCommand {

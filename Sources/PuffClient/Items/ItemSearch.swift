@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
-
 /// What `puffctl search` matches: text anywhere in an item's label or attribute values, case
-/// ignored (Unicode case folding, so `É` finds `é`). Attribute names are not searched: every
+/// ignored (Unicode lower case, so `É` finds `é`). Attribute names are not searched: every
 /// item of a schema has the same ones.
 enum ItemSearch {
     /// Whether `item`'s label or one of its attribute values contains `text`, ignoring case.
     static func matches(_ item: ItemSummary, _ text: String) -> Bool {
         let fields = [item.label ?? ""] + (item.attributes ?? [:]).values
-        return fields.contains { $0.range(of: text, options: [.caseInsensitive]) != nil }
+        let wanted = text.lowercased()
+        return fields.contains { $0.lowercased().contains(wanted) }
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 import PuffText
 
 /// How `audit` prints: a table for people, JSON for scripts. Entries never hold a secret.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 
 /// `--json` results of `backup`, `restore` and `verify`: one object on standard output (their
 /// progress lines go to standard error).

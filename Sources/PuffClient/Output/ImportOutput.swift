@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 import PuffFormats
 import PuffText
 
@@ -72,7 +72,7 @@ enum ImportOutput {
                 continue
             }
             var text =
-                "\(outcome.outcome.padding(toLength: 9, withPad: " ", startingAt: 0)) "
+                "\(padded(outcome.outcome, to: 9)) "
                 + "'\(TerminalText.escaped(outcome.label))'"
             if let from { text += " from '\(TerminalText.escaped(from))'" }
             if !outcome.reason.isEmpty { text += ": \(TerminalText.escaped(outcome.reason))" }
@@ -90,6 +90,11 @@ enum ImportOutput {
                     + "\(totals.skipped) skipped (items that \(verb) imported into '\(into)')"
                     + (dryRun ? "; nothing was changed (--dry-run)" : ""))
         }
+    }
+
+    /// `text` cut or filled with spaces to `width` characters, so that labels line up.
+    static func padded(_ text: String, to width: Int) -> String {
+        text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
     }
 
     /// `value` as one line of JSON, keys sorted.

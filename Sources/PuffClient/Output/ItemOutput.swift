@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 import PuffText
 
 /// How `list` prints: a table for people, JSON for scripts. Secrets are never fetched, so they
@@ -75,8 +75,6 @@ enum ItemOutput {
 
     private static func time(_ seconds: UInt64?) -> String {
         guard let seconds else { return "-" }
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return LocalTime.format(seconds, "%Y-%m-%d %H:%M")
     }
 }

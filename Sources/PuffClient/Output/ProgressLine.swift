@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 
 /// The text of one progress report: the terminal bar and the `--json` line.
 enum ProgressLine {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import FoundationEssentials
 import PuffText
 
 /// How `status` and `collection list` print: a table for people, JSON for scripts.

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
-import TOMLKit
 
-/// Reads `puffd.toml` with toml++ (through TOMLKit) into a ``DaemonConfiguration``.
+/// Reads `puffd.toml` with toml++ (through the CPuffTOML shim, ``TOMLValue``) into a ``DaemonConfiguration``.
 ///
 /// Every table and key is checked against ``ConfigurationKeys``: an unknown one, a wrong type or
 /// a value out of range is an error, never ignored, so a typo cannot silently leave a default in
@@ -33,14 +32,11 @@ public enum ConfigurationFile {
     public static func parse(
         _ text: String, file: String, over base: DaemonConfiguration = DaemonConfiguration()
     ) throws(ConfigurationError) -> DaemonConfiguration {
-        let root: TOMLTable
+        let root: [TOMLEntry]
         do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            let begin = error.source.begin
-            throw ConfigurationError(file: file, line: begin.line, column: begin.column, reason: error.description)
+            root = try TOMLValue.parse(text).table ?? []
         } catch {
-            throw ConfigurationError(file: file, reason: "\(error)")
+            throw ConfigurationError(file: file, line: error.line, column: error.column, reason: error.description)
         }
         var configuration = base
         let problems = check(root, into: &configuration)
@@ -54,9 +50,9 @@ public enum ConfigurationFile {
     }
 
     /// Reads every known key of `root` into `configuration` and returns what is wrong.
-    static func check(_ root: TOMLTable, into configuration: inout DaemonConfiguration) -> [KeyProblem] {
+    static func check(_ root: [TOMLEntry], into configuration: inout DaemonConfiguration) -> [KeyProblem] {
         var problems: [KeyProblem] = []
-        for (section, value) in root {
+        for (section, value) in root.map({ ($0.key, $0.value) }) {
             guard ConfigurationKeys.sections.contains(section) else {
                 problems.append(
                     KeyProblem(
@@ -70,7 +66,7 @@ public enum ConfigurationFile {
                 continue
             }
             let keys = ConfigurationKeys.keys(in: section)
-            for (name, value) in table {
+            for (name, value) in table.map({ ($0.key, $0.value) }) {
                 guard let key = keys.first(where: { $0.name == name }) else {
                     problems.append(
                         KeyProblem(
@@ -79,7 +75,7 @@ public enum ConfigurationFile {
                     continue
                 }
                 do {
-                    try key.read(value.tomlValue, &configuration)
+                    try key.read(value, &configuration)
                 } catch {
                     problems.append(KeyProblem(path: [section, name], reason: error.text))
                 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import TOMLKit
 
 /// One key of `puffd.toml`: how its value is checked and read into a ``DaemonConfiguration``,
 /// and how the effective value is printed (`puffd --print-config`). Reading and printing sit
@@ -12,7 +11,7 @@ struct ConfigurationKey {
     /// Checks `value` and stores it, or throws what is wrong with it.
     let read: (TOMLValue, inout DaemonConfiguration) throws(KeyReason) -> Void
     /// The effective value for a TOML file; nil when the key is not set and has no default.
-    let write: (DaemonConfiguration, [String: String]) -> (any TOMLValueConvertible)?
+    let write: (DaemonConfiguration, [String: String]) -> (any TOMLWritable)?
 
     /// `section.name`.
     var dotted: String { "\(section).\(name)" }
@@ -142,17 +141,19 @@ extension ConfigurationKey {
 
     /// A value as a message shows it: a number or string itself, anything else by its type.
     static func shown(_ value: TOMLValue) -> String {
-        switch value.type {
-        case .int: value.int.map(String.init) ?? "an integer"
-        case .double: value.double.map { String($0) } ?? "a floating-point number"
-        case .bool: value.bool.map { String($0) } ?? "a boolean"
-        case .string: "the string \(quoted(value.string ?? ""))"
+        switch value {
+        case .int(let number): String(number)
+        case .double(let number): String(number)
+        case .bool(let flag): String(flag)
+        case .string(let text): "the string \(quoted(text))"
         case .array: "an array"
         case .table: "a table"
-        case .date, .time, .dateTime: "a \(value.type)"
+        case .date: "a date"
+        case .time: "a time"
+        case .dateTime: "a date-time"
         }
     }
 
     /// `text` in double quotes, as TOML writes a basic string.
-    static func quoted(_ text: String) -> String { TOMLLiteral.of(text) }
+    static func quoted(_ text: String) -> String { text.tomlLiteral }
 }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import TOMLKit
 
 extension ConfigurationKeys {
     /// `items.mappers`: an array of schema mapper names, each at most once; empty turns the typed
@@ -31,6 +30,6 @@ extension ConfigurationKeys {
                 }
                 configuration.mappers = names
             },
-            write: { configuration, _ in TOMLArray(configuration.mappers) })
+            write: { configuration, _ in configuration.mappers })
     }
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 import PuffService
-import TOMLKit
 
 /// Every key `puffd.toml` takes, in the order `--print-config` prints them. docs/configuration.md
 /// describes each; a key added here must be added there.
@@ -103,7 +102,7 @@ enum ConfigurationKeys {
                 guard !names.isEmpty else { throw KeyReason("must name at least one prompter, \(example)") }
                 configuration.prompterOrder = names
             },
-            write: { configuration, _ in TOMLArray(configuration.prompterOrder) })
+            write: { configuration, _ in configuration.prompterOrder })
     }
 
     /// `access.hash_executables`: a boolean.
@@ -135,18 +134,5 @@ extension DaemonConfiguration {
     var promptTimeoutSetting: Int? {
         get { promptTimeout }
         set { promptTimeout = newValue ?? promptTimeout }
-    }
-}
-
-/// TOML literals written by toml++ itself, so that quoting and escaping are the reader's own.
-enum TOMLLiteral {
-    /// `value` as it would follow `key = ` in a TOML file.
-    static func of(_ value: any TOMLValueConvertible) -> String {
-        let table = TOMLTable()
-        table["v"] = value
-        // No options: basic double-quoted strings, decimal integers, one-line arrays.
-        let line = table.convert(to: .toml, options: [])
-        let text = line.hasPrefix("v = ") ? String(line.dropFirst(4)) : line
-        return String(text.reversed().drop { $0 == "\n" }.reversed())
     }
 }

@@ -26,7 +26,7 @@ public enum ConfigurationPrinter {
             lines += ["", "[\(section)]"]
             for key in ConfigurationKeys.keys(in: section) {
                 if let value = key.write(configuration, environment) {
-                    lines.append("\(key.name) = \(TOMLLiteral.of(value))")
+                    lines.append("\(key.name) = \(value.tomlLiteral)")
                 } else {
                     // An optional key that is not set: shown, but as a comment, so it reads back unset.
                     lines.append("# \(key.name) is not set")

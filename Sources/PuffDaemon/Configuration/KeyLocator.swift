@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-import TOMLKit
 
 /// Finds the line a key is defined on, for messages about its value.
 ///
-/// toml++ records where every node came from (`node::source()`), but TOMLKit 0.6.0 exposes
-/// source positions only on parse errors: neither `TOMLTable` nor `TOMLValue` carries one, and
-/// their `toml::node` pointers are internal to the package. Rather than vendor toml++ a second
-/// time for a C++ shim, or scan the text with a TOML grammar of our own, this asks toml++ itself:
+/// toml++ records where every node came from (`node::source()`); this search was written when
+/// TOMLKit hid those positions, and is kept with the CPuffTOML shim because where it places a key
+/// is what ConfigurationErrorTests pin down. Rather than scan the text with a TOML grammar of our
+/// own, it asks toml++ itself:
 /// it parses growing prefixes of the document (its first 1, 2, 3... lines), and the key is
 /// defined on the line after the last prefix that parsed without it. A prefix that ends inside
 /// a multi-line string or array does not parse and is skipped, so a key whose value spans lines
@@ -20,7 +19,7 @@ enum KeyLocator {
         var prefix = ""
         for (index, line) in lines.enumerated() {
             prefix += (index == 0 ? "" : "\n") + line
-            guard let table = try? TOMLTable(string: prefix) else { continue }
+            guard let table = try? TOMLValue.parse(prefix) else { continue }
             if contains(path, in: table) { return lastParsed + 1 }
             lastParsed = index + 1
         }
@@ -28,10 +27,10 @@ enum KeyLocator {
     }
 
     /// Whether `table` has a value at `path`, table by table.
-    static func contains(_ path: [String], in table: TOMLTable) -> Bool {
+    static func contains(_ path: [String], in table: TOMLValue) -> Bool {
         guard let first = path.first, let value = table[first] else { return false }
         if path.count == 1 { return true }
-        guard let inner = value.table else { return false }
-        return contains(Array(path.dropFirst()), in: inner)
+        guard case .table = value else { return false }
+        return contains(Array(path.dropFirst()), in: value)
     }
 }

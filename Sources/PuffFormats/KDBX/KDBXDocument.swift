@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
 import PuffCrypto
 
 /// What the reader takes from a KDBX database's XML: the entries outside history, with their
@@ -62,7 +61,9 @@ struct KDBXDocument {
     /// A time as KDBX 4 (base64 of a little-endian int64 of seconds since year 1) or KDBX 3.1
     /// (ISO 8601, UTC) writes it; nil before 1970 or unreadable.
     static func parseTime(_ text: String) -> UInt64? {
-        let text = text.trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs, not line ends, as Foundation's `.whitespaces` trimmed before.
+        let blank: (Character) -> Bool = { $0.isWhitespace && !$0.isNewline }
+        let text = String(text.drop(while: blank).reversed().drop(while: blank).reversed())
         if text.contains("-") { return parseISOTime(text) }
         guard let bytes = Base64.decode(text), bytes.count == 8 else { return nil }
         let seconds = Int64(bitPattern: bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
@@ -90,16 +91,5 @@ struct KDBXDocument {
     /// A Unix time as KDBX 4 writes it.
     static func formatTime(_ unix: UInt64) -> String {
         Base64.encode(LittleEndian.bytes(Int64(unix) + epochOffset))
-    }
-}
-
-/// Base64 as KDBX uses it (standard alphabet, padded), through Foundation.
-enum Base64 {
-    static func decode(_ text: String) -> [UInt8]? {
-        Data(base64Encoded: text).map { [UInt8]($0) }
-    }
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
     }
 }

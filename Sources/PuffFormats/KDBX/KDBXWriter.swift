@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import Glibc
 public import PuffCrypto
 
 /// Writes a collection as a KDBX 4.0 database that KeePassXC (`keepassxc-cli`) and pykeepass open:
@@ -165,6 +165,6 @@ public enum KDBXWriter: ForeignFileWriter {
     }
 
     private static func currentTime() -> UInt64 {
-        UInt64(max(0, Date().timeIntervalSince1970))
+        UInt64(max(0, time(nil)))
     }
 }

@@ -16,11 +16,18 @@ public struct LockView: Sendable, Equatable {
     /// that item signals carry them too.
     public let itemsReadable: Bool
     private let items: ItemTable
+    /// Opens an item whose record was not opened yet (an unlock opens none: issue 27 item 1),
+    /// for the items a signal names.
+    private let opener: (@Sendable (StoredItem) -> StoredItem)?
 
-    package init(collection: [CollectionProperty], itemsReadable: Bool, items: ItemTable) {
+    package init(
+        collection: [CollectionProperty], itemsReadable: Bool, items: ItemTable,
+        opener: (@Sendable (StoredItem) -> StoredItem)? = nil
+    ) {
         self.collection = collection
         self.itemsReadable = itemsReadable
         self.items = items
+        self.opener = opener
     }
 
     /// A change of `Locked` alone, with no items (what tests compare against).
@@ -41,8 +48,9 @@ public struct LockView: Sendable, Equatable {
     /// The item properties to announce for item `number`: `Locked`, and when ``itemsReadable``
     /// its label, attributes, type and times too; nil when the collection held no such item.
     public func itemProperties(of number: UInt64, locked: Bool) -> [ItemProperty]? {
-        guard let record = items[number] else { return nil }
+        guard var record = items[number] else { return nil }
         guard itemsReadable else { return [.locked(locked)] }
+        if !record.isOpened, let opener { record = opener(record) }
         return [
             .locked(locked), .label(record.label), .attributes(record.attributes), .type(record.reportedType),
             .created(record.created), .modified(record.modified),

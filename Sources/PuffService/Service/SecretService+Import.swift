@@ -204,9 +204,10 @@ extension SecretService {
                 kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
                 sealer: sealer, link: link)
             records.append(record)
-            tip = JournalChain.Tip(sequence: link.sequence, tag: record.mac)
+            tip = (tip ?? JournalChain.Tip(sequence: 0, tag: [])).advanced(
+                by: record, time: VaultRecord.time(of: draft.kind, plaintext: draft.plaintext))
         }
-        let head = JournalHead(of: records[records.count - 1], space: space, sealer: sealer)
+        let head = tip!.head(space: space, sealer: sealer)
         do {
             try await store.append(contentsOf: records.map { $0.encoded() }, to: space, head: head.encoded())
         } catch {
@@ -218,6 +219,7 @@ extension SecretService {
             throw .failed("the import could not be saved")
         }
         vault.tip = tip
+        vault.noteAppended(records)
         if obsoleting > 0 {
             vault.deadRecords += obsoleting
             await compactIfWorthIt(vault)

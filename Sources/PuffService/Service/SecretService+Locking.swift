@@ -76,7 +76,7 @@ extension SecretService {
         guard let state = collectionStates[collection] else { return }
         let view = LockView(
             collection: viewChanged ? [.label(state.fields.label), .modified(state.fields.modified)] : [],
-            itemsReadable: viewChanged, items: state.items)
+            itemsReadable: viewChanged, items: state.table, opener: viewChanged ? state.viewOpener : nil)
         emit(.lockChanged(collection, locked: isLocked, view: view))
     }
 }

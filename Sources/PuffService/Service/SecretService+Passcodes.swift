@@ -82,11 +82,22 @@ extension SecretService {
         return try await passcodeAttempt(key, body)
     }
 
-    /// Opens `vault` with its master key: reads and opens its records off the actor when they
-    /// are not in memory yet, then installs the keys and announces the unlock.
+    /// Opens `vault` with its master key. A collection whose records in memory carry its index
+    /// opens in place: no journal read, no item record opened (``CollectionVault/unlockInPlace(master:)``).
+    /// Any other reads its journal and opens every record once, off the actor, then installs the
+    /// keys; either way the unlock is announced.
     func open(_ vault: CollectionVault, master: MasterKey) async throws(ServiceError) {
         guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
         let id = vault.id
+        // Read before the first audit entry, while nothing can append (no audit key yet).
+        await primeAuditSequence(of: space)
+        // The collection may have been deleted, opened by another call or re-keyed meanwhile.
+        guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
+        guard vault.space == space else { throw .wrongPasscode(nil) }
+        if vault.unlockInPlace(master: master) {
+            finishOpening(vault, master: master, viewChanged: !vault.isPrivate)
+            return
+        }
         let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
         // A collection not open yet is read whole from its journal, so every record, live or not,
         // is authenticated in its place in the chain (a scan's clear prefixes prove nothing).
@@ -106,12 +117,6 @@ extension SecretService {
                         id: id.rawValue, label: "", created: 0, modified: 0,
                         nextItemNumber: 1, aliases: []))
         }
-        if case .success = opened, let auditLog, !auditLog.knowsSequence(of: space) {
-            // Read off the actor now, while nothing can append (the collection has no audit key
-            // yet), so its first audit entry does not read the whole log on the actor.
-            let auditStore = auditLog.store
-            auditLog.prime(space, next: await BlockingWork.run { AuditLog.sequence(after: auditStore, space) })
-        }
         switch opened {
         case .failure(let damage):
             logger.error(
@@ -128,18 +133,36 @@ extension SecretService {
                     "A collection opened with damage: what authenticates is readable, writes wait for puffctl repair",
                     metadata: ["collection.id": "\(id)", "damage": "\(opened.damage.joined(separator: "; "))"])
             }
-            if case .ephemeral = mode { vault.escrow = master }
-            keepKey(master, of: vault)
-            startAutoLock(vault)
         }
+        // A version 1 head is not rewritten here: opening writes nothing (an older puffd still
+        // reads the vault); the next append writes a version 2 head.
+        finishOpening(vault, master: master, viewChanged: needsItems && !vault.isPrivate)
+    }
+
+    /// Reads the audit log's next sequence number for `space` off the actor, once, so the
+    /// collection's first audit entry does not read the whole log on the actor.
+    private func primeAuditSequence(of space: SpaceID) async {
+        guard let auditLog, !auditLog.knowsSequence(of: space) else { return }
+        let auditStore = auditLog.store
+        let next = await BlockingWork.run { AuditLog.sequence(after: auditStore, space) }
+        if !auditLog.knowsSequence(of: space) { auditLog.prime(space, next: next) }
+    }
+
+    /// Keeps the key of a collection just unlocked, starts its auto-lock, and announces it (a
+    /// hidden one appears).
+    private func finishOpening(_ vault: CollectionVault, master: MasterKey, viewChanged: Bool) {
+        let id = vault.id
+        if case .ephemeral = mode { vault.escrow = master }
+        keepKey(master, of: vault)
+        startAutoLock(vault)
         if vault.isHidden, collectionStates[id] == nil {
             collectionStates[id] = vault
             collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
-            hiddenHeaders[space] = nil
+            if let space = vault.space { hiddenHeaders[space] = nil }
             for alias in vault.fields.aliases { aliases[alias] = id }
             emit(.collectionCreated(id))
         } else {
-            announceLock(false, id, viewChanged: needsItems && !vault.isPrivate)
+            announceLock(false, id, viewChanged: viewChanged)
         }
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
     }

@@ -148,10 +148,11 @@ extension SecretService {
         let first = VaultRecord(
             kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
             sealer: vault.sealer!, link: .first(1))
+        let tip = JournalChain.Tip.first(first, time: fields.modified)
         do {
             try await store.replaceHeader(header.encoded(), of: space)
             try await store.append(
-                first.encoded(), to: space, head: JournalHead(of: first, space: space, sealer: vault.sealer!).encoded())
+                first.encoded(), to: space, head: tip.head(space: space, sealer: vault.sealer!).encoded())
             try await store.replaceCatalog(newCatalog.encoded())
         } catch {
             try? await store.remove(space)
@@ -159,7 +160,8 @@ extension SecretService {
             throw unsaved(error, "the change could not be saved")
         }
         catalog = newCatalog
-        vault.tip = JournalChain.Tip(sequence: 1, tag: first.mac)
+        vault.tip = tip
+        vault.noteAppended([first])
         collectionStates[id] = vault
         keepKey(master, of: vault)
         startAutoLock(vault)

@@ -239,7 +239,9 @@ public actor SecretService {
         let record = VaultRecord(
             kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
             sealer: sealer, link: link)
-        let head = JournalHead(of: record, space: space, sealer: sealer)
+        let tip = (vault.tip ?? JournalChain.Tip(sequence: 0, tag: [])).advanced(
+            by: record, time: VaultRecord.time(of: draft.kind, plaintext: draft.plaintext))
+        let head = tip.head(space: space, sealer: sealer)
         do {
             try await store.append(record.encoded(), to: space, head: head.encoded())
         } catch {
@@ -250,7 +252,8 @@ public actor SecretService {
                 ])
             throw unsaved(error, "the change could not be saved")
         }
-        vault.tip = JournalChain.Tip(sequence: link.sequence, tag: record.mac)
+        vault.tip = tip
+        vault.noteAppended([record])
         if obsoleting > 0 {
             vault.deadRecords += obsoleting
             await compactIfWorthIt(vault)

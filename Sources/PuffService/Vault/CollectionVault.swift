@@ -5,10 +5,12 @@ import PuffStore
 /// One collection's vault (architecture.md Part A item 7): its lock state, keys, items and their
 /// attribute index, over one space of the ``RecordStore``.
 ///
-/// An open collection holds each item's label and attributes in memory and its secret sealed under
-/// the record key; a collection not opened since start holds each item's sealed record as read
-/// from the journal, and finds items through the blind index alone. A class, so the service
-/// updates it in place (Part A item 9). Owned and touched only by the ``SecretService`` actor.
+/// Each item is held as its journal record, the only sealed form (Part A item 8): an unlocked
+/// collection opens an item's record when a call touches it (``items``) and keeps what it read
+/// but the secret, which is opened again from the record for each read. Unlocking a collection
+/// whose records carry blind index tags opens no item record (``unlockInPlace(master:)``); its
+/// search answers from the tags' index whether locked or not. A class, so the service updates it
+/// in place (Part A item 9). Owned and touched only by the ``SecretService`` actor.
 final class CollectionVault {
     let id: CollectionID
     /// The space in the store; nil for the in-memory `session` collection. A re-key moves the
@@ -17,12 +19,17 @@ final class CollectionVault {
     var header: VaultHeader?
     var fields: CollectionFields
     var isLocked: Bool
-    /// Whether items' labels, attributes and secrets are in memory (opened since start, or since
-    /// the last lock).
+    /// Whether items' labels, attributes and secrets can be read (unlocked since start, or since
+    /// the last lock): opened from their records as calls touch them.
     private(set) var isOpen: Bool
-    /// Whether the next unlock reads the journal (locked since it was open: only item numbers
-    /// and the blind index were kept) rather than the sealed records of a scan.
+    /// Whether the next unlock reads the journal: an item holds no record (a private collection
+    /// forgets its items at `Lock`), or the records in memory are not all the journal's.
     private(set) var readsJournalToOpen = false
+    /// Whether the records in memory were checked against the journal's sealed head since they
+    /// were read (an unlock did, or they were written since): a later unlock need not check again.
+    private(set) var chainChecked: Bool
+    /// The head slots a scan read, which the first unlock authenticates.
+    private(set) var scannedHeads: [JournalHead] = []
     /// The record key; nil while locked.
     private(set) var sealer: SecretSealer?
     /// The audit log's key; nil while locked and for `session`.
@@ -30,22 +37,24 @@ final class CollectionVault {
     /// Only for an ephemeral vault: the master key, kept while locked since no passcode exists.
     var escrow: MasterKey?
     private(set) var hasher: KeyedHash
-    private(set) var items: ItemTable
-    private var index: AttributeIndex
+    /// The items by number; read through ``items``, which opens them.
+    var table: ItemTable
+    var index: AttributeIndex
     /// Whether ``index`` answers for items not in memory: true from start for a collection whose
     /// locked search is `always`, and from the first unlock of this run for `after-unlock` (then
     /// kept across `Lock`); a `never` collection drops it on `Lock` (issue 24 item 6). An `always`
     /// collection whose index key the TPM did not unseal at start waits for its unlock, as
     /// `after-unlock` does (issue 26 item 6).
     private(set) var isIndexed: Bool
-    /// The newest collection record of a collection not opened yet.
-    var pendingCollectionRecord: [UInt8]?
-    /// The newest deletion record of a collection not opened yet, whose time counts for `Modified`.
-    var pendingDeletionRecord: [UInt8]?
+    /// The newest collection record, which an unlock opens for the collection's fields.
+    var collectionRecord: [UInt8]?
     /// Items' access settings while the collection is open (items without any are absent).
     var settings: [UInt64: ItemSettings] = [:]
-    /// Each live item's newest settings record, sealed, while the collection was never opened.
-    var pendingSettingsRecords: [UInt64: [UInt8]] = [:]
+    /// Each live item's newest settings record, which an unlock opens for ``settings``.
+    var settingsRecords: [UInt64: [UInt8]] = [:]
+    /// Item records appended by the current write and not yet taken by ``insert(_:)`` or
+    /// ``update(_:)``, by item number.
+    var appendedItems: [UInt64: [UInt8]] = [:]
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
     /// The connection that created it since start, which may delete it without a prompt.
@@ -72,11 +81,14 @@ final class CollectionVault {
         sealer = opened.sealer
         auditSealer = opened.auditSealer
         hasher = opened.hasher
-        items = opened.items
+        table = opened.items
         index = opened.index
         isIndexed = true
+        chainChecked = true
         deadRecords = opened.deadRecords
         settings = opened.settings
+        collectionRecord = opened.collectionRecord
+        settingsRecords = opened.settingsRecords
         format = opened.format
         tip = opened.tip
         damage = opened.damage
@@ -94,12 +106,13 @@ final class CollectionVault {
         isOpen = false
         sealer = nil
         hasher = scanned.hasher
-        items = scanned.items
+        table = scanned.items
         index = scanned.index
         isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
-        pendingCollectionRecord = scanned.collectionRecord
-        pendingDeletionRecord = scanned.deletionRecord
-        pendingSettingsRecords = scanned.settingsRecords
+        chainChecked = false
+        scannedHeads = scanned.heads
+        collectionRecord = scanned.collectionRecord
+        settingsRecords = scanned.settingsRecords
         deadRecords = scanned.deadRecords
         format = scanned.format
         tip = scanned.tip
@@ -115,12 +128,13 @@ final class CollectionVault {
     var waitsForIndexKey: Bool { header?.indexStorage == .tpm2 && lockedSearch == .always && !isIndexed }
 
     /// Item numbers in creation order.
-    var order: [UInt64] { items.numbers }
+    var order: [UInt64] { table.numbers }
 
     /// How many items the collection holds.
-    var count: Int { items.count }
+    var count: Int { table.count }
 
-    /// Installs what unlocking opened (keys, and for a collection not open yet its items).
+    /// Installs what unlocking read from the journal (keys, and for a collection not open yet its
+    /// items).
     func unlock(with opened: OpenedCollection, replacingItems: Bool) {
         sealer = opened.sealer
         auditSealer = opened.auditSealer
@@ -129,16 +143,16 @@ final class CollectionVault {
             let next = max(fields.nextItemNumber, opened.fields.nextItemNumber)
             fields = opened.fields
             fields.nextItemNumber = next
-            items = opened.items
+            table = opened.items
             index = opened.index
             isIndexed = true
             hasher = opened.hasher
             // Opened from a scan's live records, it counts none dead: the scan counted them.
             deadRecords = max(deadRecords, opened.deadRecords)
             settings = opened.settings
-            pendingCollectionRecord = nil
-            pendingDeletionRecord = nil
-            pendingSettingsRecords = [:]
+            collectionRecord = opened.collectionRecord
+            settingsRecords = opened.settingsRecords
+            chainChecked = true
             format = opened.format
             tip = opened.tip
             damage = opened.damage
@@ -147,6 +161,31 @@ final class CollectionVault {
         }
         isLocked = false
     }
+
+    /// Installs an unlock that read no journal (``unlockInPlace(master:)``): the items stay as
+    /// they are, opened when touched.
+    func unlock(inPlace unlocked: InPlaceUnlock) {
+        sealer = unlocked.sealer
+        auditSealer = unlocked.auditSealer
+        let next = max(fields.nextItemNumber, unlocked.fields.nextItemNumber)
+        fields = unlocked.fields
+        fields.nextItemNumber = next
+        fields.modified = max(fields.modified, unlocked.modified)
+        settings = unlocked.settings
+        tip?.modified = fields.modified
+        chainChecked = true
+        isOpen = true
+        isLocked = false
+    }
+
+    /// Starts a new index under `hasher`, empty.
+    func replaceIndex(hasher: KeyedHash) {
+        self.hasher = hasher
+        index = AttributeIndex(hasher: hasher)
+    }
+
+    /// Notes that the index answers for every item.
+    func markIndexed() { isIndexed = true }
 
     /// Moves an unlocked collection to its re-keyed space: its keys, items (secrets sealed under
     /// the new record key) and chain are those of the new journal, `opened`.
@@ -166,15 +205,19 @@ final class CollectionVault {
         if !isPrivate, !keepsIndex {
             fields.nextItemNumber = max(fields.nextItemNumber, scanned.nextNumber)
             hasher = scanned.hasher
-            items = scanned.items
+            table = scanned.items
             index = scanned.index
             isIndexed = lockedSearch == .always && !scanned.waitsForIndexKey
-            pendingCollectionRecord = scanned.collectionRecord
-            pendingDeletionRecord = scanned.deletionRecord
-            pendingSettingsRecords = scanned.settingsRecords
+            collectionRecord = scanned.collectionRecord
+            settingsRecords = scanned.settingsRecords
             settings = [:]
             isOpen = false
             readsJournalToOpen = false
+            chainChecked = false
+            scannedHeads = scanned.heads
+        } else {
+            // The records in memory are the old space's: the next unlock reads the new journal.
+            readsJournalToOpen = true
         }
         deadRecords = scanned.deadRecords
         format = scanned.format
@@ -197,10 +240,11 @@ final class CollectionVault {
             if lockedSearch == .never { dropIndex() }
             return
         }
-        items = ItemTable()
+        table = ItemTable()
         dropIndex()
         settings = [:]
         isOpen = false
+        readsJournalToOpen = true
     }
 
     /// Forgets the blind index; the next unlock builds it again.
@@ -211,84 +255,27 @@ final class CollectionVault {
     }
 
     /// Keeps only what a collection read from its journal without a key shows: item numbers (with
-    /// blank labels, no attributes, times 0), the blind index, and its id as its label.
+    /// blank labels, no attributes, times 0) and their records, the blind index, and its id as its
+    /// label.
     private func forgetMetadata() {
         guard isOpen else { return }
         var blank = ItemTable()
-        for number in items.numbers {
-            blank[number] = StoredItem(
+        var everyRecord = true
+        for number in table.numbers {
+            var item = StoredItem(
                 collection: id.rawValue, number: number, label: "", attributes: [:], type: "", contentType: "",
                 sealedSecret: [], created: 0, modified: 0)
+            item.record = table[number]?.record ?? []
+            item.isOpened = false
+            everyRecord = everyRecord && !item.record.isEmpty
+            blank[number] = item
         }
-        items = blank
+        table = blank
         settings = [:]
         fields = CollectionFields(
             id: id.rawValue, label: id.rawValue, created: 0, modified: 0, nextItemNumber: fields.nextItemNumber,
             aliases: [])
         isOpen = false
-        readsJournalToOpen = true
+        if !everyRecord { readsJournalToOpen = true }
     }
-
-    /// Builds the index of an open collection again under `hasher` (its locked search changed).
-    func reindex(under hasher: KeyedHash) {
-        guard isOpen else { return }
-        self.hasher = hasher
-        index = AttributeIndex(hasher: hasher)
-        for number in items.numbers {
-            if let item = items[number] { index.insert(number, attributes: item.attributeList) }
-        }
-        isIndexed = true
-    }
-
-    /// Adds a new item, whose number is higher than every other's.
-    func insert(_ item: StoredItem) {
-        items[item.number] = item
-        index.insert(item.number, attributes: item.attributeList)
-    }
-
-    /// Overwrites an existing item, re-indexing it when its attributes changed.
-    func update(_ item: StoredItem) {
-        guard let old = items[item.number] else { return }
-        items[item.number] = item
-        if !old.attributeList.hasSameBytes(as: item.attributeList) {
-            index.remove(item.number, attributes: old.attributeList)
-            index.insert(item.number, attributes: item.attributeList)
-        }
-    }
-
-    /// Removes an item.
-    func remove(_ number: UInt64) {
-        guard let old = items[number] else { return }
-        items[number] = nil
-        settings[number] = nil
-        pendingSettingsRecords[number] = nil
-        index.remove(number, attributes: old.attributeList)
-    }
-
-    /// Numbers of the items whose attributes include every pair of `query`, in creation order.
-    /// A locked collection without its index finds nothing.
-    func search(_ query: Attributes) -> [UInt64] {
-        guard isOpen else {
-            guard isIndexed else { return [] }
-            // An index snapshot is not authenticated: a number it names that holds no item is no hit.
-            return index.intersection(for: query)?.filter { items[$0] != nil } ?? order
-        }
-        guard let candidates = index.candidates(for: query) else { return order }
-        return candidates.filter { items[$0]?.attributeList.contains(query) ?? false }
-    }
-
-    /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only).
-    func exactMatch(_ attributes: Attributes) -> UInt64? {
-        let wanted = AttributeList(attributes)
-        return index.candidates(exactly: wanted).first { items[$0]?.attributeList.hasSameBytes(as: wanted) ?? false }
-    }
-
-    /// The blind index tags an item record carries: only a collection whose locked search is
-    /// `always` writes any (a private one is `never`).
-    func tags(of attributes: AttributeList) -> [UInt8] {
-        writesTags ? index.tags(of: attributes) : []
-    }
-
-    /// Whether its records carry blind index tags.
-    var writesTags: Bool { !isPrivate && lockedSearch == .always }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
 import PuffStore
 
 /// Follows a collection's chain of records (docs/vault-format.md, Chain): says which records count
@@ -11,16 +12,42 @@ import PuffStore
 /// it authenticated, and what it says is newer than anything before it. The head names the
 /// newest record acknowledged; a journal that ends before it lost acknowledged records.
 struct JournalChain {
-    /// The newest record that counted: its sequence number and MAC.
+    /// The newest record that counted: its sequence number and MAC, with the digest of the
+    /// journal's records up to it and the collection's `Modified` (what a version 2 head seals).
+    /// Two tips are equal when they name the same record.
     struct Tip: Equatable, Sendable {
         var sequence: UInt64
         var tag: [UInt8]
+        var digest = ChainDigest.empty
+        var modified: UInt64 = 0
+
+        /// The tip after appending `record` to this one's journal, which sets `time` (nil: none).
+        func advanced(by record: VaultRecord, time: UInt64?) -> Tip {
+            Tip(
+                sequence: record.link?.sequence ?? sequence, tag: record.mac, digest: digest.advanced(by: record),
+                modified: max(modified, time ?? 0))
+        }
+
+        /// The tip of a new journal whose first record is `record`, after a journal whose tip
+        /// was `old` (a compaction keeps `Modified`).
+        static func first(_ record: VaultRecord, time: UInt64?, after old: Tip? = nil) -> Tip {
+            Tip(sequence: 0, tag: [], modified: old?.modified ?? 0).advanced(by: record, time: time)
+        }
+
+        /// The sealed head naming this tip.
+        func head(space: SpaceID, sealer: SecretSealer) -> JournalHead {
+            JournalHead(sequence: sequence, tag: tag, digest: digest, modified: modified, space: space, sealer: sealer)
+        }
+
+        static func == (a: Tip, b: Tip) -> Bool { a.sequence == b.sequence && a.tag == b.tag }
     }
 
     let file: String
     /// The newest head found (nil: no head file, or none that authenticates).
     let head: Tip?
     private(set) var tip: Tip?
+    /// The digest of the records that counted, in order (``ChainDigest``).
+    private(set) var digest = ChainDigest.empty
     private(set) var damage: [String] = []
     /// Records left out since the tip for failing to read or authenticate: a gap of that size
     /// is already reported.
@@ -67,6 +94,15 @@ struct JournalChain {
         damage.append("\(file) is damaged at offset \(offset): \(why)")
     }
 
+    /// Whether `record`, chained, counts (see the type's rules); a record that counts advances
+    /// ``digest``. A format 1 record (no link) counts.
+    mutating func admit(_ record: VaultRecord, offset: UInt64) -> Bool {
+        if let link = record.link, !admit(link, mac: record.mac, offset: offset) { return false }
+        digest = digest.advanced(by: record)
+        if tip != nil { tip!.digest = digest }
+        return true
+    }
+
     /// Whether a record that authenticated, at `link`, counts (see the type's rules).
     mutating func admit(_ link: VaultRecord.Link, mac: [UInt8], offset: UInt64) -> Bool {
         let file = self.file
@@ -92,7 +128,7 @@ struct JournalChain {
             headSeen = true
             if head.tag != mac { damage.append(damaged("record \(link.sequence) is not the one the head names")) }
         }
-        tip = Tip(sequence: link.sequence, tag: mac)
+        tip = Tip(sequence: link.sequence, tag: mac, digest: digest, modified: tip?.modified ?? 0)
         if firstSequence == nil { firstSequence = link.sequence }
         skipped = 0
         return true
@@ -121,6 +157,11 @@ struct JournalChain {
 
     /// The newest of `heads` (their clear fields, or those that authenticated).
     static func newest(_ heads: [JournalHead]) -> Tip? {
-        heads.max { $0.sequence < $1.sequence }.map { Tip(sequence: $0.sequence, tag: $0.tag) }
+        newestHead(heads).map { Tip(sequence: $0.sequence, tag: $0.tag) }
+    }
+
+    /// The head of `heads` with the highest sequence number.
+    static func newestHead(_ heads: [JournalHead]) -> JournalHead? {
+        heads.max { $0.sequence < $1.sequence }
     }
 }

@@ -54,7 +54,7 @@ enum JournalResealing {
                 throw VaultDamage(
                     message: "\(file) is damaged at offset \(stored.offset): record does not authenticate")
             }
-            if let link = record.link { _ = chain.admit(link, mac: record.mac, offset: stored.offset) }
+            _ = chain.admit(record, offset: stored.offset)
             counting?()
         }
         if journal.version >= 2 {
@@ -115,10 +115,8 @@ enum JournalResealing {
                 chain.skip(at: stored.offset, "record does not authenticate")
                 continue
             }
-            if let link = record.link {
-                highest = max(highest, link.sequence)
-                guard chain.admit(link, mac: record.mac, offset: stored.offset) else { continue }
-            }
+            if let link = record.link { highest = max(highest, link.sequence) }
+            guard chain.admit(record, offset: stored.offset) else { continue }
             good.append(stored)
         }
         chain.skipDamage(&damaged, before: .max)
@@ -138,7 +136,8 @@ enum JournalResealing {
         var result = Result(records: [], tip: nil, head: nil, deadRecords: kept.deadRecords)
         result.records.reserveCapacity(kept.records.count)
         var link = VaultRecord.Link.first(start)
-        var last: VaultRecord?
+        // The new journal's own digest, from its first record; `Modified` is the newest time kept.
+        var tip = JournalChain.Tip(sequence: 0, tag: [])
         for bytes in kept.records {
             guard let old = try? VaultRecord(decoding: bytes, format: format),
                 let plaintext = try? old.open(space: source.space, sealer: source.sealer)
@@ -155,12 +154,12 @@ enum JournalResealing {
                 sealer: target.sealer, link: link)
             result.records.append(record.encoded())
             link = VaultRecord.Link(sequence: link.sequence + 1, previous: record.mac)
-            last = record
+            tip = tip.advanced(by: record, time: VaultRecord.time(of: record.kind, plaintext: plaintext))
             counting?()
         }
-        if let last, let sequence = last.link?.sequence {
-            result.tip = JournalChain.Tip(sequence: sequence, tag: last.mac)
-            result.head = JournalHead(of: last, space: target.space, sealer: target.sealer).encoded()
+        if !result.records.isEmpty {
+            result.tip = tip
+            result.head = tip.head(space: target.space, sealer: target.sealer).encoded()
         }
         return result
     }

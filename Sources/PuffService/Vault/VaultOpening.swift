@@ -3,7 +3,7 @@ package import PuffCrypto
 package import PuffStore
 
 /// A locked collection as its journal shows it without a key: items by number holding their
-/// sealed records, and the blind index from the records' tags.
+/// records (not opened), and the blind index from the records' tags.
 package struct ScannedCollection: Sendable {
     package var items = ItemTable()
     var index: AttributeIndex
@@ -18,8 +18,11 @@ package struct ScannedCollection: Sendable {
     package var settingsRecords: [UInt64: [UInt8]] = [:]
     /// The journal's format (1 unchained, 2 chained).
     package var format: UInt8 = VaultRecord.currentFormat
-    /// The newest record that counted, as its clear prefix says (not authenticated).
+    /// The newest record that counted, as its clear prefix says (not authenticated), with the
+    /// digest of the records that counted (``ChainDigest``).
     var tip: JournalChain.Tip?
+    /// The head's slots that parse (not authenticated yet: the unlock does).
+    var heads: [JournalHead] = []
     /// What the clear prefixes show to be wrong (records left out, a cut-off end).
     package var damage: [String] = []
     /// The chain's first record's sequence (a snapshot keeps it; nil for format 1 or no records).
@@ -41,9 +44,14 @@ package struct OpenedCollection: Sendable {
     var auditSealer: SecretSealer? = nil
     /// Live items' access settings, by item number; items without any are absent.
     package var settings: [UInt64: ItemSettings] = [:]
+    /// The newest collection record, and each live item's newest settings record: what a later
+    /// unlock opens again instead of reading the journal.
+    var collectionRecord: [UInt8]? = nil
+    var settingsRecords: [UInt64: [UInt8]] = [:]
     /// The journal's format (1 unchained, 2 chained).
     package var format: UInt8 = VaultRecord.currentFormat
-    /// The newest record that counted; nil for a format 1 journal.
+    /// The newest record that counted, with the records' digest and the collection's `Modified`;
+    /// nil for a format 1 journal.
     var tip: JournalChain.Tip?
     /// Records left out and what else is wrong; empty when every record authenticated in place.
     package var damage: [String] = []
@@ -75,6 +83,7 @@ package enum VaultOpening {
         scanned.waitsForIndexKey = header.indexStorage == .tpm2 && indexKey == nil
         scanned.format = replay.version
         let heads = replay.heads.compactMap { try? JournalHead(decoding: $0) }
+        scanned.heads = heads
         var chain = JournalChain(file: file, head: JournalChain.newest(heads))
         var seen = 0
         var records = replay.records[...]
@@ -84,9 +93,12 @@ package enum VaultOpening {
         if let snapshot {
             scanned.index = AttributeIndex(hasher: hasher, keys: snapshot.keys)
             for number in snapshot.items {
-                scanned.items[number] = StoredItem(
+                // Neither opened nor holding its record: the first unlock reads the journal.
+                var item = StoredItem(
                     collection: header.collectionID ?? "", number: number, label: "", attributes: [:], type: "",
                     contentType: "", sealedSecret: [], created: 0, modified: 0)
+                item.isOpened = false
+                scanned.items[number] = item
             }
             for number in snapshot.settings { scanned.settingsRecords[number] = [] }
             scanned.nextNumber = snapshot.nextNumber
@@ -113,7 +125,7 @@ package enum VaultOpening {
                 chain.skip(at: stored.offset, "\(error)")
                 continue
             }
-            if let link = record.link, !chain.admit(link, mac: record.mac, offset: stored.offset) { continue }
+            guard chain.admit(record, offset: stored.offset) else { continue }
             seen += 1
             scanned.nextNumber = max(scanned.nextNumber, record.number + 1)
             if scanned.firstSequence == nil { scanned.firstSequence = record.link?.sequence }
@@ -124,8 +136,8 @@ package enum VaultOpening {
                 scanned.settingsRecords[record.number] = stored.bytes
             case .item, .itemDeleted:
                 if let old = scanned.items[record.number] {
-                    var oldTags = (try? VaultRecord(decoding: old.sealedSecret, format: replay.version).tags) ?? []
-                    if old.sealedSecret.isEmpty, let snapshot {
+                    var oldTags = (try? VaultRecord(decoding: old.record, format: replay.version).tags) ?? []
+                    if old.record.isEmpty, let snapshot {
                         if snapshotTags == nil { snapshotTags = Self.tagsByNumber(snapshot.keys) }
                         oldTags = snapshotTags?[record.number] ?? []
                     }
@@ -137,9 +149,12 @@ package enum VaultOpening {
                     scanned.deletionRecord = stored.bytes
                     continue
                 }
-                scanned.items[record.number] = StoredItem(
+                var item = StoredItem(
                     collection: header.collectionID ?? "", number: record.number, label: "", attributes: [:],
-                    type: "", contentType: "", sealedSecret: stored.bytes, created: 0, modified: 0)
+                    type: "", contentType: "", sealedSecret: [], created: 0, modified: 0)
+                item.record = stored.bytes
+                item.isOpened = false
+                scanned.items[record.number] = item
                 // Only `always` searches from the tags; others write none (a crash while the mode
                 // changed may leave some, which then count for nothing).
                 if header.lockedSearch == .always {
@@ -191,6 +206,8 @@ package enum VaultOpening {
         else { throw VaultDamage(message: "\(file): the collection's keys could not be made") }
         var items = ItemTable()
         var settings: [UInt64: ItemSettings] = [:]
+        var settingsRecords: [UInt64: [UInt8]] = [:]
+        var collectionRecord: [UInt8]?
         var index = AttributeIndex(hasher: hasher)
         var fields = initial
         var nextNumber: UInt64 = 1
@@ -213,25 +230,27 @@ package enum VaultOpening {
                 chain.skip(at: stored.offset, "record does not authenticate (\(error))")
                 continue
             }
-            if let link = record.link, !chain.admit(link, mac: record.mac, offset: stored.offset) { continue }
+            guard chain.admit(record, offset: stored.offset) else { continue }
             do {
                 switch record.kind {
                 case .collection:
                     fields = try CollectionFields(parsing: plaintext)
+                    collectionRecord = stored.bytes
                     collectionRecords += 1
                 case .itemSettings:
                     settings[record.number] = try ItemSettings(parsing: plaintext)
+                    settingsRecords[record.number] = stored.bytes
                 case .itemDeleted:
                     let time = try DeletionPayload.time(plaintext)
                     settings[record.number] = nil
+                    settingsRecords[record.number] = nil
                     modified = max(modified, time)
                     if let old = items[record.number] {
                         index.remove(record.number, attributes: old.attributeList)
                         items[record.number] = nil
                     }
                 case .item:
-                    let (itemFields, secret) = try ItemFields.parse(plaintext, wantsSecret: true)
-                    let itemID = ItemID(collection: id, number: record.number)
+                    let itemFields = try ItemFields.parse(plaintext, wantsSecret: false).0
                     var item = StoredItem(
                         collection: id.rawValue, number: record.number, label: itemFields.label, attributes: [:],
                         type: itemFields.type, contentType: itemFields.contentType, sealedSecret: [],
@@ -243,7 +262,8 @@ package enum VaultOpening {
                         // The record authenticated: the header's index key is not the one it was written with.
                         chain.note(at: stored.offset, "the record's index tags do not match its attributes")
                     }
-                    item.sealedSecret = sealer.seal(secret!, associatedData: SecretService.sealingContext(itemID))
+                    // The record is the item's only sealed form (no second seal for memory).
+                    item.record = stored.bytes
                     if let old = items[record.number] { index.remove(record.number, attributes: old.attributeList) }
                     items[record.number] = item
                     index.insert(record.number, attributes: item.attributeList)
@@ -270,12 +290,16 @@ package enum VaultOpening {
         fields.nextItemNumber = max(fields.nextItemNumber, nextNumber)
         fields.modified = max(fields.modified, modified)
         settings = settings.filter { items[$0.key] != nil }
+        settingsRecords = settingsRecords.filter { items[$0.key] != nil }
+        var tip = chain.tip
+        tip?.modified = fields.modified
         // The newest collection record is live; a new collection's fields come from no record.
         let dead = seen - items.count - settings.count - min(collectionRecords, 1)
         return OpenedCollection(
             fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead,
             auditSealer: try? SecretSealer(key: master.subkey(.audit)),
-            settings: settings, format: journal.version, tip: journal.version >= 2 ? chain.tip : nil, damage: damage)
+            settings: settings, collectionRecord: collectionRecord, settingsRecords: settingsRecords,
+            format: journal.version, tip: journal.version >= 2 ? tip : nil, damage: damage)
     }
 
     /// The blind index key: the header's (locked search `always`: in the clear, or for index

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `puffctl copy ITEM [--clear-after SECONDS]`: the secret onto the clipboard, cleared later.
 struct CopyItem: AsyncParsableCommand {

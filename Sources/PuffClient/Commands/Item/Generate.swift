@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `puffctl generate [LENGTH] [--charset CHARSET]`: a password on standard output.
 struct Generate: ParsableCommand {

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffStore
+
+extension CollectionVault {
+    /// A collection's items by number, opened on touch: reading an item of an unlocked collection
+    /// whose record was not opened yet opens it (label, attributes, type, times; never the secret)
+    /// and keeps what it read. A locked collection's items read as their blank locked view.
+    struct Items {
+        unowned let vault: CollectionVault
+
+        /// The item numbered `number`, opened if the collection is unlocked.
+        subscript(number: UInt64) -> StoredItem? { vault.item(number) }
+    }
+
+    /// The items, opened on touch.
+    var items: Items { Items(vault: self) }
+
+    /// Whether an item numbered `number` exists (opens nothing).
+    func contains(_ number: UInt64) -> Bool { table[number] != nil }
+
+    /// The item numbered `number`; an unlocked collection opens its record first if it was not.
+    ///
+    /// A record that does not open (altered in memory's copy of the journal, or on disk before it
+    /// was read) is named in ``damage`` (the collection then takes no writes) and the item keeps
+    /// its locked view: its secret is refused when read (``SecretService/plaintext(of:_:in:)``).
+    func item(_ number: UInt64) -> StoredItem? {
+        guard let item = table[number] else { return nil }
+        guard !item.isOpened, !isLocked, let sealer, let space, !item.record.isEmpty else { return item }
+        do {
+            let opened = try Self.opened(item, space: space, sealer: sealer, format: format)
+            table[number] = opened
+            return opened
+        } catch {
+            let why = "\(space.hex).journal: item \(number)'s record does not authenticate"
+            if !damage.contains(why) { damage.append(why) }
+        }
+        return item
+    }
+
+    /// `item` with the label, attributes, type and times its record holds.
+    ///
+    /// - Throws: when the record does not parse or authenticate.
+    static func opened(_ item: StoredItem, space: SpaceID, sealer: SecretSealer, format: UInt8) throws -> StoredItem {
+        var item = item
+        let record = try VaultRecord(decoding: item.record, format: format)
+        guard record.kind == .item, record.number == item.number else { throw CryptoError.wrongKey }
+        let fields = try ItemFields.parse(try record.open(space: space, sealer: sealer), wantsSecret: false).0
+        item.label = fields.label
+        item.attributeList = fields.attributes
+        item.type = fields.type
+        item.contentType = fields.contentType
+        item.created = fields.created
+        item.modified = fields.modified
+        item.isOpened = true
+        return item
+    }
+
+    /// What an unlock's announcement opens the items it names with (``LockView``), off the actor
+    /// and only for the items a client read: nil while locked. An item whose record does not open
+    /// keeps its locked view.
+    var viewOpener: (@Sendable (StoredItem) -> StoredItem)? {
+        guard !isLocked, let sealer, let space else { return nil }
+        let format = format
+        return { item in
+            guard !item.isOpened, !item.record.isEmpty else { return item }
+            return (try? CollectionVault.opened(item, space: space, sealer: sealer, format: format)) ?? item
+        }
+    }
+
+    /// Opens every item's record that is not open yet (a rebuild of the index needs attributes).
+    func openEveryItem() {
+        for number in table.numbers { _ = item(number) }
+    }
+
+    /// Builds the index of an open collection again under `hasher` (its locked search changed).
+    func reindex(under hasher: KeyedHash) {
+        guard isOpen else { return }
+        openEveryItem()
+        replaceIndex(hasher: hasher)
+        for number in table.numbers {
+            if let item = table[number] { index.insert(number, attributes: item.attributeList) }
+        }
+        markIndexed()
+    }
+
+    /// Notes records just appended to the journal: an item's newest record becomes its only
+    /// sealed form once ``insert(_:)`` or ``update(_:)`` takes it; the collection record and
+    /// settings records are kept for the next unlock to open.
+    func noteAppended(_ records: [VaultRecord]) {
+        for record in records {
+            switch record.kind {
+            case .item: appendedItems[record.number] = record.encoded()
+            case .itemDeleted:
+                appendedItems[record.number] = nil
+                settingsRecords[record.number] = nil
+            case .collection: collectionRecord = record.encoded()
+            case .itemSettings: settingsRecords[record.number] = record.encoded()
+            }
+        }
+    }
+
+    /// `item` as the collection keeps it: with the record just appended for it, if any, in place
+    /// of a secret sealed on its own.
+    private func kept(_ item: StoredItem) -> StoredItem {
+        var item = item
+        item.isOpened = true
+        if let record = appendedItems.removeValue(forKey: item.number) {
+            item.record = record
+            item.sealedSecret = []
+        } else if !item.sealedSecret.isEmpty {
+            // A change not stored (the `session` collection): its record, if any, is outdated.
+            item.record = []
+        }
+        return item
+    }
+
+    /// Adds a new item, whose number is higher than every other's.
+    func insert(_ item: StoredItem) {
+        let item = kept(item)
+        table[item.number] = item
+        index.insert(item.number, attributes: item.attributeList)
+    }
+
+    /// Overwrites an existing item, re-indexing it when its attributes changed.
+    func update(_ item: StoredItem) {
+        guard let old = table[item.number] else { return }
+        let item = kept(item)
+        table[item.number] = item
+        if !old.isOpened || !old.attributeList.hasSameBytes(as: item.attributeList) {
+            unindex(old)
+            index.insert(item.number, attributes: item.attributeList)
+        }
+    }
+
+    /// Removes an item.
+    func remove(_ number: UInt64) {
+        guard let old = table[number] else { return }
+        table[number] = nil
+        settings[number] = nil
+        settingsRecords[number] = nil
+        appendedItems[number] = nil
+        unindex(old)
+    }
+
+    /// Takes `item` out of the index: by its attributes once opened, else by its record's tags.
+    private func unindex(_ item: StoredItem) {
+        if item.isOpened {
+            index.remove(item.number, attributes: item.attributeList)
+        } else {
+            let tags = (try? VaultRecord(decoding: item.record, format: format).tags) ?? []
+            tags.withUnsafeBytes { index.remove(item.number, tags: $0) }
+        }
+    }
+
+    /// Numbers of the items whose attributes include every pair of `query`, in creation order,
+    /// from the index alone whether locked or open: its digests are keyed 128-bit BLAKE2b, so a
+    /// false hit is a 2⁻¹²⁸ event. A locked collection without its index finds nothing.
+    func search(_ query: Attributes) -> [UInt64] {
+        guard isIndexed else { return [] }
+        // An index snapshot is not authenticated: a number it names that holds no item is no hit.
+        return index.intersection(for: query)?.filter { table[$0] != nil } ?? order
+    }
+
+    /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only):
+    /// the index's candidates are opened to compare.
+    func exactMatch(_ attributes: Attributes) -> UInt64? {
+        let wanted = AttributeList(attributes)
+        return index.candidates(exactly: wanted).first { item($0)?.attributeList.hasSameBytes(as: wanted) ?? false }
+    }
+
+    /// The blind index tags an item record carries: only a collection whose locked search is
+    /// `always` writes any (a private one is `never`).
+    func tags(of attributes: AttributeList) -> [UInt8] {
+        writesTags ? index.tags(of: attributes) : []
+    }
+
+    /// Whether its records carry blind index tags.
+    var writesTags: Bool { !isPrivate && lockedSearch == .always }
+}

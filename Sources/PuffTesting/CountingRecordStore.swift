@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+public import PuffStore
+
+/// A ``RecordStore`` that passes every call to another and counts the journal records it hands
+/// out (``replay(_:)``): what tests of a cost (issue 27: an unlock reads no record) observe.
+public actor CountingRecordStore: RecordStore {
+    public static var kind: String { "counting" }
+
+    private let inner: any RecordStore
+    /// How many times a journal was read.
+    public private(set) var replays = 0
+    /// How many records those reads returned.
+    public private(set) var recordsRead = 0
+
+    /// Counts the reads of `inner`.
+    public init(_ inner: any RecordStore) {
+        self.inner = inner
+    }
+
+    /// Sets both counts back to 0.
+    public func reset() {
+        replays = 0
+        recordsRead = 0
+    }
+
+    public nonisolated var location: String? { inner.location }
+
+    public func replay(_ space: SpaceID) async throws(StoreError) -> JournalReplay {
+        let replay = try await inner.replay(space)
+        replays += 1
+        recordsRead += replay.records.count
+        return replay
+    }
+
+    public func spaces() async throws(StoreError) -> [SpaceID] { try await inner.spaces() }
+    public func header(of space: SpaceID) async throws(StoreError) -> [UInt8] { try await inner.header(of: space) }
+    public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        try await inner.replaceHeader(bytes, of: space)
+    }
+    public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        try await inner.append(record, to: space, head: head)
+    }
+    public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        try await inner.append(contentsOf: records, to: space, head: head)
+    }
+    public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
+        async throws(StoreError) -> JournalRewrite
+    {
+        try await inner.rewrite(space, records: records, version: version, keepingOldAs: keepingOldAs)
+    }
+    public func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError) {
+        try await inner.replaceHead(head, of: space)
+    }
+    public func replaceSpace(_ old: SpaceID, with new: SpaceID, header: [UInt8], records: [[UInt8]], head: [UInt8]?)
+        async throws(StoreError)
+    {
+        try await inner.replaceSpace(old, with: new, header: header, records: records, head: head)
+    }
+    public func replacements() async throws(StoreError) -> [SpaceReplacement] { try await inner.replacements() }
+    public func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) async throws(StoreError) {
+        try await inner.settleReplacement(replacement, keepingNew: keepingNew)
+    }
+    public func remove(_ space: SpaceID) async throws(StoreError) { try await inner.remove(space) }
+    public func setAside(_ space: SpaceID, at time: UInt64) async throws(StoreError) {
+        try await inner.setAside(space, at: time)
+    }
+    public func setAsideSpaces() async throws(StoreError) -> [SetAsideSpace] { try await inner.setAsideSpaces() }
+    public func bringBack(_ space: SpaceID, setAsideAt time: UInt64) async throws(StoreError) {
+        try await inner.bringBack(space, setAsideAt: time)
+    }
+    public func purgeSetAside(before time: UInt64) async throws(StoreError) -> [SetAsideSpace.Name] {
+        try await inner.purgeSetAside(before: time)
+    }
+    public func refusedFiles() async -> [StoreError] { await inner.refusedFiles() }
+    public func catalog() async throws(StoreError) -> [UInt8]? { try await inner.catalog() }
+    public func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError) { try await inner.replaceCatalog(bytes) }
+    public func passcodeAttempts() async throws(StoreError) -> [UInt8]? { try await inner.passcodeAttempts() }
+    public func replacePasscodeAttempts(_ bytes: [UInt8]) async throws(StoreError) {
+        try await inner.replacePasscodeAttempts(bytes)
+    }
+    public func snapshot() async throws(StoreError) -> VaultSnapshot { try await inner.snapshot() }
+    public func saveSnapshot(_ snapshot: VaultSnapshot, reason: String, keep: Int, counting: ByteCounting?)
+        async throws(StoreError) -> String?
+    {
+        try await inner.saveSnapshot(snapshot, reason: reason, keep: keep, counting: counting)
+    }
+    public func stageRestore(from fd: Int32, path: String, counting: ByteCounting?) async throws(StoreError)
+        -> StagedRestore
+    {
+        try await inner.stageRestore(from: fd, path: path, counting: counting)
+    }
+    public func commitRestore(_ staged: StagedRestore) async throws(StoreError) {
+        try await inner.commitRestore(staged)
+    }
+    public func discardRestore(_ staged: StagedRestore) async { await inner.discardRestore(staged) }
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
+import PuffService
+import PuffStore
+import PuffTesting
+import Testing
+
+/// What unlocking a large collection costs (issue 27 item 1, design §2): with records that carry
+/// their blind index tags (locked search `always`, the default), an unlock reads no journal record
+/// and seals nothing; items open when touched.
+@Suite struct UnlockCostTests {
+    static let items = 10_000
+
+    /// A persistent vault whose `login` holds ``items`` items, restarted over a store that counts
+    /// the journal records it hands out.
+    func filledAndRestarted() async throws -> (Fixture, CountingRecordStore, [ItemID]) {
+        let storage = MemoryRecordStore()
+        let filling = try await Fixture.persistent(passcode: "one pass", storage: storage)
+        var made: [ItemID] = []
+        for number in 0..<Self.items {
+            made.append(try await filling.store(["service": "s\(number)", "user": "u"], secret: "secret \(number)"))
+        }
+        let counting = CountingRecordStore(storage)
+        let restarted = try await Fixture(storage: storage, mode: .persistent(kdf: .interactive), counting: counting)
+        await counting.reset()
+        return (restarted, counting, made)
+    }
+
+    @Test func unlockingTenThousandTaggedItemsReadsNoRecordAndSealsNothing() async throws {
+        let (fixture, counting, items) = try await filledAndRestarted()
+        try await fixture.service.unlock(.login, passcode: Fixture.passcode("one pass"))
+
+        #expect(await counting.replays == 0, "the unlock read the journal")
+        #expect(await counting.recordsRead == 0, "the unlock read records from the store")
+        let forms = await fixture.service.itemForms(in: .login)
+        #expect(forms.sealedApart == 0, "items sealed a second time for memory: \(forms.sealedApart)")
+        #expect(await fixture.service.vaultStatus.collections.allSatisfy { $0.damage.isEmpty })
+
+        // Touched items open from their records.
+        let session = try await fixture.plainSession()
+        let secret = try await fixture.service.secret(
+            of: items[4_321], session: session, caller: Caller(Fixture.alice))
+        #expect(secret.value.unprotectedArray() == Array("secret 4321".utf8))
+        #expect(try await fixture.service.searchItems(["service": "s77"]).unlocked == [items[77]])
+        #expect(try await fixture.service.itemInfo(items[77]).attributes == ["service": "s77", "user": "u"])
+        #expect(await counting.recordsRead == 0)
+    }
+
+    @Test func aWriteAfterTheUnlockKeepsItsRecordAsTheOnlySealedFormAndLockThenUnlockReadsNothing() async throws {
+        let (fixture, counting, items) = try await filledAndRestarted()
+        try await fixture.service.unlock(.login, passcode: Fixture.passcode("one pass"))
+        let added = try await fixture.store(["service": "new"], secret: "fresh")
+        try await fixture.service.setLabel("renamed", of: items[0])
+        #expect(await fixture.service.itemForms(in: .login).sealedApart == 0)
+
+        try await fixture.service.lock([.login])
+        try await fixture.service.unlock(.login, passcode: Fixture.passcode("one pass"))
+        #expect(await counting.replays == 0, "a lock and unlock read the journal")
+        let session = try await fixture.plainSession()
+        let secret = try await fixture.service.secret(of: added, session: session, caller: Caller(Fixture.alice))
+        #expect(secret.value.unprotectedArray() == Array("fresh".utf8))
+        #expect(try await fixture.service.itemInfo(items[0]).label == "renamed")
+    }
+}
