@@ -48,6 +48,7 @@ public struct KeyedHash: Sendable {
 
     /// The digest of `bytes`.
     public func digest(_ bytes: UnsafeRawBufferPointer) -> Digest128 {
+        CryptoCounts.noteDigest()
         var out = (UInt64(0), UInt64(0))
         withUnsafeMutableBytes(of: &out) { digest in
             key.withUnsafeBytes { keyBytes in

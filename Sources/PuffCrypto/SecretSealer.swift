@@ -35,6 +35,7 @@ public struct SecretSealer: Sendable {
 
     /// Seals `plaintext` with a fresh random nonce.
     public func seal(_ plaintext: SecureBytes, associatedData: [UInt8]) -> [UInt8] {
+        CryptoCounts.noteSeal()
         let nonce = SecureRandom.bytes(Self.nonceBytes)
         var sealed = [UInt8](repeating: 0, count: Self.nonceBytes + plaintext.count + Self.tagBytes)
         sealed.withUnsafeMutableBufferPointer { out in

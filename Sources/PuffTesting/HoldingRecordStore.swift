@@ -89,6 +89,13 @@ public final class HoldingRecordStore: RecordStore {
         try await base.append(contentsOf: records, to: space, head: head)
     }
 
+    public func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket {
+        count()
+        return try await base.enqueueAppend(contentsOf: records, to: space, head: head, expecting: generation)
+    }
+
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
         async throws(StoreError) -> JournalRewrite
     {

@@ -63,7 +63,29 @@ package struct AttributeIndex: Sendable {
 
     /// Adds item `number` under each pair of `attributes` and under the whole set.
     mutating func insert(_ number: UInt64, attributes: AttributeList) {
-        for key in keys(of: attributes) { add(number, under: key) }
+        insert(number, digests: digests(of: attributes))
+    }
+
+    /// Adds item `number` under the keys of `digests` (made by ``digests(of:)``).
+    mutating func insert(_ number: UInt64, digests: AttributeDigests) {
+        for key in digests.pairs { add(number, under: key) }
+        add(number, under: digests.set)
+    }
+
+    /// The keyed digests of `attributes` under this index's key: compute them once per write and
+    /// hand them to ``insert(_:digests:)``, ``candidates(exactlyMatching:)`` and the record's tags.
+    func digests(of attributes: AttributeList) -> AttributeDigests {
+        AttributeDigests(of: attributes, hasher: hasher)
+    }
+
+    /// The key of the single pair `name=value`.
+    func pairDigest(_ name: String, _ value: String) -> Digest128 {
+        AttributeDigests.pair(name, value, hasher: hasher)
+    }
+
+    /// Items filed under `key`, in creation order.
+    func numbers(under key: Digest128) -> [UInt64] {
+        postings[key]?.numbers ?? []
     }
 
     /// Adds item `number` under the keys in `tags` (16 bytes each, as ``tags(of:)`` made them).
@@ -82,7 +104,7 @@ package struct AttributeIndex: Sendable {
 
     /// The keys of `attributes` as record tags: 16 bytes per pair, then 16 for the whole set.
     package func tags(of attributes: AttributeList) -> [UInt8] {
-        keys(of: attributes).flatMap(\.bytes)
+        digests(of: attributes).tags
     }
 
     /// Removes item `number` from the keys of `attributes` (the attributes it was inserted with).
@@ -119,38 +141,19 @@ package struct AttributeIndex: Sendable {
         return SortedNumbers.intersection(of: lists[0], with: lists.dropFirst())
     }
 
-    /// Items that may have exactly `attributes` as their whole set, in creation order.
-    func candidates(exactly attributes: AttributeList) -> [UInt64] {
-        postings[setKey(attributes)]?.numbers ?? []
+    /// Items that may have exactly the set whose digests are `digests`, in creation order.
+    func candidates(exactlyMatching digests: AttributeDigests) -> [UInt64] {
+        numbers(under: digests.set)
     }
 
     // MARK: - Keys
 
     private func keys(of attributes: AttributeList) -> [Digest128] {
-        attributes.pairs.map { pairKey($0.name, $0.value) } + [setKey(attributes)]
+        digests(of: attributes).keys
     }
 
     private func pairKey(_ name: String, _ value: String) -> Digest128 {
-        var encoded: [UInt8] = [0x70]  // "p": a single pair
-        Self.append(name, to: &encoded)
-        Self.append(value, to: &encoded)
-        return hasher.digest(encoded)
-    }
-
-    private func setKey(_ attributes: AttributeList) -> Digest128 {
-        var encoded: [UInt8] = [0x73]  // "s": a whole set, pairs in byte order of their names
-        for pair in attributes.pairs {
-            Self.append(pair.name, to: &encoded)
-            Self.append(pair.value, to: &encoded)
-        }
-        return hasher.digest(encoded)
-    }
-
-    /// Appends a length-prefixed string, so `("ab","c")` and `("a","bc")` encode differently.
-    private static func append(_ text: String, to encoded: inout [UInt8]) {
-        let count = UInt32(truncatingIfNeeded: text.utf8.count)
-        withUnsafeBytes(of: count.littleEndian) { encoded.append(contentsOf: $0) }
-        encoded.append(contentsOf: text.utf8)
+        pairDigest(name, value)
     }
 
     // MARK: - Postings

@@ -29,37 +29,66 @@ extension SecretService {
     ) async throws(ServiceError) -> ItemID {
         try checkLabel(label)
         try checkAttributes(attributes)
-        await beginWrite()
-        defer { endWrite() }
+        let caller = caller ?? Caller(client)
+        // The turn is held while the record is sealed and queued, not while it is flushed.
+        let (id, action, write) = try await withPipelinedTurn { () throws(ServiceError) in
+            try await stageCreate(
+                in: collection, label: label, attributes: attributes, type: type, secret: secret, replace: replace,
+                client: client, caller: caller)
+        }
+        try await audited(action, of: id, label: label, caller: caller) { () throws(ServiceError) in
+            try await commit(write)
+        }
+        if action == .replace { await compactAfterWrite(write.vault) }
+        return id
+    }
+
+    /// `createItem`'s checks and its record, sealed and queued (under the write turn).
+    private func stageCreate(
+        in collection: CollectionID, label: String, attributes: Attributes, type: String,
+        secret: TransportSecret, replace: Bool, client: ClientID, caller: Caller
+    ) async throws(ServiceError) -> (ItemID, AuditAction, PreparedWrite) {
         let state = try state(of: collection)
         guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
         let plaintext = try decode(secret, client: client)
         noteUse(state)
         let time = now()
+        // Converted and hashed once: the digests are the lookups' keys, the record's tags and the
+        // index's keys (design core-reshaped §2).
+        let list = AttributeList(attributes)
+        let digests = state.digests(of: list)
+        // A pending write that changes what this one would replace is waited for first.
+        if state.pending.touches(anyOf: replaceKeys(list, digests: digests, replace: replace)) { await drain(state) }
+        var replaced = replacedItem(in: state, attributes: list, digests: digests, replace: replace)
+        if let number = replaced, state.pending.touches(number) {
+            await drain(state)
+            replaced = replacedItem(in: state, attributes: list, digests: digests, replace: replace)
+        }
+        guard !state.isLocked, state.sealer != nil else { throw .isLocked }
 
-        if let number = replacedItem(in: state, attributes: attributes, replace: replace),
-            var record = state.items[number]
-        {
+        if let number = replaced, var record = state.items[number] {
             let id = ItemID(collection: collection, number: number)
             record.label = label
             // The identical set, or under unique_internet another set with the same key.
-            record.attributes = attributes
+            record.attributeList = list
             record.type = type
             record.contentType = secret.contentType
             record.sealedSecret = sealer.seal(plaintext, associatedData: Self.sealingContext(id))
             record.modified = time
-            try await audited(.replace, of: id, label: label, caller: caller ?? Caller(client)) {
-                () throws(ServiceError) in
-                try await persistItem(record, secret: plaintext, in: state, replacing: true)
+            let changed: [ItemProperty] = [
+                .label(label), .attributes(attributes), .type(reportedType(of: record)), .modified(time),
+            ]
+            let write = try await prepareItem(
+                record, digests: digests, secret: plaintext, in: state, replacing: true, action: .replace,
+                caller: caller
+            ) { [unowned state] in
+                state.update(record, digests: digests)
+                self.emit(.itemChanged(id, changed))
             }
-            state.update(record)
-            emit(
-                .itemChanged(
-                    id, [.label(label), .attributes(attributes), .type(reportedType(of: record)), .modified(time)]))
-            return id
+            return (id, .replace, write)
         }
 
-        guard state.count < limits.itemsPerCollection else {
+        guard state.count + state.pending.creates < limits.itemsPerCollection else {
             throw .limitExceeded("a collection holds at most \(limits.itemsPerCollection) items")
         }
         let number = state.fields.nextItemNumber
@@ -67,21 +96,24 @@ extension SecretService {
             throw .limitExceeded("the collection has handed out every item number")
         }
         let id = ItemID(collection: collection, number: number)
-        let record = StoredItem(
-            collection: collection.rawValue, number: number, label: label, attributes: attributes, type: type,
+        var record = StoredItem(
+            collection: collection.rawValue, number: number, label: label, attributes: [:], type: type,
             contentType: secret.contentType,
             sealedSecret: sealer.seal(plaintext, associatedData: Self.sealingContext(id)),
             created: time, modified: time)
+        record.attributeList = list
         // The collection record is not rewritten: its item counter and `Modified` follow from the
         // item records when the journal is read (docs/vault-format.md).
-        try await audited(.create, of: id, label: label, caller: caller ?? Caller(client)) { () throws(ServiceError) in
-            try await persistItem(record, secret: plaintext, in: state, replacing: false)
+        let write = try await prepareItem(
+            record, digests: digests, secret: plaintext, in: state, replacing: false, action: .create, caller: caller
+        ) { [unowned state] in
+            state.fields.modified = time
+            state.insert(record, digests: digests)
+            self.emit(.itemCreated(id))
         }
+        // Taken now: the next write, queued before this one settles, gets the next number.
         state.fields.nextItemNumber = number + 1
-        state.fields.modified = time
-        state.insert(record)
-        emit(.itemCreated(id))
-        return id
+        return (id, .create, write)
     }
 
     /// An item's properties; readable while locked (secret-service.md §8).
@@ -141,59 +173,112 @@ extension SecretService {
     func updateItem(
         _ id: ItemID, _ action: AuditAction, caller: Caller, _ change: (inout StoredItem) -> [ItemProperty]
     ) async throws(ServiceError) {
-        await beginWrite()
-        defer { endWrite() }
-        var record = try record(of: id)
-        let state = try state(of: id.collection)
-        guard !state.isLocked else { throw .isLocked }
-        noteUse(state)
-        var properties = change(&record)
-        record.modified = now()
-        properties.append(.modified(record.modified))
-        let secret = try plaintext(of: record, id, in: state)
-        try await audited(action, of: id, label: record.label, caller: caller) { () throws(ServiceError) in
-            try await persistItem(record, secret: secret, in: state, replacing: true)
+        let (label, write) = try await withPipelinedTurn { () throws(ServiceError) in
+            let state = try state(of: id.collection)
+            // A pending write of the same item settles first: this one starts from it.
+            if state.pending.touches(id.number) { await drain(state) }
+            var record = try record(of: id)
+            guard !state.isLocked else { throw .isLocked }
+            noteUse(state)
+            var properties = change(&record)
+            record.modified = now()
+            properties.append(.modified(record.modified))
+            let secret = try plaintext(of: record, id, in: state)
+            let digests = state.digests(of: record.attributeList)
+            let write = try await prepareItem(
+                record, digests: digests, secret: secret, in: state, replacing: true, action: action, caller: caller
+            ) { [unowned state, record, properties] in
+                state.update(record, digests: digests)
+                self.emit(.itemChanged(id, properties))
+            }
+            return (record.label, write)
         }
-        state.update(record)
-        emit(.itemChanged(id, properties))
+        try await audited(action, of: id, label: label, caller: caller) { () throws(ServiceError) in
+            try await commit(write)
+        }
+        await compactAfterWrite(write.vault)
     }
 
-    /// Appends `item`'s record (fields and `secret`, sealed) to its collection's journal.
+    /// Appends `item`'s record (fields and `secret`, sealed) to its collection's journal;
+    /// `digests` are its attributes' (``CollectionVault/digests(of:)``), for its tags. Call it
+    /// holding a drained write turn (``beginWrite()``).
     func persistItem(
-        _ item: StoredItem, secret: SecureBytes, in vault: CollectionVault, replacing: Bool
+        _ item: StoredItem, digests: AttributeDigests, secret: SecureBytes, in vault: CollectionVault, replacing: Bool
     ) async throws(ServiceError) {
         guard vault.space != nil, vault.sealer != nil else { return }
+        try await persist(
+            itemDraft(item, digests: digests, secret: secret, in: vault), in: vault, obsoleting: replacing ? 1 : 0)
+    }
+
+    /// Seals and queues `item`'s record (``prepare(_:in:obsoleting:number:keys:creates:apply:)``);
+    /// a failure to queue it is audited as `action` failed.
+    func prepareItem(
+        _ item: StoredItem, digests: AttributeDigests, secret: SecureBytes, in vault: CollectionVault, replacing: Bool,
+        action: AuditAction, caller: Caller, apply: @escaping () -> Void
+    ) async throws(ServiceError) -> PreparedWrite {
+        guard vault.space != nil, vault.sealer != nil else {
+            return PreparedWrite(vault: vault, entry: nil, apply: apply)
+        }
+        do throws(ServiceError) {
+            return try await prepare(
+                itemDraft(item, digests: digests, secret: secret, in: vault), in: vault, obsoleting: replacing ? 1 : 0,
+                number: item.number, keys: digests.keys, creates: !replacing, apply: apply)
+        } catch {
+            audit(
+                action, of: ItemID(collection: vault.id, number: item.number), label: item.label, caller: caller,
+                result: .failed)
+            throw error
+        }
+    }
+
+    private func itemDraft(
+        _ item: StoredItem, digests: AttributeDigests, secret: SecureBytes, in vault: CollectionVault
+    ) -> RecordDraft {
         let fields = ItemFields(
             label: item.label, attributes: item.attributeList, type: item.type, contentType: item.contentType,
             created: item.created, modified: item.modified)
-        let draft = RecordDraft(
-            kind: .item, number: item.number, tags: vault.tags(of: item.attributeList),
-            plaintext: fields.plaintext(secret: secret))
-        try await persist(draft, in: vault, obsoleting: replacing ? 1 : 0)
+        return RecordDraft(
+            kind: .item, number: item.number, tags: vault.tags(of: digests), plaintext: fields.plaintext(secret: secret)
+        )
     }
 
     /// Deletes an item. Emits `itemDeleted`.
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
     public func deleteItem(_ id: ItemID, caller: Caller = .daemon) async throws(ServiceError) {
-        await beginWrite()
-        defer { endWrite() }
-        let label = try record(of: id).label
-        let state = try state(of: id.collection)
-        guard !state.isLocked else { throw .isLocked }
-        noteUse(state)
-        let time = now()
-        if state.space != nil, state.sealer != nil {
+        let (label, write) = try await withPipelinedTurn { () throws(ServiceError) in
+            let state = try state(of: id.collection)
+            if state.pending.touches(id.number) { await drain(state) }
+            let label = try record(of: id).label
+            guard !state.isLocked else { throw .isLocked }
+            noteUse(state)
+            let time = now()
+            let apply = { [unowned state] in
+                state.remove(id.number)
+                state.fields.modified = time
+                self.emit(.itemDeleted(id))
+            }
+            guard state.space != nil, state.sealer != nil else {
+                return (label, PreparedWrite(vault: state, entry: nil, apply: apply))
+            }
             let record = RecordDraft(
                 kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time))
-            try await audited(.delete, of: id, label: label, caller: caller) { () throws(ServiceError) in
+            do throws(ServiceError) {
                 // The item's settings record, if any, describes nothing from now on either.
-                try await persist(record, in: state, obsoleting: state.settings[id.number] == nil ? 2 : 3)
+                let write = try await prepare(
+                    record, in: state, obsoleting: state.settings[id.number] == nil ? 2 : 3, number: id.number,
+                    apply: apply)
+                return (label, write)
+            } catch {
+                audit(.delete, of: id, label: label, caller: caller, result: .failed)
+                throw error
             }
         }
-        state.remove(id.number)
-        state.fields.modified = time
-        emit(.itemDeleted(id))
+        guard write.entry != nil else { return try await commit(write) }
+        try await audited(.delete, of: id, label: label, caller: caller) { () throws(ServiceError) in
+            try await commit(write)
+        }
+        await compactAfterWrite(write.vault)
     }
 
     /// Finds items whose attributes contain every pair of `query` byte for byte (§6.4).

@@ -53,12 +53,13 @@ extension SecretService {
             type: record.type, contentType: record.contentType,
             sealedSecret: sealer.seal(secret, associatedData: Self.sealingContext(moved)), created: record.created,
             modified: time)
+        let digests = destination.digests(of: copy.attributeList)
         try await audited(.create, of: moved, label: record.label, caller: caller) { () throws(ServiceError) in
-            try await persistItem(copy, secret: secret, in: destination, replacing: false)
+            try await persistItem(copy, digests: digests, secret: secret, in: destination, replacing: false)
         }
         destination.fields.nextItemNumber = number + 1
         destination.fields.modified = time
-        destination.insert(copy)
+        destination.insert(copy, digests: digests)
         emit(.itemCreated(moved))
         if let settings = source.settings[id.number] {
             try await carry(settings, to: moved, in: destination, from: id, caller: caller)

@@ -84,6 +84,12 @@ public actor SecretService {
     /// Serialises mutations that await the store; see ``beginWrite()``.
     var isWriting = false
     var writeWaiters: Deque<CheckedContinuation<Void, Never>> = []
+    /// Writes queued for a journal and not settled yet, in every collection (``PendingWrites``).
+    var pendingWrites = 0
+    /// Who waits for pending writes to settle (``drain(_:)``).
+    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Each journal's generation as this service last saw it (``RecordStore/enqueueAppend(contentsOf:to:head:expecting:)``).
+    var journalGenerations: [SpaceID: UInt64] = [:]
     /// Numbers each unlock's auto-lock clocks (``UnlockActivity/token``).
     var nextAutoLockToken: UInt64 = 0
     /// Whether ``loadVault()`` has run (``VaultLoading/now`` runs it in `init`).
@@ -224,40 +230,18 @@ public actor SecretService {
     }
 
     /// Seals `draft` at the collection's next place in its chain and appends it, with the new head,
-    /// before anything in memory changes, so a failed write leaves no trace. The in-memory
-    /// `session` collection writes nothing. A format 1 journal is first rewritten chained; a
-    /// damaged collection takes no writes until `puffctl repair`.
+    /// before anything in memory changes, so a failed write leaves no trace: ``prepare(_:in:obsoleting:)``
+    /// then ``commit(_:)``, both under the caller's write turn. The in-memory `session`
+    /// collection writes nothing. A format 1 journal is first rewritten chained; a damaged
+    /// collection takes no writes until `puffctl repair`.
     ///
     /// - Parameter obsoleting: How many journal records the append leaves describing nothing
     ///   live: the record it replaces, and for a deletion itself too.
     /// - Throws: ``ServiceError/damaged(_:)``, ``ServiceError/failed(_:)``.
     func persist(_ draft: RecordDraft, in vault: CollectionVault, obsoleting: Int) async throws(ServiceError) {
-        guard let space = vault.space, let sealer = vault.sealer else { return }
-        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
-        if vault.format < VaultRecord.currentFormat { try await rechain(vault) }
-        let link = vault.tip.map { VaultRecord.Link(sequence: $0.sequence + 1, previous: $0.tag) } ?? .first(1)
-        let record = VaultRecord(
-            kind: draft.kind, number: draft.number, tags: draft.tags, plaintext: draft.plaintext, space: space,
-            sealer: sealer, link: link)
-        let tip = (vault.tip ?? JournalChain.Tip(sequence: 0, tag: [])).advanced(
-            by: record, time: VaultRecord.time(of: draft.kind, plaintext: draft.plaintext))
-        let head = tip.head(space: space, sealer: sealer)
-        do {
-            try await store.append(record.encoded(), to: space, head: head.encoded())
-        } catch {
-            logger.error(
-                "Vault write failed",
-                metadata: [
-                    "vault.kind": "\(type(of: store).kind)", "collection.id": "\(vault.id)", "error": "\(error)",
-                ])
-            throw unsaved(error, "the change could not be saved")
-        }
-        vault.tip = tip
-        vault.noteAppended([record])
-        if obsoleting > 0 {
-            vault.deadRecords += obsoleting
-            await compactIfWorthIt(vault)
-        }
+        let write = try await prepare(draft, in: vault, obsoleting: obsoleting)
+        try await commit(write)
+        if obsoleting > 0 { await compactIfWorthIt(vault) }
     }
 
     /// What a caller is told when the store could not save a change: the file system's refusal
@@ -277,11 +261,28 @@ public actor SecretService {
     /// The actor is re-entrant: while one call awaits the backend another could pass the same checks
     /// (for example take the same item number). Every mutating call brackets its check–commit–apply
     /// with `beginWrite`/`endWrite`.
+    ///
+    /// It also waits until every pending write (``beginPipelinedWrite()``) has settled, so the
+    /// caller sees the collections as their journals are.
     func beginWrite() async {
+        await beginPipelinedWrite()
+        await drain(nil)
+    }
+
+    /// Takes the write turn without waiting for pending writes: for a write that checks against
+    /// them (``PendingWrites``) and releases the turn once its record is queued, before its flush.
+    func beginPipelinedWrite() async {
         if isWriting {
             await withCheckedContinuation { writeWaiters.append($0) }
         } else {
             isWriting = true
+        }
+    }
+
+    /// Waits until `vault` (nil: every collection) has no pending writes.
+    func drain(_ vault: CollectionVault?) async {
+        while vault.map({ !$0.pending.isEmpty }) ?? (pendingWrites > 0) {
+            await withCheckedContinuation { drainWaiters.append($0) }
         }
     }
 

@@ -117,20 +117,41 @@ extension CollectionVault {
 
     /// Adds a new item, whose number is higher than every other's.
     func insert(_ item: StoredItem) {
+        insert(item, digests: index.digests(of: item.attributeList))
+    }
+
+    /// Adds a new item whose attributes' digests (``digests(of:)``) are `digests`.
+    func insert(_ item: StoredItem, digests: AttributeDigests) {
         let item = kept(item)
         table[item.number] = item
-        index.insert(item.number, attributes: item.attributeList)
+        index.insert(item.number, digests: digests)
     }
 
     /// Overwrites an existing item, re-indexing it when its attributes changed.
     func update(_ item: StoredItem) {
+        update(item, digests: nil)
+    }
+
+    /// ``update(_:)`` with the new attributes' digests when the caller has them.
+    func update(_ item: StoredItem, digests: AttributeDigests?) {
         guard let old = table[item.number] else { return }
         let item = kept(item)
         table[item.number] = item
         if !old.isOpened || !old.attributeList.hasSameBytes(as: item.attributeList) {
             unindex(old)
-            index.insert(item.number, attributes: item.attributeList)
+            index.insert(item.number, digests: digests ?? index.digests(of: item.attributeList))
         }
+    }
+
+    /// The keyed digests of `attributes` under this collection's index key, computed once per
+    /// write: the record's tags, the index keys and the exact-set key.
+    func digests(of attributes: AttributeList) -> AttributeDigests {
+        index.digests(of: attributes)
+    }
+
+    /// Items filed under the pair or set key `key`, in creation order (candidates only).
+    func numbers(under key: Digest128) -> [UInt64] {
+        index.numbers(under: key)
     }
 
     /// Removes an item.
@@ -164,15 +185,19 @@ extension CollectionVault {
 
     /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only):
     /// the index's candidates are opened to compare.
-    func exactMatch(_ attributes: Attributes) -> UInt64? {
-        let wanted = AttributeList(attributes)
-        return index.candidates(exactly: wanted).first { item($0)?.attributeList.hasSameBytes(as: wanted) ?? false }
+    func exactMatch(_ wanted: AttributeList, digests: AttributeDigests) -> UInt64? {
+        index.candidates(exactlyMatching: digests).first { item($0)?.attributeList.hasSameBytes(as: wanted) ?? false }
     }
 
     /// The blind index tags an item record carries: only a collection whose locked search is
     /// `always` writes any (a private one is `never`).
     func tags(of attributes: AttributeList) -> [UInt8] {
         writesTags ? index.tags(of: attributes) : []
+    }
+
+    /// ``tags(of:)`` from digests already computed.
+    func tags(of digests: AttributeDigests) -> [UInt8] {
+        writesTags ? digests.tags : []
     }
 
     /// Whether its records carry blind index tags.

@@ -69,6 +69,8 @@ final class CollectionVault {
     /// What reading the journal found wrong (file, offset, why); while not empty the collection is
     /// read-only until `puffctl repair` (an append would move the head past the evidence).
     var damage: [String]
+    /// Writes queued for the journal and not settled yet (``PendingWrites``).
+    let pending = PendingWrites()
 
     /// An open, unlocked collection.
     init(id: CollectionID, space: SpaceID?, header: VaultHeader?, opened: OpenedCollection) {

@@ -56,10 +56,7 @@ extension FileRecordStore {
     }
 
     public func commitRestore(_ staged: StagedRestore) throws(StoreError) {
-        for fd in journals.values { close(fd) }
-        for head in heads.values { close(head.fd) }
-        journals = [:]
-        heads = [:]
+        committer.forgetAll()
         let marker = ([staged.folder] + staged.names).joined(separator: "\n")
         try DurableFiles.replace(
             restoreMarker, with: ChecksummedFile.encode(Array(marker.utf8), magic: Self.restoreMagic), folder: folder)

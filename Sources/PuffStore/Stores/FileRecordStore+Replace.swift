@@ -53,8 +53,7 @@ extension FileRecordStore {
     public func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) throws(StoreError) {
         try checkRunning()
         let loser = keepingNew ? replacement.old : replacement.new
-        if let fd = journals.removeValue(forKey: loser) { close(fd) }
-        if let head = heads.removeValue(forKey: loser) { close(head.fd) }
+        committer.forget(loser)
         // The header first: once it is gone the space is gone, whatever else a crash leaves.
         let names = try Self.names(in: folder).filter { $0.hasPrefix(loser.hex + ".") && !$0.hasSuffix(".replaces") }
         for name in names.sorted(by: { ($0.hasSuffix(".header") ? 0 : 1, $0) < ($1.hasSuffix(".header") ? 0 : 1, $1) })

@@ -13,8 +13,7 @@ extension FileRecordStore {
 
     public func setAside(_ space: SpaceID, at time: UInt64) throws(StoreError) {
         guard access(headerPath(space), F_OK) == 0 else { throw .noSuchSpace(space) }
-        if let fd = journals.removeValue(forKey: space) { close(fd) }
-        if let head = heads.removeValue(forKey: space) { close(head.fd) }
+        committer.forget(space)
         let entry = entryFolder(SetAsideSpace.Name(space: space, time: time))
         try DurableFiles.makePrivateFolder(deletedFolder)
         try DurableFiles.makePrivateFolder(entry)

@@ -3,8 +3,9 @@ import Glibc
 
 /// The default ``RecordStore``: files under one private folder (`$XDG_DATA_HOME/puff`).
 ///
-/// Per space, `<hex>.header` (replaced atomically), `<hex>.journal` (appended, one `fsync` per
-/// record) and `<hex>.head` (two slots written in turn, one `fsync` per record); one `catalog`; a
+/// Per space, `<hex>.header` (replaced atomically), `<hex>.journal` (appended by the
+/// ``JournalCommitter``, one `fdatasync` per group of appends) and `<hex>.head` (two slots written
+/// in turn, one `fdatasync` per group); one `catalog`; a
 /// `lock` file held with `flock` so two daemons never share a vault.
 /// Folders are 0700 and files 0600 whatever the umask. A torn journal tail is moved to
 /// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen.
@@ -16,10 +17,9 @@ public actor FileRecordStore: RecordStore {
     /// The folder holding the vault.
     public let folder: String
     private let lockFD: Int32
-    /// Open append descriptors, one per journal written since start.
-    var journals: [SpaceID: Int32] = [:]
-    /// Open head descriptors and the slot each writes next.
-    var heads: [SpaceID: (fd: Int32, slot: Int)] = [:]
+    /// Writes appends in groups on a thread of its own; holds the journals' and heads'
+    /// descriptors.
+    nonisolated package let committer: JournalCommitter
     /// Where a head file's second slot starts: its own disk sector, so a torn write of one slot
     /// never reaches the other.
     static let headSlotSize = 512
@@ -33,6 +33,12 @@ public actor FileRecordStore: RecordStore {
     /// - Throws: ``StoreError/busy(_:)`` when another process holds the lock,
     ///   ``StoreError/writeFailed(_:)`` when the folder cannot be made private.
     public init(folder: String) throws(StoreError) {
+        try self.init(folder: folder, sync: { fd, _ in fdatasync(fd) })
+    }
+
+    /// ``init(folder:)`` whose journal and head flushes go through `sync` (tests count, hold or
+    /// fail them).
+    package init(folder: String, sync: @escaping JournalCommitter.Sync) throws(StoreError) {
         try DurableFiles.makePrivateFolder(folder)
         let lockFD = try DurableFiles.openPrivate(folder + "/lock", O_RDWR | O_CREAT)
         guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
@@ -50,12 +56,17 @@ public actor FileRecordStore: RecordStore {
         }
         self.folder = folder
         self.lockFD = lockFD
+        committer = JournalCommitter(sync: sync)
     }
 
     deinit {
-        for fd in journals.values { close(fd) }
-        for head in heads.values { close(head.fd) }
+        committer.stop()
         close(lockFD)
+    }
+
+    /// Calls `body` after each journal flush with how many records it made durable.
+    public nonisolated func onFlush(_ body: @escaping @Sendable (_ space: SpaceID, _ records: Int) -> Void) {
+        committer.onFlush(body)
     }
 
     public nonisolated var location: String? { folder }
@@ -132,7 +143,7 @@ public actor FileRecordStore: RecordStore {
     {
         let kept = "\(path).cut-\(offset)"
         try DurableFiles.replace(kept, with: Array(bytes[offset...]), folder: folder)
-        if let fd = journals.removeValue(forKey: space) { close(fd) }
+        committer.forget(space)
         let fd = try DurableFiles.openPrivate(path, O_WRONLY)
         defer { close(fd) }
         if offset < JournalFraming.preamble.count {
@@ -148,65 +159,41 @@ public actor FileRecordStore: RecordStore {
         return JournalReplay.Cut(offset: UInt64(offset), length: UInt64(bytes.count - offset), keptAt: kept)
     }
 
-    public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
-        try append(contentsOf: [record], to: space, head: head)
+    public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        try await append(contentsOf: [record], to: space, head: head)
     }
 
-    public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) throws(StoreError) {
+    public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        try await queueAppend(records, to: space, head: head, expecting: nil).durable()
+    }
+
+    public func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket {
+        try queueAppend(records, to: space, head: head, expecting: generation)
+    }
+
+    private func queueAppend(
+        _ records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) throws(StoreError) -> AppendTicket {
         try checkRunning()
         let path = journalPath(space)
-        let fd = try appendDescriptor(space, path: path)
-        let before = lseek(fd, 0, SEEK_END)
-        guard before >= 0 else { throw .writeFailed("cannot seek \(path): \(DurableFiles.describe(errno))") }
-        do throws(StoreError) {
-            try DurableFiles.writeAll(fd, records.flatMap(JournalFraming.frame), path: path)
-            guard fdatasync(fd) == 0 else { throw DurableFiles.writeError("cannot fsync", path, errno) }
-            // After the record: a crash between the two leaves a head one record behind, which
-            // reads as an append never acknowledged, never as records lost.
-            if let head { try writeHead(head, of: space) }
-        } catch {
-            // Leave the journal ending where it ended, so the next append does not follow a
-            // half-written frame. If even this fails, replay cuts the torn tail.
-            _ = ftruncate(fd, before)
-            _ = fdatasync(fd)
-            throw error
-        }
-    }
-
-    /// Writes `head` into the slot not written last, and syncs it.
-    private func writeHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
-        let path = headPath(space)
-        // Slot 1 first: a head replaced whole holds slot 0 only, which must outlive a torn write.
-        var current: (fd: Int32, slot: Int)
-        if let open = heads[space] {
-            current = open
-        } else {
-            current = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
-        }
-        heads[space] = current
-        let frame = JournalFraming.frame(head)
-        let offset = off_t(current.slot * Self.headSlotSize)
-        let written = frame.withUnsafeBytes { pwrite(current.fd, $0.baseAddress, $0.count, offset) }
-        guard written == frame.count, fdatasync(current.fd) == 0 else {
-            // A short write on a full disk sets no errno. The turn stays with this slot, so the
-            // other one, the newest whole head, is not overwritten next.
-            throw DurableFiles.writeError("cannot write", path, written >= 0 && written < frame.count ? ENOSPC : errno)
-        }
-        heads[space] = (current.fd, 1 - current.slot)
+        guard access(path, F_OK) == 0 else { throw .noSuchSpace(space) }
+        let generation = generation ?? committer.generation(of: space)
+        let ticket = AppendTicket(generation: generation)
+        var frames: [UInt8] = []
+        for record in records { frames += JournalFraming.frame(record) }
+        committer.submit(
+            JournalCommitter.Request(
+                space: space, journalPath: path, headPath: headPath(space), frames: frames, records: records.count,
+                head: head, generation: generation, ticket: ticket))
+        return ticket
     }
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
         try checkRunning()
-        if let current = heads.removeValue(forKey: space) { close(current.fd) }
+        committer.forget(space)
         try DurableFiles.replace(headPath(space), with: JournalFraming.frame(head), folder: folder)
-    }
-
-    private func appendDescriptor(_ space: SpaceID, path: String) throws(StoreError) -> Int32 {
-        if let fd = journals[space] { return fd }
-        guard access(path, F_OK) == 0 else { throw .noSuchSpace(space) }
-        let fd = try DurableFiles.openPrivate(path, O_WRONLY | O_APPEND)
-        journals[space] = fd
-        return fd
     }
 
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
@@ -218,7 +205,7 @@ public actor FileRecordStore: RecordStore {
         guard lstat(path, &info) == 0 else { throw .noSuchSpace(space) }
         var bytes = JournalFraming.preamble(version: version)
         for record in records { bytes += JournalFraming.frame(record) }
-        if let fd = journals.removeValue(forKey: space) { close(fd) }
+        committer.forget(space)
         var keptAs: String?
         if let keepingOldAs {
             // A second name for the old journal first, so the rename below never loses it; `link`
@@ -240,8 +227,7 @@ public actor FileRecordStore: RecordStore {
 
     public func remove(_ space: SpaceID) throws(StoreError) {
         try checkRunning()
-        if let fd = journals.removeValue(forKey: space) { close(fd) }
-        if let head = heads.removeValue(forKey: space) { close(head.fd) }
+        committer.forget(space)
         // The header first: without it the space is gone even if the journal's unlink is lost.
         for path in [headerPath(space), journalPath(space), headPath(space), indexPath(space)]
         where unlink(path) != 0 && errno != ENOENT {

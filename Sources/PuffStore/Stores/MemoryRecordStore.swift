@@ -67,6 +67,15 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     /// Counts as one append in ``appendCount`` (one write, one sync on disk).
+    /// Appends at once, before returning a settled ticket: this store has no queue of its own,
+    /// so its writes stay one at a time.
+    public func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket {
+        try await append(contentsOf: records, to: space, head: head)
+        return AppendTicket(settled: .success(()), generation: generation ?? 0)
+    }
+
     public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
         try await gate()
         guard stored[space] != nil else { throw .noSuchSpace(space) }

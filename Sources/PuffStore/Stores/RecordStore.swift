@@ -49,6 +49,20 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/writeFailed(_:)``; the journal then ends where it ended before.
     func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError)
 
+    /// Queues `records` (and `head`) for appending behind every append queued before it and
+    /// returns the ticket, which returns once they are durable (design core-reshaped §6): a caller
+    /// queues in chain order under its write turn and waits for the flush after releasing it, so
+    /// appends queued meanwhile share one flush.
+    ///
+    /// - Parameter generation: The journal's generation the caller's chain follows (nil: the
+    ///   current one). A failed append raises it: appends queued for the journal as it was fail
+    ///   too, rather than follow a record that is not there.
+    /// - Throws: ``StoreError/noSuchSpace(_:)``; stores without a queue append at once and throw
+    ///   as ``append(contentsOf:to:head:)`` does.
+    func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket
+
     /// Replaces the space's journal with `records` atomically, as a journal of `version`
     /// (compaction, upgrade, repair). The head is not touched: the caller replaces it before or
     /// after, whichever keeps the pair readable after a crash between the two.
@@ -348,6 +362,15 @@ public struct JournalReplay: Sendable {
 }
 
 extension RecordStore {
+    /// Appends at once, before returning a settled ticket: a store (or decorator) without a
+    /// queue of its own keeps writes one at a time, as before.
+    public func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket {
+        try await append(contentsOf: records, to: space, head: head)
+        return AppendTicket(settled: .success(()), generation: generation ?? 0)
+    }
+
     /// Appends one record without touching the head (tests use it as a forger would).
     public func append(_ record: [UInt8], to space: SpaceID) async throws(StoreError) {
         try await append(record, to: space, head: nil)

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import PuffStore
+
+/// Stands in for `fdatasync`: counts each flush per file, can hold the first journal flush until
+/// released, and can fail a chosen one; logs flushes and what the test notes, in order.
+final class SyncProbe: Sendable {
+    private struct State {
+        var journalFlushes = 0
+        var headFlushes = 0
+        var log: [String] = []
+        var held: CheckedContinuation<Void, Never>?
+        var isHeld = false
+    }
+
+    private let state = Mutex(State())
+    private let gate = DispatchSemaphore(value: 0)
+    private let holdsFirst: Bool
+    private let failsJournalFlush: Int?
+
+    /// - Parameter failsJournalFlush: Which journal flush (1 = the first) returns EIO.
+    init(holdsFirst: Bool, failsJournalFlush: Int? = nil) {
+        self.holdsFirst = holdsFirst
+        self.failsJournalFlush = failsJournalFlush
+    }
+
+    var journalFlushes: Int { state.withLock { $0.journalFlushes } }
+    var headFlushes: Int { state.withLock { $0.headFlushes } }
+    var log: [String] { state.withLock { $0.log } }
+
+    func note(_ line: String) { state.withLock { $0.log.append(line) } }
+
+    var sync: JournalCommitter.Sync {
+        { [self] fd, target in flush(fd, target) }
+    }
+
+    private func flush(_ fd: Int32, _ target: JournalCommitter.Target) -> Int32 {
+        guard case .journal = target else {
+            state.withLock { state in
+                state.headFlushes += 1
+                state.log.append("head flushed")
+            }
+            return fdatasync(fd)
+        }
+        let (count, waiter) = state.withLock { state -> (Int, CheckedContinuation<Void, Never>?) in
+            state.journalFlushes += 1
+            state.log.append("journal flush \(state.journalFlushes) started")
+            guard holdsFirst, state.journalFlushes == 1 else { return (state.journalFlushes, nil) }
+            state.isHeld = true
+            let waiter = state.held
+            state.held = nil
+            return (state.journalFlushes, waiter)
+        }
+        waiter?.resume()
+        if holdsFirst, count == 1 { gate.wait() }
+        note("journal flush \(count) returned")
+        if count == failsJournalFlush {
+            errno = EIO
+            return -1
+        }
+        return fdatasync(fd)
+    }
+
+    /// Returns once the first journal flush has started and is held.
+    func untilHeld() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let already = state.withLock { state -> Bool in
+                if state.isHeld { return true }
+                state.held = waiter
+                return false
+            }
+            if already { waiter.resume() }
+        }
+    }
+
+    func release() { gate.signal() }
+}
+
+/// The journal committer (design core-reshaped §6): appends queued while a flush runs share the
+/// next one, nobody hears "durable" before the flush of their record returned, and a failed flush
+/// fails its whole group and leaves the journal where it was.
+struct JournalCommitterTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-commit-\(UUID().uuidString)").path
+    let space = SpaceID.random()
+
+    @Test func eightAppendsQueuedWhileAFlushIsHeldCostTwoJournalFlushes() async throws {
+        let probe = SyncProbe(holdsFirst: true)
+        let store = try FileRecordStore(folder: folder, sync: probe.sync)
+        try await store.replaceHeader([1], of: space)
+        let first = try await store.enqueueAppend(contentsOf: [[0]], to: space, head: [0xA0], expecting: nil)
+        await probe.untilHeld()
+        var tickets = [first]
+        for n in 1..<8 {
+            tickets.append(
+                try await store.enqueueAppend(
+                    contentsOf: [[UInt8(n)]], to: space, head: [0xA0 + UInt8(n)], expecting: nil))
+        }
+        #expect(store.committer.queued == 7, "the seven wait behind the held flush")
+        #expect(tickets.allSatisfy { $0.outcome == nil }, "nobody is told durable while the first flush is held")
+        probe.release()
+        await withTaskGroup(of: Void.self) { group in
+            for (n, ticket) in tickets.enumerated() {
+                group.addTask {
+                    try? await ticket.durable()
+                    probe.note("append \(n) durable")
+                }
+            }
+        }
+        #expect(tickets.allSatisfy { $0.outcome.map { (try? $0.get()) != nil } == true })
+        #expect(probe.journalFlushes == 2, "the held flush, then one for the seven queued behind it")
+        #expect(probe.headFlushes == 2)
+        let log = probe.log
+        let firstReturned = try #require(log.firstIndex(of: "journal flush 1 returned"))
+        let secondReturned = try #require(log.firstIndex(of: "journal flush 2 returned"))
+        #expect(try #require(log.firstIndex(of: "append 0 durable")) > firstReturned)
+        for n in 1..<8 {
+            #expect(try #require(log.firstIndex(of: "append \(n) durable")) > secondReturned, "append \(n)")
+        }
+        #expect(try await store.replay(space).records.map(\.bytes) == (0..<8).map { [UInt8($0)] })
+    }
+
+    @Test func aFailedFlushFailsItsWholeGroupAndLeavesTheJournalAtItsLastDurableEnd() async throws {
+        let probe = SyncProbe(holdsFirst: true, failsJournalFlush: 2)
+        let store = try FileRecordStore(folder: folder, sync: probe.sync)
+        try await store.replaceHeader([1], of: space)
+        let first = try await store.enqueueAppend(contentsOf: [[0]], to: space, head: [0xA0], expecting: 0)
+        await probe.untilHeld()
+        var group: [AppendTicket] = []
+        for n in 1..<8 {
+            group.append(try await store.enqueueAppend(contentsOf: [[UInt8(n)]], to: space, head: nil, expecting: 0))
+        }
+        probe.release()
+        try await first.durable()
+        for ticket in group {
+            await #expect(
+                throws: StoreError.writeFailed(
+                    "cannot fsync \(folder)/\(space.hex).journal: \(String(cString: strerror(EIO)))")
+            ) {
+                try await ticket.durable()
+            }
+            #expect(ticket.generation == 1, "the failure moved the journal on a generation")
+        }
+        #expect(try await store.replay(space).records.map(\.bytes) == [[0]])
+
+        // Queued for the journal as it was before the failure was seen: refused, not appended
+        // after a record that is not there.
+        let stale = try await store.enqueueAppend(contentsOf: [[9]], to: space, head: nil, expecting: 0)
+        await #expect(throws: StoreError.writeFailed("an earlier write to \(folder)/\(space.hex).journal failed")) {
+            try await stale.durable()
+        }
+        let next = try await store.enqueueAppend(contentsOf: [[8]], to: space, head: nil, expecting: 1)
+        try await next.durable()
+        #expect(try await store.replay(space).records.map(\.bytes) == [[0], [8]])
+    }
+}
