@@ -110,7 +110,7 @@ is_running() {  # a zombie counts as stopped
 stop_group() {
     local pid="$1" i
     kill -TERM -- "-$pid" 2>/dev/null || true
-    for i in $(seq 60); do   # up to 3 s for a clean exit
+    for i in $(seq 200); do   # up to 10 s for a clean exit (puffd writes its index snapshots then)
         is_running "$pid" || break
         sleep 0.05
     done

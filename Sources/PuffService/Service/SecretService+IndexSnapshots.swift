@@ -18,7 +18,10 @@ extension SecretService {
     /// already covers the whole journal, or the journal is damaged (start-up then scans it whole
     /// and reports the damage, as without a snapshot).
     func saveIndexSnapshot(of vault: CollectionVault) async {
-        guard let space = vault.space, let header = vault.header, !vault.isPrivate, !vault.isHidden else { return }
+        // A store without a folder (memory) keeps no snapshot: scanning for one would be wasted.
+        guard store.location != nil, let space = vault.space, let header = vault.header, !vault.isPrivate,
+            !vault.isHidden
+        else { return }
         if let bytes = await store.indexSnapshot(of: space), let old = IndexSnapshot(decoding: bytes),
             let tail = try? await store.replay(space, from: old.lastRecordOffset),
             tail.records.count == 1, tail.size == old.journalLength
