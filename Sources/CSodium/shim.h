@@ -31,3 +31,16 @@ static inline long puff_keyctl(int operation, unsigned long a2, unsigned long a3
 static inline long puff_search_user_key(const char *description) {
     return syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", description, 0);
 }
+
+#include <malloc.h>
+
+/// Bytes malloc has handed out and not taken back: the main arena's and every mmapped block's
+/// (tests' memory budgets; glibc's mallinfo2 counts no other arena's heap).
+static inline size_t puff_heap_bytes_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+
+/// mallopt(M_MMAP_THRESHOLD): blocks of `bytes` or more are mmapped, so every arena's show in
+/// puff_heap_bytes_in_use (tests only).
+static inline int puff_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }

@@ -39,4 +39,13 @@ public enum ContentDigest {
         _ = crypto_generichash(&out, length, bytes, UInt64(bytes.count), nil, 0)
         return out
     }
+
+    /// The digest of the bytes of `bytes` (read in place, not copied).
+    public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        _ = Sodium.ready
+        var out = [UInt8](repeating: 0, count: length)
+        _ = crypto_generichash(
+            &out, length, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count), nil, 0)
+        return out
+    }
 }

@@ -13,6 +13,9 @@ public final class HoldingRecordStore: RecordStore {
         var holding: [CheckedContinuation<Void, Never>] = []
         var calls = 0
         var wholeReplays = 0
+        var checksHeld = false
+        var checksHolding: [CheckedContinuation<Void, Never>] = []
+        var frameChecks = 0
     }
 
     private let base: any RecordStore
@@ -28,6 +31,27 @@ public final class HoldingRecordStore: RecordStore {
 
     /// Journals read whole (``replay(_:)``), not from an index snapshot's end.
     public var wholeReplays: Int { state.withLock { $0.wholeReplays } }
+
+    /// Journal frame checks asked for (``journalFramesAreGood(_:before:)``), held or not.
+    public var frameChecks: Int { state.withLock { $0.frameChecks } }
+
+    /// Whether a frame check is parked.
+    public var isHoldingCheck: Bool { state.withLock { !$0.checksHolding.isEmpty } }
+
+    /// From now on ``journalFramesAreGood(_:before:)`` waits for ``releaseChecks()``.
+    public func holdChecks() {
+        state.withLock { $0.checksHeld = true }
+    }
+
+    /// Lets held frame checks go on.
+    public func releaseChecks() {
+        let waiting = state.withLock { state in
+            state.checksHeld = false
+            defer { state.checksHolding = [] }
+            return state.checksHolding
+        }
+        for each in waiting { each.resume() }
+    }
 
     /// Whether a load is parked in ``spaces()``.
     public var isHolding: Bool { state.withLock { !$0.holding.isEmpty } }
@@ -219,5 +243,18 @@ public final class HoldingRecordStore: RecordStore {
     public func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay? {
         count()
         return try await base.replay(space, from: offset)
+    }
+
+    public func journalFramesAreGood(_ space: SpaceID, before offset: UInt64) async -> Bool {
+        count()
+        await withCheckedContinuation { continuation in
+            let wait = state.withLock { state in
+                state.frameChecks += 1
+                if state.checksHeld { state.checksHolding.append(continuation) }
+                return state.checksHeld
+            }
+            if !wait { continuation.resume() }
+        }
+        return await base.journalFramesAreGood(space, before: offset)
     }
 }

@@ -14,13 +14,19 @@ import Testing
     static let client = ClientID(":1.31")
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-index-\(UUID().uuidString)")
 
-    /// A service over the vault, its store counting whole-journal reads.
-    func service() async throws -> (SecretService, HoldingRecordStore) {
+    /// A service over the vault, its store counting whole-journal reads; `holdingChecks`: puffd's
+    /// start (``VaultLoading/later``), with the check of the journal after the snapshot held.
+    func service(holdingChecks: Bool = false) async throws -> (SecretService, HoldingRecordStore) {
         let store = HoldingRecordStore(try await FileRecordStore.reopening(folder: folder.path))
+        if holdingChecks { store.holdChecks() }
         let service = try await SecretService(
             store: store, mode: .persistent(kdf: .interactive), prompter: ScriptedPrompter([]),
             promptTimeout: .seconds(30), clock: ManualClock(), now: { 1_700_000_000 },
-            logger: InMemoryLogHandler.logger(store: .init()), events: { _ in })
+            logger: InMemoryLogHandler.logger(store: .init()), events: { _ in }, loading: holdingChecks ? .later : .now)
+        if holdingChecks {
+            try await service.loadVault()
+            await service.becomeReady()
+        }
         return (service, store)
     }
 
@@ -162,6 +168,31 @@ import Testing
         #expect(damage.contains("is damaged at offset \(second)"), "\(damage)")
     }
 
+    @Test func aStartAnswersFromTheSnapshotFirstAndReportsAFlippedByteOnceTheJournalIsChecked() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await vaultWithSnapshot()
+        let journal = try file(".journal")
+        var bytes = [UInt8](try Data(contentsOf: journal))
+        let parsed = try JournalFraming.parse(bytes, file: "journal")
+        // Inside item a's record (the collection's is first).
+        let a = Int(parsed.records[1].offset)
+        bytes[a + 40] ^= 0x01
+        try Data(bytes).write(to: journal)
+        let (service, store) = try await service(holdingChecks: true)
+        try #require(await service.checksJournals, "the part the snapshot covers is left to check")
+        while !store.isHoldingCheck { await Task.yield() }
+        #expect(try await service.searchItems(["k": "a"]).locked.map(\.number) == [1], "answered from the snapshot")
+        #expect(store.wholeReplays == 0)
+        store.releaseChecks()
+        await service.journalsChecked()
+        #expect(store.frameChecks == 1)
+        #expect(store.wholeReplays == 1, "the journal was read whole once a frame failed")
+        let damage = await service.vaultStatus.collections.first { $0.id == "login" }?.damage ?? ""
+        #expect(damage.contains("is damaged at offset \(a)"), "\(damage)")
+        #expect(try await service.searchItems(["k": "a"]).locked.isEmpty, "what the whole scan finds")
+        #expect(try await service.searchItems(["k": "c"]).locked.map(\.number) == [4])
+    }
+
     @Test func aSnapshotNamingItemsThatHaveNoRecordMakesNoItem() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try await vaultWithSnapshot()
@@ -169,7 +200,7 @@ import Testing
         var snapshot = try #require(IndexSnapshot(decoding: [UInt8](try Data(contentsOf: index))))
         // 99 is in the item list and under every key; 98 only under the keys.
         snapshot.items.append(99)
-        snapshot.keys = snapshot.keys.map { IndexSnapshot.Key(digest: $0.digest, numbers: $0.numbers + [98, 99]) }
+        snapshot.keys = FlatIndex(keys: snapshot.keys.entries.map { ($0.digest, $0.numbers + [98, 99]) })
         try Data(snapshot.encoded()).write(to: index)
         let (service, store) = try await service()
         #expect(store.wholeReplays == 0)

@@ -9,8 +9,13 @@ package import PuffStore
 /// serve a locked collection as a blind index: it answers "which items have this pair" for a query
 /// without holding any value. Digests are candidates only; callers check the real attributes, so a
 /// (2^-128) collision can never return a wrong item.
+///
+/// Laid flat (design core-reshaped §4.2): a ``FlatIndex`` base (sorted tables, no allocation per
+/// key, what an index snapshot loads with one copy) and a small dictionary of what was added
+/// since, merged into a new base once it grows past a quarter of the base (``compact()``).
+/// Removals take numbers out of the base in place.
 package struct AttributeIndex: Sendable {
-    /// Item numbers under one key; most keys name a single item, which then costs no allocation.
+    /// Item numbers a key gained since the base was made; most such keys name a single item.
     private enum Posting {
         case one(UInt64)
         /// A list grown in place: a class, so adding to a key shared by 100,000 items never copies
@@ -23,13 +28,6 @@ package struct AttributeIndex: Sendable {
             case .many(let list): list.numbers
             }
         }
-
-        var count: Int {
-            switch self {
-            case .one: 1
-            case .many(let list): list.numbers.count
-            }
-        }
     }
 
     // @unchecked: a list belongs to one index, which one actor (or, while it is built off the
@@ -39,8 +37,33 @@ package struct AttributeIndex: Sendable {
         init(_ numbers: [UInt64]) { self.numbers = numbers }
     }
 
-    private let hasher: KeyedHash
-    private var postings: [Digest128: Posting] = [:]
+    /// A key's numbers: the base's run and the ones added since, each ascending, never both
+    /// holding the same number.
+    private struct Hits {
+        let base: ArraySlice<UInt64>
+        let added: [UInt64]
+
+        var count: Int { base.count + added.count }
+        var numbers: [UInt64] {
+            added.isEmpty ? Array(base) : base.isEmpty ? added : FlatIndex.union(base, added[...])
+        }
+
+        func contains(_ number: UInt64) -> Bool {
+            let at = FlatIndex.lowerBound(of: number, in: base)
+            if at < base.endIndex, base[at] == number { return true }
+            let other = FlatIndex.lowerBound(of: number, in: added[...])
+            return other < added.endIndex && added[other] == number
+        }
+    }
+
+    /// The fewest added numbers that make ``compact()`` worth running on its own.
+    static let smallestMerge = 1024
+
+    let hasher: KeyedHash
+    private var base = FlatIndex()
+    private var added: [Digest128: Posting] = [:]
+    /// How many numbers ``added`` holds under all its keys.
+    private var addedCount = 0
 
     /// An empty index whose keys are digests under `hasher`.
     package init(hasher: KeyedHash = KeyedHash()) {
@@ -48,17 +71,33 @@ package struct AttributeIndex: Sendable {
     }
 
     /// The index a snapshot kept (``IndexSnapshot``): its keys as they are, no digest computed.
-    init(hasher: KeyedHash, keys: [IndexSnapshot.Key]) {
+    init(hasher: KeyedHash, flat: FlatIndex) {
         self.hasher = hasher
-        postings.reserveCapacity(keys.count)
-        for key in keys where !key.numbers.isEmpty {
-            postings[key.digest] = key.numbers.count == 1 ? .one(key.numbers[0]) : .many(PostingList(key.numbers))
-        }
+        base = flat
     }
 
-    /// Every key and its item numbers, for an ``IndexSnapshot``.
-    var snapshotKeys: [IndexSnapshot.Key] {
-        postings.map { IndexSnapshot.Key(digest: $0.key, numbers: $0.value.numbers) }
+    /// Every key and its item numbers, flat, for an ``IndexSnapshot``.
+    var flat: FlatIndex { merged }
+
+    /// The base with everything added since merged in.
+    private var merged: FlatIndex {
+        let additions = added.map { (digest: $0.key, numbers: $0.value.numbers) }
+            .sorted { ($0.digest.high, $0.digest.low) < ($1.digest.high, $1.digest.low) }
+        return base.merged(with: additions)
+    }
+
+    /// Merges what was added since the base into a new base (linear in the index, plus sorting
+    /// the additions): after it, the index holds no allocation per key.
+    package mutating func compact() {
+        guard addedCount > 0 else { return }
+        base = merged
+        added = [:]
+        addedCount = 0
+    }
+
+    /// How many keys and numbers it holds, and how many numbers wait outside the base.
+    package var counts: (keys: Int, numbers: Int, added: Int) {
+        (base.keyCount + added.count, base.entryCount + addedCount, addedCount)
     }
 
     /// Adds item `number` under each pair of `attributes` and under the whole set.
@@ -85,7 +124,7 @@ package struct AttributeIndex: Sendable {
 
     /// Items filed under `key`, in creation order.
     func numbers(under key: Digest128) -> [UInt64] {
-        postings[key]?.numbers ?? []
+        hits(key)?.numbers ?? []
     }
 
     /// Adds item `number` under the keys in `tags` (16 bytes each, as ``tags(of:)`` made them).
@@ -109,17 +148,17 @@ package struct AttributeIndex: Sendable {
 
     /// Removes item `number` from the keys of `attributes` (the attributes it was inserted with).
     mutating func remove(_ number: UInt64, attributes: AttributeList) {
-        for key in keys(of: attributes) { drop(number, from: key) }
+        for key in digests(of: attributes).keys { drop(number, from: key) }
     }
 
     /// Items that may have every pair of `query`, in creation order: the shortest posting list
     /// among the query's pairs. Nil for an empty query, which matches every item.
     func candidates(for query: Attributes) -> [UInt64]? {
         guard !query.isEmpty else { return nil }
-        var shortest: Posting?
+        var shortest: Hits?
         for (name, value) in query {
-            guard let posting = postings[pairKey(name, value)] else { return [] }
-            if shortest == nil || posting.count < shortest!.count { shortest = posting }
+            guard let hits = hits(pairDigest(name, value)) else { return [] }
+            if shortest == nil || hits.count < shortest!.count { shortest = hits }
         }
         return shortest?.numbers ?? []
     }
@@ -129,16 +168,18 @@ package struct AttributeIndex: Sendable {
     /// a 128-bit keyed-hash collision). Nil for an empty query.
     ///
     /// The cost follows the shortest posting list, not the longest: `service=x` shared by 100,000
-    /// items does not make a search for one `user=y` read 100,000 numbers.
+    /// items does not make a search for one `user=y` read 100,000 numbers (each number of the
+    /// shortest is looked up in the others by binary search).
     func intersection(for query: Attributes) -> [UInt64]? {
         guard !query.isEmpty else { return nil }
-        var lists: [[UInt64]] = []
+        var lists: [Hits] = []
         for (name, value) in query {
-            guard let posting = postings[pairKey(name, value)] else { return [] }
-            lists.append(posting.numbers)
+            guard let hits = hits(pairDigest(name, value)) else { return [] }
+            lists.append(hits)
         }
         lists.sort { $0.count < $1.count }
-        return SortedNumbers.intersection(of: lists[0], with: lists.dropFirst())
+        let others = lists.dropFirst()
+        return lists[0].numbers.filter { number in others.allSatisfy { $0.contains(number) } }
     }
 
     /// Items that may have exactly the set whose digests are `digests`, in creation order.
@@ -146,83 +187,53 @@ package struct AttributeIndex: Sendable {
         numbers(under: digests.set)
     }
 
-    // MARK: - Keys
-
-    private func keys(of attributes: AttributeList) -> [Digest128] {
-        digests(of: attributes).keys
-    }
-
-    private func pairKey(_ name: String, _ value: String) -> Digest128 {
-        pairDigest(name, value)
-    }
-
     // MARK: - Postings
 
+    private func hits(_ key: Digest128) -> Hits? {
+        let fromBase = base.slot(of: key).map { base.numbers(at: $0) } ?? []
+        let since = added.isEmpty ? [] : added[key]?.numbers ?? []
+        guard !fromBase.isEmpty || !since.isEmpty else { return nil }
+        return Hits(base: fromBase, added: since)
+    }
+
     private mutating func add(_ number: UInt64, under key: Digest128) {
-        switch postings[key] {
+        if let slot = base.slot(of: key) {
+            if base.contains(number, at: slot) || base.refill(number, at: slot) { return }
+        }
+        switch added[key] {
         case nil:
-            postings[key] = .one(number)
+            added[key] = .one(number)
         case .one(let only)?:
             guard only != number else { return }
-            postings[key] = .many(PostingList(only < number ? [only, number] : [number, only]))
+            added[key] = .many(PostingList(only < number ? [only, number] : [number, only]))
         case .many(let list)?:
             // New items have the highest number, so this is almost always an append.
             if let last = list.numbers.last, last < number {
                 list.numbers.append(number)
             } else {
                 let at = SortedNumbers.insertionPoint(of: number, in: list.numbers)
-                if at == list.numbers.count || list.numbers[at] != number { list.numbers.insert(number, at: at) }
+                guard at == list.numbers.count || list.numbers[at] != number else { return }
+                list.numbers.insert(number, at: at)
             }
         }
+        addedCount += 1
+        if addedCount >= Self.smallestMerge, addedCount > base.entryCount / 4 { compact() }
     }
 
     private mutating func drop(_ number: UInt64, from key: Digest128) {
-        switch postings[key] {
+        if let slot = base.slot(of: key), base.remove(number, at: slot) { return }
+        switch added[key] {
         case nil:
             return
         case .one(let only)?:
-            if only == number { postings[key] = nil }
+            guard only == number else { return }
+            added[key] = nil
         case .many(let list)?:
             let at = SortedNumbers.insertionPoint(of: number, in: list.numbers)
-            if at < list.numbers.count, list.numbers[at] == number { list.numbers.remove(at: at) }
-            if list.numbers.count == 1 { postings[key] = .one(list.numbers[0]) }
+            guard at < list.numbers.count, list.numbers[at] == number else { return }
+            list.numbers.remove(at: at)
+            if list.numbers.count == 1 { added[key] = .one(list.numbers[0]) }
         }
-    }
-}
-
-/// Binary search and intersection on ascending lists of item numbers (posting lists).
-package enum SortedNumbers {
-    /// The first index at or after `start` whose number is not below `number`.
-    package static func insertionPoint<Numbers: RandomAccessCollection<UInt64>>(
-        of number: UInt64, in numbers: Numbers, from start: Numbers.Index? = nil
-    ) -> Numbers.Index {
-        var low = start ?? numbers.startIndex
-        var high = numbers.endIndex
-        while low < high {
-            let middle = numbers.index(low, offsetBy: numbers.distance(from: low, to: high) / 2)
-            if numbers[middle] < number { low = numbers.index(after: middle) } else { high = middle }
-        }
-        return low
-    }
-
-    /// The numbers of `shortest` that are also in every list of `others`, ascending.
-    ///
-    /// Each number of `shortest` is looked up in the others by binary search, starting where the
-    /// previous one was found: about `shortest.count × log(other.count)` reads, so a one-item
-    /// list intersected with a 100,000-item one reads some 17 numbers of it, not 100,000.
-    package static func intersection<Numbers: RandomAccessCollection<UInt64>>(
-        of shortest: [UInt64], with others: some Collection<Numbers>
-    ) -> [UInt64] {
-        var starts = others.map(\.startIndex)
-        var result: [UInt64] = []
-        next: for number in shortest {
-            for (i, list) in zip(starts.indices, others) {
-                let at = insertionPoint(of: number, in: list, from: starts[i])
-                starts[i] = at
-                guard at != list.endIndex, list[at] == number else { continue next }
-            }
-            result.append(number)
-        }
-        return result
+        addedCount -= 1
     }
 }

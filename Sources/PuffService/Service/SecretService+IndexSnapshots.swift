@@ -42,7 +42,7 @@ extension SecretService {
                 firstSequence: scanned.firstSequence ?? 0, nextNumber: scanned.nextNumber,
                 deadRecords: UInt64(scanned.deadRecords), hasCollectionRecord: scanned.collectionRecord != nil,
                 items: scanned.items.numbers, settings: scanned.settingsRecords.keys.sorted(),
-                keys: scanned.index.snapshotKeys)
+                keys: scanned.index.flat)
         }
         guard let snapshot else { return }
         do {

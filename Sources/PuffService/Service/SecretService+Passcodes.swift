@@ -87,6 +87,13 @@ extension SecretService {
     /// Any other reads its journal and opens every record once, off the actor, then installs the
     /// keys; either way the unlock is announced.
     func open(_ vault: CollectionVault, master: MasterKey) async throws(ServiceError) {
+        if let check = journalCheck {
+            // A journal read from its snapshot is checked first; a bad frame replaces the vault.
+            await check.value
+            if let current = collectionStates[vault.id], current !== vault, !vault.isHidden {
+                return try await open(current, master: master)
+            }
+        }
         guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
         let id = vault.id
         // Read before the first audit entry, while nothing can append (no audit key yet).

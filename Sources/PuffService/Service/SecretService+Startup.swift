@@ -48,6 +48,8 @@ extension SecretService {
             uniqueKeysWithValues: (catalog?.aliases ?? [:]).map { ($0.key, CollectionID($0.value)) })
         aliases["session"] = .session
         self.aliases = aliases
+        // Before anything can write or unlock (both wait for it).
+        await startJournalCheck(loaded.unchecked)
         if case .ephemeral = mode, catalog == nil {
             try await initialize(passcode: nil, announce: false)
         }

@@ -38,8 +38,16 @@ public struct VaultStatus: Sendable, Equatable {
 }
 
 extension SecretService {
-    /// Every visible collection (hidden ones while open) and every damaged one.
+    /// Every visible collection (hidden ones while open) and every damaged one, once the journals
+    /// a start read from index snapshots are checked (``journalsChecked()``).
     public var vaultStatus: VaultStatus {
+        get async {
+            await journalsChecked()
+            return currentStatus
+        }
+    }
+
+    private var currentStatus: VaultStatus {
         var list: [CollectionStatus] = []
         for id in collectionOrder where id != .session {
             guard let vault = collectionStates[id] else { continue }

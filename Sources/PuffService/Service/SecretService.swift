@@ -98,6 +98,8 @@ public actor SecretService {
     var isReady = false
     var readyWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     var nextReadyWaiter: UInt64 = 0
+    /// The check of the journals a start read from index snapshots (``journalsChecked()``).
+    var journalCheck: Task<Void, Never>?
 
     /// Opens the vault in `store` and adds the in-memory `session` collection (alias `session`,
     /// secret-service.md §11).
@@ -188,6 +190,7 @@ public actor SecretService {
         aliases = ["session": .session]
         if loading == .now {
             try await loadVault()
+            await journalsChecked()
             becomeReady()
         }
     }

@@ -17,6 +17,9 @@ enum VaultLoader {
         /// Spaces an interrupted re-key left behind and this start removed: any key kept for
         /// them outside puffd is revoked.
         var retired: [SpaceID] = []
+        /// Collections loaded from an index snapshot, with where the part of the journal it
+        /// stood for ends: its frames are checked after the names (``SecretService/checkJournals(_:)``).
+        var unchecked: [(id: CollectionID, space: SpaceID, end: UInt64)] = []
     }
 
     /// Loads what can be loaded; a collection that fails is listed in `damaged`, never fatal.
@@ -101,9 +104,10 @@ enum VaultLoader {
     }
 
     /// Loads one space; `name` is how `status` lists it if it fails (its catalog id when known).
+    /// Without `snapshot`, its journal is read whole even when an index snapshot stands for it.
     static func loadSpace(
         _ space: SpaceID, name: String, store: any RecordStore, into loaded: inout Loaded, logger: Logger,
-        tpm: (any TPMSealing)? = nil
+        tpm: (any TPMSealing)? = nil, snapshot: Bool = true
     ) async {
         let file = store.location.map { "\($0)/\(space.hex)" } ?? space.hex
         do {
@@ -121,9 +125,12 @@ enum VaultLoader {
                 scanned = ScannedCollection(index: AttributeIndex(), hasher: KeyedHash())
             } else {
                 let sealed = await unsealedIndexKey(header, tpm: tpm, collection: id, logger: logger)
-                if let resumed = await fromSnapshot(space, header: header, file: file, store: store, indexKey: sealed) {
-                    loaded.collections[id] = CollectionVault(id: id, space: space, header: header, scanned: resumed)
+                if snapshot,
+                    let resumed = await fromSnapshot(space, header: header, file: file, store: store, indexKey: sealed)
+                {
+                    loaded.collections[id] = CollectionVault(id: id, space: space, header: header, scanned: resumed.0)
                     loaded.order.append(id)
+                    loaded.unchecked.append((id, space, resumed.end))
                     return
                 }
                 let replay = try await store.replay(space)
@@ -152,13 +159,15 @@ enum VaultLoader {
         }
     }
 
-    /// The collection as its index snapshot and the journal's records after it show it, or nil
-    /// when there is no snapshot, it does not describe this journal (shorter, another record at
-    /// its end, another format), the rest does not read whole, or anything looks damaged: the
-    /// caller then scans the whole journal, which reports what is wrong as it always did.
+    /// The collection as its index snapshot and the journal's records after it show it, and where
+    /// the part of the journal the snapshot stands for ends (its last record's offset: checked
+    /// later), or nil when there is no snapshot, it does not describe this journal (shorter,
+    /// another record at its end, another format), the rest does not read whole, or anything
+    /// looks damaged: the caller then scans the whole journal, which reports what is wrong as it
+    /// always did.
     static func fromSnapshot(
         _ space: SpaceID, header: VaultHeader, file: String, store: any RecordStore, indexKey: SecureBytes?
-    ) async -> ScannedCollection? {
+    ) async -> (ScannedCollection, end: UInt64)? {
         guard let bytes = await store.indexSnapshot(of: space), let snapshot = IndexSnapshot(decoding: bytes),
             let tail = try? await store.replay(space, from: snapshot.lastRecordOffset),
             tail.version == snapshot.version,
@@ -169,7 +178,7 @@ enum VaultLoader {
         else { return nil }
         let scanned = VaultOpening.scan(
             tail, header: header, file: "\(file).journal", indexKey: indexKey, resuming: snapshot)
-        return scanned.damage.isEmpty ? scanned : nil
+        return scanned.damage.isEmpty ? (scanned, snapshot.lastRecordOffset) : nil
     }
 
     /// The index key a header of index storage 2 keeps sealed by the TPM, unsealed; nil for any

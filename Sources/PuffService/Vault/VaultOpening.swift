@@ -91,7 +91,7 @@ package enum VaultOpening {
         // replaces or deletes one of them (their records are not read).
         var snapshotTags: [UInt64: [UInt8]]?
         if let snapshot {
-            scanned.index = AttributeIndex(hasher: hasher, keys: snapshot.keys)
+            scanned.index = AttributeIndex(hasher: hasher, flat: snapshot.keys)
             for number in snapshot.items {
                 // Neither opened nor holding its record: the first unlock reads the journal.
                 var item = StoredItem(
@@ -138,7 +138,7 @@ package enum VaultOpening {
                 if let old = scanned.items[record.number] {
                     var oldTags = (try? VaultRecord(decoding: old.record, format: replay.version).tags) ?? []
                     if old.record.isEmpty, let snapshot {
-                        if snapshotTags == nil { snapshotTags = Self.tagsByNumber(snapshot.keys) }
+                        if snapshotTags == nil { snapshotTags = snapshot.keys.keysByNumber() }
                         oldTags = snapshotTags?[record.number] ?? []
                     }
                     oldTags.withUnsafeBytes { scanned.index.remove(record.number, tags: $0) }
@@ -176,16 +176,6 @@ package enum VaultOpening {
         scanned.deadRecords =
             seen - scanned.items.count - scanned.settingsRecords.count - (scanned.collectionRecord == nil ? 0 : 1)
         return scanned
-    }
-
-    /// Each item's keys from a snapshot's index, 16 bytes each, as its record's tags.
-    private static func tagsByNumber(_ keys: [IndexSnapshot.Key]) -> [UInt64: [UInt8]] {
-        var tags: [UInt64: [UInt8]] = [:]
-        for key in keys {
-            let bytes = key.digest.bytes
-            for number in key.numbers { tags[number, default: []].append(contentsOf: bytes) }
-        }
-        return tags
     }
 
     /// Opens every record with `master`'s record key and builds the collection's memory form.

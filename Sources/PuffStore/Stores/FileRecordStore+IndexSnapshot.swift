@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Dispatch
 import Glibc
 import PuffCrypto
 
@@ -26,47 +27,53 @@ extension FileRecordStore {
     }
 
     /// The journal's records from `offset` (where a frame must start) to its end, and its heads;
-    /// nil when the journal is shorter, a frame before `offset` fails its checksum (a flipped
-    /// byte: the full ``replay(_:)`` reports where), or what follows `offset` is not whole, good
-    /// frames (a torn tail is for the full replay, which cuts and keeps it). A zero-filled end is
-    /// no record. The frames before `offset` are checked in place, none copied.
+    /// nil when the journal is shorter or what follows `offset` is not whole, good frames (a torn
+    /// tail is for the full ``replay(_:)``, which cuts and keeps it). A zero-filled end is no
+    /// record. Only the preamble and the bytes from `offset` are read: the frames before it are
+    /// checked later, off the start's path (``journalFramesAreGood(_:before:)``).
     public func replay(_ space: SpaceID, from offset: UInt64) throws(StoreError) -> JournalReplay? {
         let path = journalPath(space)
-        guard let bytes = try DurableFiles.readWhole(path), let version = JournalFraming.version(of: bytes) else {
-            return nil
-        }
+        guard let fd = try DurableFiles.openRegular(path, O_RDONLY) else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, let start = Self.read(fd, from: 0, count: 16),
+            let version = JournalFraming.version(of: start)
+        else { return nil }
         let preamble = JournalFraming.preamble(version: version)
-        guard offset >= UInt64(preamble.count), offset < UInt64(bytes.count),
-            Self.framesAreGood(bytes, from: preamble.count, to: Int(offset))
+        let size = UInt64(max(0, info.st_size))
+        guard offset >= UInt64(preamble.count), offset < size, size - offset <= UInt64(Int.max),
+            let rest = Self.read(fd, from: offset, count: Int(size - offset)),
+            let parsed = try? JournalFraming.parse(preamble + rest, file: path, preamble: preamble)
         else { return nil }
-        guard let parsed = try? JournalFraming.parse(preamble + bytes[Int(offset)...], file: path, preamble: preamble)
-        else { return nil }
-        let end = Int(offset) + parsed.goodEnd - preamble.count
-        guard bytes[end...].allSatisfy({ $0 == 0 }) else { return nil }
+        let end = parsed.goodEnd - preamble.count
+        guard rest[end...].allSatisfy({ $0 == 0 }) else { return nil }
         let shift = offset - UInt64(preamble.count)
         return JournalReplay(
             records: parsed.records.map { JournalReplay.Record(offset: $0.offset + shift, bytes: $0.bytes) },
-            cut: nil, size: UInt64(end), version: version, heads: try headSlots(space))
+            cut: nil, size: offset + UInt64(end), version: version, heads: try headSlots(space))
     }
 
-    /// Whether `bytes[start..<end]` is whole frames whose checksums match.
-    static func framesAreGood(_ bytes: [UInt8], from start: Int, to end: Int) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = start
-            while offset < end {
-                guard end - offset >= JournalFraming.frameOverhead else { return false }
-                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                let payload = offset + JournalFraming.frameOverhead
-                guard length > 0, length <= JournalFraming.maxPayload, end - payload >= length else { return false }
-                let sum = Checksum.digest(of: [
-                    UnsafeRawBufferPointer(rebasing: raw[offset..<offset + 4]),
-                    UnsafeRawBufferPointer(rebasing: raw[payload..<payload + length]),
-                ])
-                guard sum.elementsEqual(raw[offset + 4..<payload]) else { return false }
-                offset = payload + length
+    /// Whether the journal's bytes from its preamble to `offset` are whole frames whose checksums
+    /// match: what a start from an index snapshot checks after the bus names (design
+    /// core-reshaped §4.3). Read in 1 MiB pieces on a Dispatch thread, outside the actor and
+    /// Swift's cooperative pool; false when the journal is shorter or cannot be read.
+    public nonisolated func journalFramesAreGood(_ space: SpaceID, before offset: UInt64) async -> Bool {
+        let path = "\(folder)/\(space.hex).journal"
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(returning: Self.framesAreGood(path, before: offset))
             }
-            return true
         }
+    }
+
+    static func framesAreGood(_ path: String, before end: UInt64) -> Bool {
+        guard let fd = try? DurableFiles.openRegular(path, O_RDONLY) else { return false }
+        defer { close(fd) }
+        guard let start = read(fd, from: 0, count: 16), let version = JournalFraming.version(of: start) else {
+            return false
+        }
+        var reader = FrameWalk(fd: fd, at: UInt64(JournalFraming.preamble(version: version).count), end: end)
+        return reader.walk()
     }
 
     /// `count` bytes of `fd` from `offset`, or nil when fewer are there.

@@ -10,19 +10,8 @@ public import PuffCrypto
 /// record is opened with its key, from the journal, when it is unlocked). Every check here is about
 /// telling a usable snapshot from one to ignore; ignored, the journal is scanned as before.
 public struct IndexSnapshot: Sendable, Equatable {
-    /// One index key and the item numbers under it, ascending.
-    public struct Key: Sendable, Equatable {
-        public var digest: Digest128
-        public var numbers: [UInt64]
-
-        public init(digest: Digest128, numbers: [UInt64]) {
-            self.digest = digest
-            self.numbers = numbers
-        }
-    }
-
     /// The file's magic: its kind and format version.
-    public static let magic = Array("PUFFIDX\u{1}".utf8)
+    public static let magic = Array("PUFFIDX\u{2}".utf8)
     /// The largest snapshot read; a bigger file is ignored (it would describe millions of items).
     public static let maxBytes = 256 << 20
 
@@ -46,13 +35,13 @@ public struct IndexSnapshot: Sendable, Equatable {
     public var items: [UInt64]
     /// Live items that have a settings record.
     public var settings: [UInt64]
-    /// The blind index (written ascending by digest).
-    public var keys: [Key]
+    /// The blind index, flat (``FlatIndex``): loaded with one copy per table.
+    public var keys: FlatIndex
 
     public init(
         journalLength: UInt64, version: UInt8, lastRecordOffset: UInt64, lastTag: [UInt8], tipSequence: UInt64,
         firstSequence: UInt64, nextNumber: UInt64, deadRecords: UInt64, hasCollectionRecord: Bool, items: [UInt64],
-        settings: [UInt64], keys: [Key]
+        settings: [UInt64], keys: FlatIndex
     ) {
         self.journalLength = journalLength
         self.version = version
@@ -70,8 +59,9 @@ public struct IndexSnapshot: Sendable, Equatable {
 
     /// `magic | u64 payload length | payload | 32-byte BLAKE2b of the payload`.
     public func encoded() -> [UInt8] {
-        let postings = keys.reduce(0) { $0 + $1.numbers.count }
-        var writer = ByteWriter(capacity: 96 + items.count * 8 + keys.count * 20 + postings * 8)
+        var writer = ByteWriter(
+            capacity: 128
+                + (items.count + settings.count + keys.singles.count + keys.shared.count + keys.postings.count) * 8)
         writer.u64(journalLength)
         writer.u8(version)
         writer.u64(lastRecordOffset)
@@ -85,13 +75,7 @@ public struct IndexSnapshot: Sendable, Equatable {
         for number in items { writer.u64(number) }
         writer.u64(UInt64(settings.count))
         for number in settings { writer.u64(number) }
-        writer.u64(UInt64(keys.count))
-        for key in keys.sorted(by: { ($0.digest.high, $0.digest.low) < ($1.digest.high, $1.digest.low) }) {
-            writer.u64(key.digest.high)
-            writer.u64(key.digest.low)
-            writer.u32(UInt32(key.numbers.count))
-            for number in key.numbers { writer.u64(number) }
-        }
+        keys.write(to: &writer)
         var file = ByteWriter(capacity: writer.bytes.count + 48)
         file.raw(Self.magic)
         file.u64(UInt64(writer.bytes.count))
@@ -109,13 +93,17 @@ public struct IndexSnapshot: Sendable, Equatable {
             UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: head - 8, as: UInt64.self))
         }
         guard length == UInt64(file.count - head - ContentDigest.length) else { return nil }
-        let payload = Array(file[head..<file.count - ContentDigest.length])
-        guard ContentDigest.digest(payload).elementsEqual(file.suffix(ContentDigest.length)) else { return nil }
-        guard let decoded = try? parsing(payload, Self.parse) else { return nil }
+        let payload = file[head..<file.count - ContentDigest.length]
+        let sum = payload.withUnsafeBytes { ContentDigest.digest($0) }
+        guard sum.elementsEqual(file.suffix(ContentDigest.length)) else { return nil }
+        guard let decoded = try? parsing(file, { reader in try Self.parse(&reader, skipping: head) }) else {
+            return nil
+        }
         self = decoded
     }
 
-    private static func parse(_ reader: inout ByteReader) throws -> IndexSnapshot {
+    private static func parse(_ reader: inout ByteReader, skipping head: Int) throws -> IndexSnapshot {
+        _ = try reader.take(head, "head")
         let journalLength = try reader.u64("journal length")
         let version = try reader.u8("version")
         let lastRecordOffset = try reader.u64("last record")
@@ -137,22 +125,8 @@ public struct IndexSnapshot: Sendable, Equatable {
         }
         var settings: [UInt64] = []
         for _ in 0..<settingsCount { settings.append(try reader.u64("settings")) }
-        let keyCount = try reader.u64("keys")
-        guard keyCount <= UInt64(reader.remaining / 20) else { throw ByteReader.Malformed(offset: 0, what: "keys") }
-        var keys: [Key] = []
-        keys.reserveCapacity(Int(keyCount))
-        for _ in 0..<keyCount {
-            let high = try reader.u64("key")
-            let low = try reader.u64("key")
-            let count = try reader.u32("postings")
-            guard count > 0, Int(count) <= reader.remaining / 8 else {
-                throw ByteReader.Malformed(offset: reader.offset, what: "postings")
-            }
-            var numbers: [UInt64] = []
-            numbers.reserveCapacity(Int(count))
-            for _ in 0..<count { numbers.append(try reader.u64("posting")) }
-            keys.append(Key(digest: Digest128(high: high, low: low), numbers: numbers))
-        }
+        let keys = try FlatIndex(reading: &reader)
+        _ = try reader.take(ContentDigest.length, "checksum")
         try reader.expectEnd("snapshot")
         return IndexSnapshot(
             journalLength: journalLength, version: version, lastRecordOffset: lastRecordOffset, lastTag: lastTag,
@@ -168,4 +142,6 @@ extension RecordStore {
     public func replaceIndexSnapshot(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {}
 
     public func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay? { nil }
+
+    public func journalFramesAreGood(_ space: SpaceID, before offset: UInt64) async -> Bool { true }
 }

@@ -197,6 +197,11 @@ public protocol RecordStore: Sendable {
     /// The records of `space` from `offset` on, with its heads, or nil when that is not where
     /// whole, good frames run to the journal's end (the caller then replays it whole).
     func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay?
+
+    /// Whether `space`'s journal holds whole frames whose checksums match from its start to
+    /// `offset`: the part of it an index snapshot stood for at start, checked after the names
+    /// (design core-reshaped §4.3). A store whose records cannot be torn or flipped (memory) says yes.
+    func journalFramesAreGood(_ space: SpaceID, before offset: UInt64) async -> Bool
 }
 
 /// Names one collection's files: 16 random bytes, so a file name says nothing about the collection.
