@@ -30,6 +30,10 @@ final class CollectionVault {
     private(set) var chainChecked: Bool
     /// The head slots a scan read, which the first unlock authenticates.
     private(set) var scannedHeads: [JournalHead] = []
+    /// Whether the scan started from an index snapshot, and its seal, which an unlock in place
+    /// must authenticate before trusting the snapshot's locators and index.
+    private(set) var fromSnapshot = false
+    private(set) var snapshotSeal: IndexSnapshot.Seal?
     /// The record key; nil while locked.
     private(set) var sealer: SecretSealer?
     /// The audit log's key; nil while locked and for `session`.
@@ -116,6 +120,8 @@ final class CollectionVault {
         isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
         chainChecked = false
         scannedHeads = scanned.heads
+        fromSnapshot = scanned.fromSnapshot
+        snapshotSeal = scanned.snapshotSeal
         collectionRecord = scanned.collectionRecord
         settingsRecords = scanned.settingsRecords
         deadRecords = scanned.deadRecords
@@ -220,6 +226,8 @@ final class CollectionVault {
             readsJournalToOpen = false
             chainChecked = false
             scannedHeads = scanned.heads
+            fromSnapshot = scanned.fromSnapshot
+            snapshotSeal = scanned.snapshotSeal
         } else {
             // The records in memory are the old space's: the next unlock reads the new journal.
             readsJournalToOpen = true
