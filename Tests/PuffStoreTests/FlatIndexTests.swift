@@ -80,10 +80,12 @@ import Testing
         #expect(IndexSnapshot(decoding: snapshot(index).encoded()) == nil)
     }
 
-    @Test func aCountLargerThanTheFileAllocatesNothingAndFails() {
+    @Test func aCountLargerThanTheFileAllocatesNothingAndFails() throws {
         var bytes = snapshot(FlatIndex(keys: Self.keys)).encoded()
-        // The singles' count sits 8 + 8 bytes before its 6 words.
-        let singles = bytes.count - 32 - (6 + 6 + 5) * 8 - 3 * 8
+        // The singles' count (2) and its first entry (2, 3, 5), as written.
+        let table = [UInt64]([2, 2, 3, 5]).flatMap { word in withUnsafeBytes(of: word.littleEndian) { Array($0) } }
+        let singles = try #require(
+            (0...bytes.count - table.count).first { bytes[$0..<$0 + table.count].elementsEqual(table) })
         bytes.withUnsafeMutableBytes {
             $0.storeBytes(of: UInt64.max.littleEndian, toByteOffset: singles, as: UInt64.self)
         }

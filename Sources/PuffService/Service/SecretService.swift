@@ -46,7 +46,10 @@ public actor SecretService {
     let events: @Sendable (ServiceEvent) -> Void
 
     /// Every collection that can be seen, keyed by identifier; ``collectionOrder`` gives the order.
-    var collectionStates: [CollectionID: CollectionVault]
+    var collectionStates: [CollectionID: CollectionVault] {
+        // Each collection reads its items' records from this service's store.
+        didSet { for vault in collectionStates.values where vault.records == nil { vault.records = store } }
+    }
     /// Collections in catalog order, opened hidden ones after them; `session` is last.
     var collectionOrder: [CollectionID]
     /// Alias name → collection; an alias may outlive its collection (it then reads as nil).

@@ -76,6 +76,26 @@ extension FileRecordStore {
         return reader.walk()
     }
 
+    /// Whether `bytes[start..<end]` is whole frames whose checksums match.
+    static func framesAreGood(_ bytes: [UInt8], from start: Int, to end: Int) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = start
+            while offset < end {
+                guard end - offset >= JournalFraming.frameOverhead else { return false }
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                let payload = offset + JournalFraming.frameOverhead
+                guard length > 0, length <= JournalFraming.maxPayload, end - payload >= length else { return false }
+                let sum = Checksum.digest(of: [
+                    UnsafeRawBufferPointer(rebasing: raw[offset..<offset + 4]),
+                    UnsafeRawBufferPointer(rebasing: raw[payload..<payload + length]),
+                ])
+                guard sum.elementsEqual(raw[offset + 4..<payload]) else { return false }
+                offset = payload + length
+            }
+            return true
+        }
+    }
+
     /// `count` bytes of `fd` from `offset`, or nil when fewer are there.
     private static func read(_ fd: Int32, from offset: UInt64, count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)

@@ -37,6 +37,11 @@ public struct IndexSnapshot: Sendable, Equatable {
     public var settings: [UInt64]
     /// The blind index, flat (``FlatIndex``): loaded with one copy per table.
     public var keys: FlatIndex
+    /// What an unlock in place needs (``Located``; written after the keys): empty in a snapshot
+    /// written before it.
+    public var located = Located()
+    /// The seal over everything before it (``IndexSnapshot/Seal``); nil when written while locked.
+    public var seal: Seal?
 
     public init(
         journalLength: UInt64, version: UInt8, lastRecordOffset: UInt64, lastTag: [UInt8], tipSequence: UInt64,
@@ -59,9 +64,8 @@ public struct IndexSnapshot: Sendable, Equatable {
 
     /// `magic | u64 payload length | payload | 32-byte BLAKE2b of the payload`.
     public func encoded() -> [UInt8] {
-        var writer = ByteWriter(
-            capacity: 128
-                + (items.count + settings.count + keys.singles.count + keys.shared.count + keys.postings.count) * 8)
+        let words = items.count + settings.count + keys.singles.count + keys.shared.count + keys.postings.count
+        var writer = ByteWriter(capacity: 128 + words * 8)
         writer.u64(journalLength)
         writer.u8(version)
         writer.u64(lastRecordOffset)
@@ -76,6 +80,8 @@ public struct IndexSnapshot: Sendable, Equatable {
         writer.u64(UInt64(settings.count))
         for number in settings { writer.u64(number) }
         keys.write(to: &writer)
+        located.encode(into: &writer)
+        writer.blob(seal?.box ?? [])
         var file = ByteWriter(capacity: writer.bytes.count + 48)
         file.raw(Self.magic)
         file.u64(UInt64(writer.bytes.count))
@@ -96,8 +102,12 @@ public struct IndexSnapshot: Sendable, Equatable {
         let payload = file[head..<file.count - ContentDigest.length]
         let sum = payload.withUnsafeBytes { ContentDigest.digest($0) }
         guard sum.elementsEqual(file.suffix(ContentDigest.length)) else { return nil }
-        guard let decoded = try? parsing(file, { reader in try Self.parse(&reader, skipping: head) }) else {
+        guard var decoded = try? parsing(file, { reader in try Self.parse(&reader, skipping: head) }) else {
             return nil
+        }
+        if let box = decoded.seal?.box {
+            // The seal authenticates the payload before it (its 4-byte length and the box).
+            decoded.seal?.digest = payload.dropLast(4 + box.count).withUnsafeBytes { ContentDigest.digest($0) }
         }
         self = decoded
     }
@@ -126,12 +136,16 @@ public struct IndexSnapshot: Sendable, Equatable {
         var settings: [UInt64] = []
         for _ in 0..<settingsCount { settings.append(try reader.u64("settings")) }
         let keys = try FlatIndex(reading: &reader)
-        _ = try reader.take(ContentDigest.length, "checksum")
-        try reader.expectEnd("snapshot")
-        return IndexSnapshot(
+        var snapshot = IndexSnapshot(
             journalLength: journalLength, version: version, lastRecordOffset: lastRecordOffset, lastTag: lastTag,
             tipSequence: tip, firstSequence: first, nextNumber: next, deadRecords: dead,
             hasCollectionRecord: hasCollection, items: items, settings: settings, keys: keys)
+        snapshot.located = try Located(parsing: &reader, items: items.count, settings: settings.count)
+        let box = Array(try reader.blob("seal", max: 256))
+        snapshot.seal = box.isEmpty ? nil : Seal(box: box)
+        _ = try reader.take(ContentDigest.length, "checksum")
+        try reader.expectEnd("snapshot")
+        return snapshot
     }
 }
 
