@@ -31,16 +31,14 @@ public actor SecretService {
     let securityKeys: (any SecurityKeys)?
     /// The collections' audit logs; nil when none are kept.
     let auditLog: AuditLog?
-    /// Who may read secrets, and whether executables are hashed.
-    let access: AccessConfiguration
+    /// Who may read secrets, with the callers' executables' digests.
+    let access: AccessGate
     /// How many days a deleted collection is kept sealed before it is purged.
     public nonisolated let keepDeletedDays: Int
     /// How many automatic snapshots `<vault>/snapshots/` keeps (`[backup] keep`); 0 takes none.
     public nonisolated let keepSnapshots: Int
     /// Whether `OpenSession("plain")` is served (`[sessions] allow_plain`).
     let allowsPlainSessions: Bool
-    /// Callers' executables' content digests, cached.
-    let executableDigests = ExecutableDigests()
     let now: @Sendable () -> UInt64
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
@@ -173,7 +171,7 @@ public actor SecretService {
         self.tpm = tpm
         self.securityKeys = securityKeys
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
-        self.access = access
+        self.access = AccessGate(access)
         self.keepDeletedDays = max(0, keepDeletedDays)
         self.keepSnapshots = max(0, keepSnapshots)
         self.allowsPlainSessions = allowsPlainSessions
@@ -216,11 +214,10 @@ public actor SecretService {
     }
 
     /// Resolves an `Unlock`/`Lock` target to an existing collection (items act on their collection).
-    func collection(for target: ObjectReference.Target?) -> CollectionID? {
+    func collection(for target: ObjectReference) -> CollectionID? {
         switch target {
-        case .collection(let id)?: collectionStates[id] == nil ? nil : id
-        case .item(let id)?: collectionStates[id.collection]?.items[id.number] == nil ? nil : id.collection
-        case nil: nil
+        case .collection(let id): collectionStates[id] == nil ? nil : id
+        case .item(let id): collectionStates[id.collection]?.items[id.number] == nil ? nil : id.collection
         }
     }
 
