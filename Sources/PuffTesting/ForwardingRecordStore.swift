@@ -14,6 +14,9 @@ extension ForwardingRecordStore {
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
         try await base.replaceHeader(bytes, of: space)
     }
+    public func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8] {
+        try base.read(locator, in: space)
+    }
     public func replay(_ space: SpaceID) async throws(StoreError) -> JournalReplay { try await base.replay(space) }
     public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
         try await base.append(record, to: space, head: head)

@@ -58,6 +58,14 @@ extension SecretService {
         return (locked, nil)
     }
 
+    /// Resolves an `Unlock`/`Lock` target to an existing collection (items act on their collection).
+    func collection(for target: ObjectReference) -> CollectionID? {
+        switch target {
+        case .collection(let id): collectionStates[id] == nil ? nil : id
+        case .item(let id): collectionStates[id.collection]?.items[id.number] == nil ? nil : id.collection
+        }
+    }
+
     /// Locks a collection (wiping its keys) and announces it.
     func setLocked(_ isLocked: Bool, _ collection: CollectionID) {
         guard collection != .session, let state = collectionStates[collection] else { return }

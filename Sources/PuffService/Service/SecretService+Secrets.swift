@@ -91,7 +91,7 @@ extension SecretService {
     ///   is marked damaged), ``ServiceError/failed(_:)`` for a secret that does not.
     func plaintext(of record: StoredItem, _ id: ItemID, in state: CollectionVault) throws(ServiceError) -> SecureBytes {
         guard let sealer = state.sealer else { throw .isLocked }
-        guard record.sealedSecret.isEmpty, !record.record.isEmpty, let space = state.space else {
+        guard record.sealedSecret.isEmpty, !record.record.isNone, let space = state.space else {
             do {
                 return try sealer.open(record.sealedSecret, associatedData: Self.sealingContext(id))
             } catch {
@@ -100,14 +100,12 @@ extension SecretService {
             }
         }
         do {
-            let sealed = try VaultRecord(decoding: record.record, format: state.format)
-            guard sealed.kind == .item, sealed.number == id.number else { throw CryptoError.wrongKey }
-            let plaintext = try sealed.open(space: space, sealer: sealer)
+            let plaintext = try CollectionVault.openRecord(
+                of: record, space: space, sealer: sealer, format: state.format, from: state.records)
             guard let secret = try ItemFields.parse(plaintext, wantsSecret: true).1 else { throw CryptoError.wrongKey }
             return secret
         } catch {
-            let why = "\(space.hex).journal: item \(id.number)'s record does not authenticate"
-            if !state.damage.contains(why) { state.damage.append(why) }
+            let why = state.noteUnreadable(id.number, error)
             logger.error("An item's record did not open", metadata: ["item.id": "\(id)"])
             throw .damaged(why)
         }

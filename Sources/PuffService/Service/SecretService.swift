@@ -44,7 +44,10 @@ public actor SecretService {
     let events: @Sendable (ServiceEvent) -> Void
 
     /// Every collection that can be seen, keyed by identifier; ``collectionOrder`` gives the order.
-    var collectionStates: [CollectionID: CollectionVault]
+    var collectionStates: [CollectionID: CollectionVault] {
+        // Each collection reads its items' records from this service's store.
+        didSet { for vault in collectionStates.values where vault.records == nil { vault.records = store } }
+    }
     /// Collections in catalog order, opened hidden ones after them; `session` is last.
     var collectionOrder: [CollectionID]
     /// Alias name → collection; an alias may outlive its collection (it then reads as nil).
@@ -211,14 +214,6 @@ public actor SecretService {
     /// The item ids of a collection in creation order; empty for an unknown collection.
     public func itemIDs(in collection: CollectionID) -> [ItemID] {
         collectionStates[collection]?.order.map { ItemID(collection: collection, number: $0) } ?? []
-    }
-
-    /// Resolves an `Unlock`/`Lock` target to an existing collection (items act on their collection).
-    func collection(for target: ObjectReference) -> CollectionID? {
-        switch target {
-        case .collection(let id): collectionStates[id] == nil ? nil : id
-        case .item(let id): collectionStates[id.collection]?.items[id.number] == nil ? nil : id.collection
-        }
     }
 
     /// The `Type` a client sees: `xdg:schema` when present, else the stored type (secret-service.md §9.2).

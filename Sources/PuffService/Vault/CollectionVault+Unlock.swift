@@ -29,7 +29,7 @@ extension CollectionVault {
             format >= VaultRecord.currentFormat, damage.isEmpty, let tip, let collectionRecord,
             !collectionRecord.isEmpty, let sealer = try? SecretSealer(key: master.subkey(.records)),
             // Loaded from an index snapshot, items hold no record yet: the journal is read.
-            table.allSatisfy({ !$0.record.isEmpty })
+            table.allSatisfy({ !$0.record.isNone })
         else { return false }
         let modified: UInt64
         if chainChecked {

@@ -39,6 +39,9 @@ final class CollectionVault {
     private(set) var hasher: KeyedHash
     /// The items by number; read through ``items``, which opens them.
     var table: ItemTable
+    /// Where items' records are read from by their locators (the service's store; set when the
+    /// service takes the collection in).
+    var records: (any RecordStore)?
     var index: AttributeIndex
     /// Whether ``index`` answers for items not in memory: true from start for a collection whose
     /// locked search is `always`, and from the first unlock of this run for `after-unlock` (then
@@ -53,8 +56,8 @@ final class CollectionVault {
     /// Each live item's newest settings record, which an unlock opens for ``settings``.
     var settingsRecords: [UInt64: [UInt8]] = [:]
     /// Item records appended by the current write and not yet taken by ``insert(_:)`` or
-    /// ``update(_:)``, by item number.
-    var appendedItems: [UInt64: [UInt8]] = [:]
+    /// ``update(_:)``, by item number: where the store put them, or the bytes if it did not say.
+    var appendedItems: [UInt64: ItemRecord] = [:]
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
     /// The connection that created it since start, which may delete it without a prompt.
@@ -267,9 +270,9 @@ final class CollectionVault {
             var item = StoredItem(
                 collection: id.rawValue, number: number, label: "", attributes: [:], type: "", contentType: "",
                 sealedSecret: [], created: 0, modified: 0)
-            item.record = table[number]?.record ?? []
+            item.record = table[number]?.record ?? .none
             item.isOpened = false
-            everyRecord = everyRecord && !item.record.isEmpty
+            everyRecord = everyRecord && !item.record.isNone
             blank[number] = item
         }
         table = blank

@@ -41,7 +41,7 @@ enum VaultLoader {
             throw .failed("the vault cannot be read: \(error)")
         }
         var catalogLost = false
-        let catalogFile = store.location.map { "\($0)/catalog" } ?? "catalog"
+        let catalogFile = store.name(of: .catalog)
         do {
             if let bytes = try await store.catalog() {
                 loaded.catalog = try Catalog(decoding: bytes)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 
 /// The same ``RecordStore`` in process memory: for `puffd --ephemeral` (and `[vault] store =
 /// "memory"`), and as the base of tests. It has no test controls of its own: PuffTesting's
@@ -20,6 +21,20 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     private var stored: [SpaceID: Space] = [:]
+    /// Each space's records by where their frames would start in a file, for
+    /// ``read(_:in:)`` from any thread: the very arrays `stored` holds (no bytes copied), set
+    /// again (``locate(_:)``) whenever a journal changes other than by an append.
+    private let located = Mutex<[SpaceID: Located]>([:])
+
+    private struct Located {
+        var records: [UInt64: [UInt8]] = [:]
+        var end = UInt64(JournalFraming.preamble.count)
+
+        mutating func add(_ record: [UInt8]) {
+            records[end] = record
+            end += UInt64(record.count + JournalFraming.frameOverhead)
+        }
+    }
     private var setAsideStored: [SetAsideSpace.Name: Space] = [:]
     private var catalogBytes: [UInt8]?
     private var pendingReplacements: [SpaceReplacement] = []
@@ -32,6 +47,23 @@ public actor MemoryRecordStore: RecordStore {
 
     public nonisolated var location: String? { nil }
 
+    public nonisolated func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8] {
+        let found = located.withLock { $0[space]?.records[locator.offset] }
+        guard let found, found.count == Int(locator.length) else {
+            throw .damaged(
+                file: name(of: .journal(space)), offset: locator.offset,
+                reason: "the record there changed since it was read")
+        }
+        return found
+    }
+
+    /// Sets what ``read(_:in:)`` finds for `space` from `stored`.
+    private func locate(_ space: SpaceID) {
+        var found = Located()
+        for record in stored[space]?.records ?? [] { found.add(record) }
+        located.withLock { $0[space] = stored[space] == nil ? nil : found }
+    }
+
     public func spaces() -> [SpaceID] {
         stored.keys.sorted { $0.hex < $1.hex }
     }
@@ -42,7 +74,9 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        let created = stored[space] == nil
         stored[space, default: Space(header: bytes)].header = bytes
+        if created { locate(space) }
     }
 
     public func replay(_ space: SpaceID) throws(StoreError) -> JournalReplay {
@@ -62,13 +96,37 @@ public actor MemoryRecordStore: RecordStore {
         try await append(contentsOf: [record], to: space, head: head)
     }
 
+    /// Appends at once, before returning a settled ticket: this store has no queue of its own,
+    /// so its writes stay one at a time. Compare-and-set: refused, with nothing written, when
+    /// `generation` is not the journal's (always 0 here).
+    public func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket {
+        if let generation, generation != 0 { throw .staleGeneration(space, expected: generation, current: 0) }
+        let offset = try await appendReturningOffset(records, to: space, head: head)
+        return AppendTicket(settled: .success(()), generation: 0, offset: offset)
+    }
+
     public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        _ = try await appendReturningOffset(records, to: space, head: head)
+    }
+
+    /// Appends; returns where the first record's frame starts.
+    private func appendReturningOffset(_ records: [[UInt8]], to space: SpaceID, head: [UInt8]?)
+        async throws(StoreError) -> UInt64
+    {
         guard stored[space] != nil else { throw .noSuchSpace(space) }
         stored[space]!.records.append(contentsOf: records)
+        let offset = located.withLock { located -> UInt64 in
+            let offset = located[space]?.end ?? 0
+            for record in records { located[space]?.add(record) }
+            return offset
+        }
         if let head {
             stored[space]!.heads[stored[space]!.nextSlot] = head
             stored[space]!.nextSlot = 1 - stored[space]!.nextSlot
         }
+        return offset
     }
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError) {
@@ -95,6 +153,7 @@ public actor MemoryRecordStore: RecordStore {
         }
         stored[space]!.records = records
         stored[space]!.version = version
+        locate(space)
         let size = { (list: [[UInt8]]) in list.reduce(0) { $0 + $1.count + JournalFraming.frameOverhead } }
         return JournalRewrite(shrunk: UInt64(max(0, size(old.records) - size(records))), keptAs: keptAs)
     }
@@ -104,6 +163,7 @@ public actor MemoryRecordStore: RecordStore {
     {
         guard stored[new] == nil else { throw .writeFailed("cannot replace \(old.hex): \(new.hex) exists already") }
         stored[new] = Space(header: header, records: records, heads: [head, nil])
+        locate(new)
         pendingReplacements.append(SpaceReplacement(old: old, new: new, isSwitched: true))
     }
 
@@ -113,16 +173,19 @@ public actor MemoryRecordStore: RecordStore {
 
     public func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) async throws(StoreError) {
         stored[keepingNew ? replacement.old : replacement.new] = nil
+        locate(keepingNew ? replacement.old : replacement.new)
         pendingReplacements.removeAll { $0 == replacement }
     }
 
     public func remove(_ space: SpaceID) async throws(StoreError) {
         stored[space] = nil
+        locate(space)
     }
 
     public func setAside(_ space: SpaceID, at time: UInt64) async throws(StoreError) {
         guard let found = stored.removeValue(forKey: space) else { throw .noSuchSpace(space) }
         setAsideStored[SetAsideSpace.Name(space: space, time: time)] = found
+        locate(space)
     }
 
     public func setAsideSpaces() -> [SetAsideSpace] {
@@ -144,6 +207,7 @@ public actor MemoryRecordStore: RecordStore {
             throw .noSuchSpace(space)
         }
         stored[space] = found
+        locate(space)
     }
 
     public func purgeSetAside(before time: UInt64) async throws(StoreError) -> [SetAsideSpace.Name] {
