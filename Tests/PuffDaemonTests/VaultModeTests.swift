@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
 import Foundation
 import PuffService
 import Testing

@@ -125,3 +125,10 @@ extension [DBusValue] {
         return self[index].objectPaths?.map(\.rawValue)
     }
 }
+
+extension DBusValue {
+    /// The number of a `t` value.
+    var uint64: UInt64? {
+        if case .uint64(let value) = self { value } else { nil }
+    }
+}

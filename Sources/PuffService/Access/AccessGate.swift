@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+package import PuffStore
 
 /// Who may read which secret (issue 16), apart from the service: the vault's access rules, the
 /// cache of callers' executables' digests, and every decision that needs no live state.
