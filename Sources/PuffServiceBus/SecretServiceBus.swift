@@ -14,13 +14,16 @@ public struct SecretServiceBus: Sendable {
     private let logger: Logger
     private let readers: PropertyReaders
     private let spellings: PromptSpellings
+    private let fastReads: Bool
 
     /// Wires `service` to `connection` and `publisher` (the service's event sink); nothing is
-    /// served until ``run()``.
+    /// served until ``run()``. With `fastReads`, secret reads that need nothing but the
+    /// service's ``ReadView`` are answered on the bus thread (``FastPath``).
     public init(
         connection: BusConnection, service: SecretService, publisher: SignalPublisher,
-        limits: ObjectServer.Limits = ObjectServer.Limits(), logger: Logger
+        limits: ObjectServer.Limits = ObjectServer.Limits(), fastReads: Bool = false, logger: Logger
     ) {
+        self.fastReads = fastReads
         self.connection = connection
         self.service = service
         self.limits = limits
@@ -55,7 +58,8 @@ public struct SecretServiceBus: Sendable {
                 await service.clientVanished(ClientID(name))
             },
             onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) },
-            waitBefore: { message in if !Self.needsNoVault(message) { await service.vaultReady() } })
+            waitBefore: { message in if !Self.needsNoVault(message) { await service.vaultReady() } },
+            fastPath: fastReads ? FastPath.handler(service.readView) : nil)
         await server.run()
     }
 

@@ -49,6 +49,15 @@ public actor CountingRecordStore: RecordStore {
         try await inner.enqueueAppend(contentsOf: records, to: space, head: head, expecting: generation)
     }
 
+    public func indexSnapshot(of space: SpaceID) async -> [UInt8]? { await inner.indexSnapshot(of: space) }
+    public func replaceIndexSnapshot(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        try await inner.replaceIndexSnapshot(bytes, of: space)
+    }
+    /// Not counted as a replay: what an index snapshot leaves to read (the records after it).
+    public func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay? {
+        try await inner.replay(space, from: offset)
+    }
+
     public func spaces() async throws(StoreError) -> [SpaceID] { try await inner.spaces() }
     public func header(of space: SpaceID) async throws(StoreError) -> [UInt8] { try await inner.header(of: space) }
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {

@@ -43,13 +43,18 @@ public actor SecretService {
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
 
+    /// What reads on the bus thread see (``ReadView``); the actor publishes it as it changes.
+    public nonisolated let readView: ReadView
     /// Every collection that can be seen, keyed by identifier; ``collectionOrder`` gives the order.
     var collectionStates: [CollectionID: CollectionVault] {
         // Each collection reads its items' records from this service's store.
-        didSet { for vault in collectionStates.values where vault.records == nil { vault.records = store } }
+        didSet {
+            for vault in collectionStates.values where vault.records == nil { vault.records = store }
+            publishCollections()
+        }
     }
     /// Collections in catalog order, opened hidden ones after them; `session` is last.
-    var collectionOrder: [CollectionID]
+    var collectionOrder: [CollectionID] { didSet { publishCollections() } }
     /// Alias name → collection; an alias may outlive its collection (it then reads as nil).
     var aliases: [String: CollectionID]
     /// The catalog as last written; nil until the vault is initialized.
@@ -75,8 +80,11 @@ public actor SecretService {
     // The service's own, not the process's: services in one process (a test run) must not wait
     // behind each other's derivations.
     let keyDerivationQueue = DispatchQueue(label: "puff.key-derivation")
-    /// The open transfer sessions.
-    var sessions = SessionTable()
+    /// The open transfer sessions, which the bus thread reads too (``ReadView``).
+    var sessions: SessionTable {
+        _read { yield readView.sessions.value }
+        _modify { yield &readView.sessions.value }
+    }
     /// The prompts handed out and not completed.
     var prompts = PromptBook()
     /// The question that brings `login` in step with a login password it missed; at most one per
@@ -184,9 +192,12 @@ public actor SecretService {
         catalog = nil
         hiddenHeaders = [:]
         damaged = []
+        readView = ReadView(plainAccess: access.mode == .open, queryLimit: limits.attributesPerItem, now: now)
         collectionStates = [.session: Self.sessionCollection()]
         collectionOrder = [.session]
         aliases = ["session": .session]
+        publishCollections()
+        Self.flushReads(of: readView, into: self)
         if loading == .now {
             try await loadVault()
             becomeReady()
@@ -197,28 +208,6 @@ public actor SecretService {
 
     func emit(_ event: ServiceEvent) {
         events(event)
-    }
-
-    /// The collection's state, or ``ServiceError/noSuchObject``.
-    func state(of collection: CollectionID) throws(ServiceError) -> CollectionVault {
-        guard let state = collectionStates[collection] else { throw .noSuchObject }
-        return state
-    }
-
-    /// The item record, or ``ServiceError/noSuchObject``.
-    func record(of item: ItemID) throws(ServiceError) -> StoredItem {
-        guard let record = collectionStates[item.collection]?.items[item.number] else { throw .noSuchObject }
-        return record
-    }
-
-    /// The item ids of a collection in creation order; empty for an unknown collection.
-    public func itemIDs(in collection: CollectionID) -> [ItemID] {
-        collectionStates[collection]?.order.map { ItemID(collection: collection, number: $0) } ?? []
-    }
-
-    /// The `Type` a client sees: `xdg:schema` when present, else the stored type (secret-service.md §9.2).
-    func reportedType(of record: StoredItem) -> String {
-        record.reportedType
     }
 
     /// Seals `draft` at the collection's next place in its chain and appends it, with the new head,

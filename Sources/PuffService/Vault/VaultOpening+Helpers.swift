@@ -3,6 +3,37 @@ import PuffCrypto
 import PuffStore
 
 extension VaultOpening {
+    /// Starts `scanned` from what `snapshot` says (its locators, chain digest, collection and
+    /// settings records when it has them); returns how many records it covers that counted.
+    static func seed(
+        _ scanned: inout ScannedCollection, from snapshot: IndexSnapshot, hasher: KeyedHash, collection: String
+    ) -> Int {
+        let located = snapshot.located
+        scanned.index = AttributeIndex(hasher: hasher, keys: snapshot.keys)
+        for (position, number) in snapshot.items.enumerated() {
+            // Not opened; its record read by its locator when touched after an unlock (an unlock
+            // in place needs the snapshot's seal to authenticate, else it reads the journal).
+            var item = StoredItem(
+                collection: collection, number: number, label: "", attributes: [:], type: "", contentType: "",
+                sealedSecret: [], created: 0, modified: 0)
+            item.isOpened = false
+            if position < located.locators.count { item.record = .at(located.locators[position]) }
+            scanned.items[number] = item
+        }
+        for (position, number) in snapshot.settings.enumerated() {
+            scanned.settingsRecords[number] =
+                position < located.settingsRecords.count ? located.settingsRecords[position] : []
+        }
+        scanned.nextNumber = snapshot.nextNumber
+        // Its bytes as the snapshot kept them (empty when it did not: an unlock then reads the journal).
+        scanned.collectionRecord = snapshot.hasCollectionRecord ? located.collectionRecord : nil
+        scanned.firstSequence = snapshot.firstSequence
+        scanned.fromSnapshot = true
+        scanned.snapshotSeal = snapshot.seal
+        return Int(snapshot.deadRecords) + snapshot.items.count + snapshot.settings.count
+            + (snapshot.hasCollectionRecord ? 1 : 0)
+    }
+
     /// Each item's keys from a snapshot's index, 16 bytes each, as its record's tags.
     static func tagsByNumber(_ keys: [IndexSnapshot.Key]) -> [UInt64: [UInt8]] {
         var tags: [UInt64: [UInt8]] = [:]

@@ -23,6 +23,10 @@ package struct ScannedCollection: Sendable {
     var tip: JournalChain.Tip?
     /// The head's slots that parse (not authenticated yet: the unlock does).
     var heads: [JournalHead] = []
+    /// Whether it started from an index snapshot, and the snapshot's seal, if it had one: an
+    /// unlock in place trusts what the snapshot said only if the seal authenticates.
+    var fromSnapshot = false
+    var snapshotSeal: IndexSnapshot.Seal?
     /// What the clear prefixes show to be wrong (records left out, a cut-off end).
     package var damage: [String] = []
     /// The chain's first record's sequence (a snapshot keeps it; nil for format 1 or no records).
@@ -91,26 +95,13 @@ package enum VaultOpening {
         // replaces or deletes one of them (their records are not read).
         var snapshotTags: [UInt64: [UInt8]]?
         if let snapshot {
-            scanned.index = AttributeIndex(hasher: hasher, keys: snapshot.keys)
-            for number in snapshot.items {
-                // Neither opened nor holding its record: the first unlock reads the journal.
-                var item = StoredItem(
-                    collection: header.collectionID ?? "", number: number, label: "", attributes: [:], type: "",
-                    contentType: "", sealedSecret: [], created: 0, modified: 0)
-                item.isOpened = false
-                scanned.items[number] = item
-            }
-            for number in snapshot.settings { scanned.settingsRecords[number] = [] }
-            scanned.nextNumber = snapshot.nextNumber
-            // Present, its bytes unread: nothing needs a locked collection's record bytes.
-            scanned.collectionRecord = snapshot.hasCollectionRecord ? [] : nil
-            seen =
-                Int(snapshot.deadRecords) + snapshot.items.count + snapshot.settings.count
-                + (snapshot.hasCollectionRecord ? 1 : 0)
-            scanned.firstSequence = snapshot.firstSequence
+            seen = seed(&scanned, from: snapshot, hasher: hasher, collection: header.collectionID ?? "")
             if replay.version >= 2 {
+                let digest = snapshot.located.chainDigest
                 chain.resume(
-                    at: JournalChain.Tip(sequence: snapshot.tipSequence, tag: snapshot.lastTag),
+                    at: JournalChain.Tip(
+                        sequence: snapshot.tipSequence, tag: snapshot.lastTag,
+                        digest: digest.count == ChainDigest.length ? ChainDigest(bytes: digest) : .empty),
                     first: snapshot.firstSequence)
             }
             records = records.dropFirst()  // the last record the snapshot covers
