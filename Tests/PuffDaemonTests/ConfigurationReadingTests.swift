@@ -41,7 +41,7 @@ struct ConfigurationReadingTests {
 
         [sessions]
         allow_plain = false
-        fast_reads = true
+        fast_reads = false
 
         [limits]
         label_bytes = 100
@@ -87,7 +87,7 @@ struct ConfigurationReadingTests {
         expected.accessMode = "strict"
         expected.hashExecutables = true
         expected.allowPlainSessions = false
-        expected.fastReads = true
+        expected.fastReads = false
         expected.lockAfter = 0
         expected.mappers = ["note", "internet"]
         expected.uniqueInternet = true

@@ -76,7 +76,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var allowPlainSessions = true
     /// Whether secret reads that need no decision are answered on the bus thread (design
     /// core-reshaped §7) instead of in the caller's lane.
-    public var fastReads = false
+    public var fastReads = true
 
     // [limits]
     /// What one client may make the service hold (docs/limits.md).
