@@ -262,4 +262,12 @@ public final class HoldingRecordStore: RecordStore {
         }
         return await base.journalFramesAreGood(space, before: offset)
     }
+
+    public func name(of object: StoreObject) -> String {
+        base.name(of: object)
+    }
+
+    public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
+        try await base.generation(of: space)
+    }
 }

@@ -3,8 +3,12 @@ import Glibc
 import PuffCrypto
 import PuffDBus
 import PuffFormats
+import PuffProtocol
 import PuffTesting
 import Synchronization
+
+/// The keys of `io.puff.Control1`'s records, from the wire contract.
+private typealias Key = ControlContract.Key
 
 /// A stand-in for puffd's control object on a private bus: serves `io.puff.Control1` at
 /// `/io/puff/Control` with the signatures of the interface file (the router refuses any call of
@@ -79,27 +83,33 @@ final class FakeControl: Sendable {
         "Compact": [.uint64(4096)],
         "Backup": [
             Replies.dictionary([
-                ("files", .uint32(7)), ("collections", .uint32(2)), ("bytes", .uint64(9000)), ("items", .uint64(5)),
-                ("unknown", .uint32(1)),
+                (Key.files, .uint32(7)), (Key.collections, .uint32(2)),
+                (Key.bytes, .uint64(9000)), (Key.items, .uint64(5)), (Key.unknown, .uint32(1)),
             ])
         ],
         "Restore": [
             Replies.dictionary([
-                ("files", .uint32(7)), ("collections", .uint32(2)), ("bytes", .uint64(9000)),
-                ("snapshot", .string("/v/snapshots/x-restore.puffbak")), ("restored", .strings(["login"])),
+                (Key.files, .uint32(7)), (Key.collections, .uint32(2)), (Key.bytes, .uint64(9000)),
+                (Key.snapshot, .string("/v/snapshots/x-restore.puffbak")), (Key.restored, .strings(["login"])),
             ])
         ],
         "Verify": [
             .array(
                 element: "a{sv}",
-                [Replies.dictionary([("file", .string("/v/j")), ("offset", .uint64(40)), ("what", .string("bad"))])]),
+                [
+                    Replies.dictionary([
+                        (Key.file, .string("/v/j")), (Key.offset, .uint64(40)), (Key.what, .string("bad")),
+                    ])
+                ]),
             .strings(["login"]), .uint64(12), .strings(["work"]),
         ],
         "Repair": [
             .uint64(3), .strings(["j is damaged at offset 40: record checksum does not match"]), .string("j.damaged-1"),
         ],
         "DeleteCollection": [
-            Replies.dictionary([("id", .string("work")), ("items", .uint32(2)), ("kept_days", .uint32(7))])
+            Replies.dictionary([
+                (Key.id, .string("work")), (Key.items, .uint32(2)), (Key.keptDays, .uint32(7)),
+            ])
         ],
         "DeletedCollections": [.array(element: "a{sv}", [])],
         "RestoreCollection": [.string("work")],
@@ -108,17 +118,20 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("id", .uint16(1)), ("type", .string("passcode")), ("label", .string("passcode")),
+                        (Key.id, .uint16(1)), (Key.type, .string("passcode")), (Key.label, .string("passcode")),
                     ]),
                     Replies.dictionary([
-                        ("id", .uint16(3)), ("type", .string("tpm2")), ("label", .string("laptop")),
-                        ("pcrs", .uint32(0x880)),
+                        (Key.id, .uint16(3)), (Key.type, .string("tpm2")), (Key.label, .string("laptop")),
+                        (Key.pcrs, .uint32(0x880)),
                     ]),
                 ])
         ],
         "AddSlot": [.uint16(4)],
         "UnlockWith": [.string("login")],
-        "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
+        "ListItems": [
+            .array(
+                element: "a{sv}", [Replies.dictionary([(Key.path, .objectPath(ObjectPath("/i/1")!))])])
+        ],
         "Audit": Replies.audit,
         "MoveItem": [.objectPath(ObjectPath("/i/2")!)],
         "ImportItems": [
@@ -126,22 +139,22 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("outcome", .string("added")), ("index", .uint32(0)), ("label", .string("mail")),
-                        ("reason", .string("")), ("path", .objectPath(ObjectPath("/i/3")!)),
+                        (Key.outcome, .string("added")), (Key.index, .uint32(0)), (Key.label, .string("mail")),
+                        (Key.reason, .string("")), (Key.path, .objectPath(ObjectPath("/i/3")!)),
                     ])
                 ])
         ],
         "ExportItems": [
             Replies.dictionary([
-                ("label", .string("Work")), ("created", .uint64(100)), ("modified", .uint64(200)),
-                ("items", .uint32(1)),
+                (Key.label, .string("Work")), (Key.created, .uint64(100)), (Key.modified, .uint64(200)),
+                (Key.items, .uint32(1)),
             ]),
             .array(
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("path", .objectPath(ObjectPath("/i/4")!)), ("label", .string("kept")),
-                        ("reason", .string("declined")),
+                        (Key.path, .objectPath(ObjectPath("/i/4")!)), (Key.label, .string("kept")),
+                        (Key.reason, .string("declined")),
                     ])
                 ]),
         ],
@@ -150,16 +163,16 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("path", .objectPath(ObjectPath("/i/1")!)), ("label", .string("mail")),
-                        ("protected", .boolean(true)),
+                        (Key.path, .objectPath(ObjectPath("/i/1")!)), (Key.label, .string("mail")),
+                        (Key.protected, .boolean(true)),
                         (
                             "rules",
                             .array(
                                 element: "a{sv}",
                                 [
                                     Replies.dictionary([
-                                        ("executable", .string("/usr/bin/secret-tool")), ("allow", .boolean(false)),
-                                        ("digest", .string("")),
+                                        (Key.executable, .string("/usr/bin/secret-tool")), (Key.allow, .boolean(false)),
+                                        (Key.digest, .string("")),
                                     ])
                                 ])
                         ),
@@ -228,8 +241,8 @@ final class FakeControl: Sendable {
             case .dictionary:
                 for (key, value) in argument.variantDictionary ?? [:] {
                     switch (key, value) {
-                    case ("policy", .string(let name)): call.policy = name
-                    case ("min_length", .uint32(let length)): call.minimumLength = length
+                    case (Key.policy, .string(let name)): call.policy = name
+                    case (Key.minimumLength, .uint32(let length)): call.minimumLength = length
                     default: call.flags[key] = value.bool
                     }
                 }

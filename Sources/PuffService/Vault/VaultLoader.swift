@@ -44,7 +44,7 @@ enum VaultLoader {
             throw .failed("the vault cannot be read: \(error)")
         }
         var catalogLost = false
-        let catalogFile = store.location.map { "\($0)/catalog" } ?? "catalog"
+        let catalogFile = store.name(of: .catalog)
         do {
             if let bytes = try await store.catalog() {
                 loaded.catalog = try Catalog(decoding: bytes)
@@ -109,10 +109,11 @@ enum VaultLoader {
         _ space: SpaceID, name: String, store: any RecordStore, into loaded: inout Loaded, logger: Logger,
         tpm: (any TPMSealing)? = nil, snapshot: Bool = true
     ) async {
-        let file = store.location.map { "\($0)/\(space.hex)" } ?? space.hex
+        let headerName = store.name(of: .header(space))
+        let journalName = store.name(of: .journal(space))
         do {
             let header = try VaultHeader(decoding: try await store.header(of: space))
-            guard header.space == space else { throw VaultDamage(message: "\(file).header names another space") }
+            guard header.space == space else { throw VaultDamage(message: "\(headerName) names another space") }
             if header.flags.contains(.hidden) {
                 loaded.hidden[space] = header
                 return
@@ -126,7 +127,8 @@ enum VaultLoader {
             } else {
                 let sealed = await unsealedIndexKey(header, tpm: tpm, collection: id, logger: logger)
                 if snapshot,
-                    let resumed = await fromSnapshot(space, header: header, file: file, store: store, indexKey: sealed)
+                    let resumed = await fromSnapshot(
+                        space, header: header, file: journalName, store: store, indexKey: sealed)
                 {
                     loaded.collections[id] = CollectionVault(id: id, space: space, header: header, scanned: resumed.0)
                     loaded.order.append(id)
@@ -138,11 +140,11 @@ enum VaultLoader {
                     logger.error(
                         "Cut a torn record off a journal and kept it aside (the collection's head says whether it had been acknowledged)",
                         metadata: [
-                            "file": "\(file).journal", "offset": "\(cut.offset)", "bytes": "\(cut.length)",
+                            "file": "\(journalName)", "offset": "\(cut.offset)", "bytes": "\(cut.length)",
                             "kept.at": "\(cut.keptAt ?? "-")",
                         ])
                 }
-                scanned = VaultOpening.scan(replay, header: header, file: "\(file).journal", indexKey: sealed)
+                scanned = VaultOpening.scan(replay, header: header, file: journalName, indexKey: sealed)
                 if !scanned.damage.isEmpty {
                     logger.error(
                         "A collection's journal is damaged: it is listed with what reads, and takes no writes until puffctl repair",
@@ -177,7 +179,7 @@ enum VaultLoader {
             (record.link?.sequence ?? 0) == snapshot.tipSequence
         else { return nil }
         let scanned = VaultOpening.scan(
-            tail, header: header, file: "\(file).journal", indexKey: indexKey, resuming: snapshot)
+            tail, header: header, file: file, indexKey: indexKey, resuming: snapshot)
         return scanned.damage.isEmpty ? (scanned, snapshot.lastRecordOffset) : nil
     }
 

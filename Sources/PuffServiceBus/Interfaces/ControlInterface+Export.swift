@@ -2,6 +2,7 @@
 import PuffConcurrency
 import PuffDBus
 import PuffFormats
+import PuffProtocol
 import PuffService
 
 /// `io.puff.Control1.ExportItems` (dbus/io.puff.Control1.xml): one collection's items for
@@ -12,13 +13,10 @@ extension SecretInterfaces {
         let service = context.service
         return [
             controlMethod(
-                "ExportItems", in: [.init("collection", "s"), .init("items", "h"), .init("options", "a{sv}")],
+                "ExportItems", in: .string("collection"), .unixFD("items"), .variantDictionary("options"),
                 out: [.init("summary", "a{sv}"), .init("left_out", "aa{sv}")]
-            ) { call in
-                let collection = CollectionID(try call.argument(0, \.string))
-                guard call.arguments.count > 1, let descriptor = call.arguments[1].unixFD else {
-                    throw ServiceError.invalidArgument("items must be a pipe's file descriptor (h)")
-                }
+            ) { call, name, descriptor, _ in
+                let collection = CollectionID(name)
                 try ExportPipe.check(descriptor)
                 let consent = try await call.consent(2)
                 let result = try await service.exportItems(
@@ -32,9 +30,10 @@ extension SecretInterfaces {
                     }
                 }
                 let summary: [String: DBusValue] = [
-                    "label": .string(result.collection.label), "created": .uint64(result.collection.created ?? 0),
-                    "modified": .uint64(result.collection.modified ?? 0),
-                    "items": .uint32(UInt32(clamping: items.count)),
+                    ControlKey.label: .string(result.collection.label),
+                    ControlKey.created: .uint64(result.collection.created ?? 0),
+                    ControlKey.modified: .uint64(result.collection.modified ?? 0),
+                    ControlKey.items: .uint32(UInt32(clamping: items.count)),
                 ]
                 return [
                     .variantDictionary(summary),
@@ -49,7 +48,8 @@ extension ExportResult.LeftOut {
     /// The `a{sv}` `ExportItems` answers with per item left out.
     var controlEntry: DBusValue {
         .variantDictionary([
-            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(label), "reason": .string(reason),
+            ControlKey.path: .objectPath(ObjectPaths.path(of: item)), ControlKey.label: .string(label),
+            ControlKey.reason: .string(reason),
         ])
     }
 }
