@@ -43,6 +43,8 @@ final class CollectionVault {
     private(set) var hasher: KeyedHash
     /// The items by number; read through ``items``, which opens them.
     var table: ItemTable
+    /// The items held opened, which it closes again past a limit.
+    var openedItems = OpenedItems()
     /// Where items' records are read from by their locators (the service's store; set when the
     /// service takes the collection in).
     var records: (any RecordStore)?
@@ -155,6 +157,7 @@ final class CollectionVault {
             fields = opened.fields
             fields.nextItemNumber = next
             table = opened.items
+            closeEveryItem()
             index = opened.index
             isIndexed = true
             hasher = opened.hasher
@@ -284,6 +287,7 @@ final class CollectionVault {
             blank[number] = item
         }
         table = blank
+        openedItems.removeAll()
         settings = [:]
         fields = CollectionFields(
             id: id.rawValue, label: id.rawValue, created: 0, modified: 0, nextItemNumber: fields.nextItemNumber,
