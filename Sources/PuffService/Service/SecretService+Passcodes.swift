@@ -186,6 +186,7 @@ extension SecretService {
             setLocked(true, id)
             return
         }
+        flushFastReads()
         vault.lock()
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }

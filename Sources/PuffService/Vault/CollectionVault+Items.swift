@@ -281,9 +281,7 @@ extension CollectionVault {
     /// from the index alone whether locked or open: its digests are keyed 128-bit BLAKE2b, so a
     /// false hit is a 2⁻¹²⁸ event. A locked collection without its index finds nothing.
     func search(_ query: Attributes) -> [UInt64] {
-        guard isIndexed else { return [] }
-        // An index snapshot is not authenticated: a number it names that holds no item is no hit.
-        return index.intersection(for: query)?.filter { table[$0] != nil } ?? order
+        readable.value.search(query)
     }
 
     /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only):

@@ -15,13 +15,13 @@ final class CollectionVault {
     let id: CollectionID
     /// The space in the store; nil for the in-memory `session` collection. A re-key moves the
     /// collection to a new space (``rekeyed(space:header:opened:deadRecords:)``).
-    private(set) var space: SpaceID?
+    private(set) var space: SpaceID? { didSet { publishKey() } }
     var header: VaultHeader?
     var fields: CollectionFields
-    var isLocked: Bool
+    var isLocked: Bool { didSet { publishKey() } }
     /// Whether items' labels, attributes and secrets can be read (unlocked since start, or since
     /// the last lock): opened from their records as calls touch them.
-    private(set) var isOpen: Bool
+    private(set) var isOpen: Bool { didSet { publishKey() } }
     /// Whether the next unlock reads the journal: an item holds no record (a private collection
     /// forgets its items at `Lock`), or the records in memory are not all the journal's.
     private(set) var readsJournalToOpen = false
@@ -35,30 +35,47 @@ final class CollectionVault {
     private(set) var fromSnapshot = false
     private(set) var snapshotSeal: IndexSnapshot.Seal?
     /// The record key; nil while locked.
-    private(set) var sealer: SecretSealer?
+    private(set) var sealer: SecretSealer? { didSet { publishKey() } }
     /// The audit log's key; nil while locked and for `session`.
     private(set) var auditSealer: SecretSealer?
     /// Only for an ephemeral vault: the master key, kept while locked since no passcode exists.
     var escrow: MasterKey?
     private(set) var hasher: KeyedHash
+    /// What the bus thread may read (``ReadView``): the items, their settings and, while open,
+    /// the key. Written only through ``table``, ``settings`` and ``publishKey()``.
+    let readable = SharedState(ReadableCollection())
+    /// Runs inside ``lock()`` after the key left ``readable`` and before it is wiped (tests).
+    var afterUnpublishing: (() -> Void)?
     /// The items by number; read through ``items``, which opens them.
-    var table: ItemTable
+    var table: ItemTable {
+        _read { yield readable.value.items }
+        _modify { yield &readable.value.items }
+    }
     /// The items held opened, which it closes again past a limit.
     var openedItems = OpenedItems()
     /// Where items' records are read from by their locators (the service's store; set when the
     /// service takes the collection in).
-    var records: (any RecordStore)?
-    var index: AttributeIndex
+    var records: (any RecordStore)? { didSet { publishKey() } }
+    var index: AttributeIndex {
+        _read { yield readable.value.index }
+        _modify { yield &readable.value.index }
+    }
     /// Whether ``index`` answers for items not in memory: true from start for a collection whose
     /// locked search is `always`, and from the first unlock of this run for `after-unlock` (then
     /// kept across `Lock`); a `never` collection drops it on `Lock` (issue 24 item 6). An `always`
     /// collection whose index key the TPM did not unseal at start waits for its unlock, as
     /// `after-unlock` does (issue 26 item 6).
-    private(set) var isIndexed: Bool
+    private(set) var isIndexed: Bool {
+        get { readable.value.isIndexed }
+        set { readable.value.isIndexed = newValue }
+    }
     /// The newest collection record, which an unlock opens for the collection's fields.
     var collectionRecord: [UInt8]?
     /// Items' access settings while the collection is open (items without any are absent).
-    var settings: [UInt64: ItemSettings] = [:]
+    var settings: [UInt64: ItemSettings] {
+        _read { yield readable.value.settings }
+        _modify { yield &readable.value.settings }
+    }
     /// Each live item's newest settings record, which an unlock opens for ``settings``.
     var settingsRecords: [UInt64: [UInt8]] = [:]
     /// Item records appended by the current write and not yet taken by ``insert(_:)`` or
@@ -71,7 +88,7 @@ final class CollectionVault {
     /// Since when it is unlocked and used, for auto-lock; nil while locked.
     var activity: UnlockActivity?
     /// The journal's format: 1 (unchained, written before issue 24) is upgraded by the first write.
-    var format: UInt8
+    var format: UInt8 { didSet { publishKey() } }
     /// The newest record of the journal's chain, which the next append names; nil for format 1
     /// and for `session`.
     var tip: JournalChain.Tip?
@@ -92,17 +109,18 @@ final class CollectionVault {
         sealer = opened.sealer
         auditSealer = opened.auditSealer
         hasher = opened.hasher
-        table = opened.items
-        index = opened.index
-        isIndexed = true
         chainChecked = true
         deadRecords = opened.deadRecords
-        settings = opened.settings
         collectionRecord = opened.collectionRecord
         settingsRecords = opened.settingsRecords
         format = opened.format
         tip = opened.tip
         damage = opened.damage
+        table = opened.items
+        settings = opened.settings
+        index = opened.index
+        isIndexed = true
+        publishKey()
     }
 
     /// A locked collection known only from its journal (before its first unlock).
@@ -117,9 +135,6 @@ final class CollectionVault {
         isOpen = false
         sealer = nil
         hasher = scanned.hasher
-        table = scanned.items
-        index = scanned.index
-        isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
         chainChecked = false
         scannedHeads = scanned.heads
         fromSnapshot = scanned.fromSnapshot
@@ -130,6 +145,9 @@ final class CollectionVault {
         format = scanned.format
         tip = scanned.tip
         damage = scanned.damage
+        table = scanned.items
+        index = scanned.index
+        isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
     }
 
     var isPrivate: Bool { header?.flags.contains(.private) ?? false }
@@ -246,7 +264,10 @@ final class CollectionVault {
     /// a private one everything, another one all but item numbers and the blind index (which a
     /// `never` collection drops too).
     func lock() {
+        // Out of the bus thread's reach first (under the lock a fast read holds while it opens
+        // an item), then wiped: the bus thread never holds a wiped key (design core-reshaped §7).
         isLocked = true
+        afterUnpublishing?()
         sealer = nil
         auditSealer = nil
         activity?.timer?.cancel()
