@@ -3,6 +3,7 @@ import Glibc
 import PuffConcurrency
 import PuffCrypto
 import PuffDBus
+import PuffProtocol
 import PuffService
 import PuffStore
 
@@ -16,24 +17,7 @@ extension SecretInterfaces {
             methods: [
                 controlMethod("Status", out: [.init("vault", "a{sv}"), .init("collections", "aa{sv}")]) { call in
                     let status = await service.vaultStatus
-                    let vault: [String: DBusValue] = [
-                        "initialized": .boolean(status.isInitialized), "store": .string(status.storeKind),
-                        "data_dir": .string(status.location), "version": .string(ControlNames.version),
-                        "prompter": .string(await service.answeringPrompter()),
-                        "problems": .array(element: "s", status.problems.map(DBusValue.string)),
-                    ]
-                    let collections = status.collections.map { entry -> DBusValue in
-                        let fields: [String: DBusValue] = [
-                            "id": .string(entry.id), "label": .string(entry.label), "locked": .boolean(entry.isLocked),
-                            "items": .uint32(UInt32(clamping: entry.itemCount)), "private": .boolean(entry.isPrivate),
-                            "hidden": .boolean(entry.isHidden), "default": .boolean(entry.isDefault),
-                            "damaged": .string(entry.damage), "store": .string(status.storeKind),
-                            "locked_search": .string(entry.lockedSearch), "index_key": .string(entry.indexKey),
-                            "search_waits_for_unlock": .boolean(entry.searchWaitsForUnlock),
-                        ]
-                        return .variantDictionary(fields.merging(entry.policy?.statusEntries ?? [:]) { $1 })
-                    }
-                    return [.variantDictionary(vault), .array(element: "a{sv}", collections)]
+                    return status.controlReply(prompter: await service.answeringPrompter())
                 },
                 controlMethod("Init", in: [.init("options", "a{sv}"), .init("passcode", "h")]) { call in
                     let policy = try PasscodePolicy(options: try call.argument(0, \.variantDictionary))
@@ -72,17 +56,18 @@ extension SecretInterfaces {
                 ) { call in
                     let options = try call.argument(1, \.variantDictionary)
                     let policy = try PasscodePolicy(options: options)
-                    let search = try options["locked_search"].map(LockedSearchName.mode)
+                    let search = try options[ControlKey.lockedSearch].map(LockedSearchOption.mode)
                     let id = try await service.createCollection(
                         label: try call.argument(0, \.string), passcode: try await call.passcode(2),
-                        isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false,
+                        isPrivate: options[ControlKey.isPrivate]?.bool ?? false,
+                        isHidden: options[ControlKey.hidden]?.bool ?? false,
                         policy: policy, lockedSearch: search?.mode, indexStorage: search?.storage)
                     return [.string(id.rawValue)]
                 },
                 controlMethod(
                     "SetLockedSearch", in: [.init("collection", "s"), .init("mode", "s"), .init("passcode", "h")]
                 ) { call in
-                    let chosen = try LockedSearchName.mode(.string(try call.argument(1, \.string)))
+                    let chosen = try LockedSearchOption.mode(.string(try call.argument(1, \.string)))
                     try await service.setLockedSearch(
                         chosen.mode, of: CollectionID(try call.argument(0, \.string)),
                         passcode: try await call.passcode(2), caller: call.caller, indexStorage: chosen.storage)
@@ -95,7 +80,7 @@ extension SecretInterfaces {
                     // A locked collection needs its passcode, through a pipe in options["passcode"].
                     let options = try call.argument(1, \.variantDictionary)
                     var passcode: SecureBytes?
-                    if let descriptor = options["passcode"]?.unixFD {
+                    if let descriptor = options[ControlKey.passcode]?.unixFD {
                         passcode = try await CallSlot.released { () async throws(ServiceError) in
                             try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
                         }
@@ -103,7 +88,7 @@ extension SecretInterfaces {
                     let deleted = try await service.deleteCollection(
                         CollectionID(try call.argument(0, \.string)), passcode: passcode, caller: call.caller)
                     var entries = deleted.controlEntries
-                    entries["kept_days"] = .uint32(UInt32(clamping: service.keepDeletedDays))
+                    entries[ControlKey.keptDays] = .uint32(UInt32(clamping: service.keepDeletedDays))
                     return [.variantDictionary(entries)]
                 },
                 controlMethod("DeletedCollections", out: [.init("deleted", "aa{sv}")]) { _ in
@@ -147,13 +132,15 @@ extension SecretInterfaces {
                     for item in await service.itemIDs(in: id) {
                         guard let info = try? await service.itemInfo(item) else { continue }
                         var fields: [String: DBusValue] = [
-                            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(info.label),
-                            "attributes": .stringDictionary(info.attributes), "created": .uint64(info.created),
-                            "modified": .uint64(info.modified), "locked": .boolean(info.isLocked),
+                            ControlKey.path: .objectPath(ObjectPaths.path(of: item)),
+                            ControlKey.label: .string(info.label),
+                            ControlKey.attributes: .stringDictionary(info.attributes),
+                            ControlKey.created: .uint64(info.created), ControlKey.modified: .uint64(info.modified),
+                            ControlKey.locked: .boolean(info.isLocked),
                         ]
                         if let record = try? await service.typedRecord(of: item) {
-                            fields["kind"] = .string(record.kind.rawValue)
-                            fields["fields"] = .stringDictionary(record.fields)
+                            fields[ControlKey.kind] = .string(record.kind.rawValue)
+                            fields[ControlKey.fields] = .stringDictionary(record.fields)
                         }
                         items.append(.variantDictionary(fields))
                     }
@@ -196,7 +183,7 @@ extension MethodCall {
         guard index < arguments.count, let options = arguments[index].variantDictionary else {
             throw .invalidArgument("argument \(index) must be a{sv}")
         }
-        guard let entry = options["passcode"] else { return .confirmation }
+        guard let entry = options[ControlKey.passcode] else { return .confirmation }
         guard let descriptor = entry.unixFD else { throw .invalidArgument("passcode must be a pipe's descriptor (h)") }
         return .passcode(try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) })
     }
@@ -218,14 +205,15 @@ extension DeletedCollection {
     /// The `a{sv}` `DeleteCollection` and `DeletedCollections` answer with.
     var controlEntries: [String: DBusValue] {
         [
-            "id": .string(id ?? ""), "label": .string(label), "items": .uint32(UInt32(clamping: itemCount)),
-            "deleted_at": .uint64(deletedAt), "name": .string(name), "hidden": .boolean(id == nil),
+            ControlKey.id: .string(id ?? ""), ControlKey.label: .string(label),
+            ControlKey.items: .uint32(UInt32(clamping: itemCount)), ControlKey.deletedAt: .uint64(deletedAt),
+            ControlKey.name: .string(name), ControlKey.hidden: .boolean(id == nil),
         ]
     }
 }
 
 /// The `locked_search` option of `CreateCollection` and the mode of `SetLockedSearch`.
-enum LockedSearchName {
+enum LockedSearchOption {
     /// The mode and index storage `value` names: `always`, `tpm2` (`always` with the index key
     /// sealed by the TPM), `after-unlock` or `never`.
     ///

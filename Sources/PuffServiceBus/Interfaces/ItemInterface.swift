@@ -20,11 +20,8 @@ extension SecretInterfaces {
                     let session = context.session(at: try call.argument(0, \.objectPath))
                     return [context.value(of: try await service.secret(of: id, session: session, caller: call.caller))]
                 },
-                Method("SetSecret", in: [.init("secret", SecretServiceNames.secretSignature)]) { call in
-                    let id = try call.item().0
-                    try await service.setSecret(
-                        try context.secret(from: call.arguments.first), of: id, client: call.client, caller: call.caller
-                    )
+                Method("SetSecret", in: .secret("secret")) { call, secret in
+                    try await service.setSecret(secret, of: try call.item().0, client: call.client, caller: call.caller)
                     return []
                 },
             ],
@@ -88,9 +85,9 @@ extension SecretInterfaces {
         Interface(
             SecretServiceNames.prompt,
             methods: [
-                Method("Prompt", in: [.init("window_id", "s")]) { call in
+                Method("Prompt", in: .string("window_id")) { call, window in
                     try await context.service.startPrompt(
-                        try promptID(call.path), windowID: try call.argument(0, \.string), client: call.client,
+                        try promptID(call.path), windowID: window, client: call.client,
                         application: call.context.executable)
                     return []
                 },
