@@ -19,66 +19,60 @@ extension SecretInterfaces {
                     let status = await service.vaultStatus
                     return status.controlReply(prompter: await service.answeringPrompter())
                 },
-                controlMethod("Init", in: [.init("options", "a{sv}"), .init("passcode", "h")]) { call in
-                    let policy = try PasscodePolicy(options: try call.argument(0, \.variantDictionary))
-                    try await service.initialize(passcode: try await call.passcode(1), policy: policy)
+                controlMethod("Init", in: .variantDictionary("options"), .unixFD("passcode")) { call, options, pipe in
+                    let policy = try PasscodePolicy(options: options)
+                    try await service.initialize(passcode: try await call.passcode(from: pipe), policy: policy)
                     return []
                 },
                 controlMethod(
-                    "Unlock", in: [.init("collection", "s"), .init("passcode", "h")], out: [.init("unlocked", "s")]
-                ) { call in
-                    let name = try call.argument(0, \.string)
+                    "Unlock", in: .string("collection"), .unixFD("passcode"), out: [.init("unlocked", "s")]
+                ) { call, name, pipe in
                     let id = try await service.unlock(
-                        name.isEmpty ? nil : CollectionID(name), passcode: try await call.passcode(1))
+                        name.isEmpty ? nil : CollectionID(name), passcode: try await call.passcode(from: pipe))
                     return [.string(id.rawValue)]
                 },
-                controlMethod("Lock", in: [.init("collections", "as")]) { call in
-                    guard case .array(_, let names)? = call.arguments.first else {
-                        throw ServiceError.invalidArgument("collections must be as")
-                    }
-                    try await service.lock(names.compactMap(\.string).map(CollectionID.init))
+                controlMethod("Lock", in: .strings("collections")) { call, names in
+                    try await service.lock(names.map(CollectionID.init))
                     return []
                 },
                 controlMethod(
                     "ChangePasscode",
-                    in: [.init("collection", "s"), .init("old_passcode", "h"), .init("new_passcode", "h")]
-                ) { call in
-                    let id = CollectionID(try call.argument(0, \.string))
+                    in: .string("collection"), .unixFD("old_passcode"), .unixFD("new_passcode")
+                ) { call, name, old, new in
                     try await service.changePasscode(
-                        of: id, old: try await call.passcode(1), new: try await call.passcode(2),
+                        of: CollectionID(name), old: try await call.passcode(from: old),
+                        new: try await call.passcode(from: new),
                         progress: context.progress(of: "ChangePasscode", for: call))
                     return []
                 },
                 controlMethod(
                     "CreateCollection",
-                    in: [.init("label", "s"), .init("options", "a{sv}"), .init("passcode", "h")],
+                    in: .string("label"), .variantDictionary("options"), .unixFD("passcode"),
                     out: [.init("collection", "s")]
-                ) { call in
-                    let options = try call.argument(1, \.variantDictionary)
+                ) { call, label, options, pipe in
                     let policy = try PasscodePolicy(options: options)
                     let search = try options[ControlKey.lockedSearch].map(LockedSearchOption.mode)
                     let id = try await service.createCollection(
-                        label: try call.argument(0, \.string), passcode: try await call.passcode(2),
+                        label: label, passcode: try await call.passcode(from: pipe),
                         isPrivate: options[ControlKey.isPrivate]?.bool ?? false,
                         isHidden: options[ControlKey.hidden]?.bool ?? false,
                         policy: policy, lockedSearch: search?.mode, indexStorage: search?.storage)
                     return [.string(id.rawValue)]
                 },
                 controlMethod(
-                    "SetLockedSearch", in: [.init("collection", "s"), .init("mode", "s"), .init("passcode", "h")]
-                ) { call in
-                    let chosen = try LockedSearchOption.mode(.string(try call.argument(1, \.string)))
+                    "SetLockedSearch", in: .string("collection"), .string("mode"), .unixFD("passcode")
+                ) { call, name, mode, pipe in
+                    let chosen = try LockedSearchOption.mode(.string(mode))
                     try await service.setLockedSearch(
-                        chosen.mode, of: CollectionID(try call.argument(0, \.string)),
-                        passcode: try await call.passcode(2), caller: call.caller, indexStorage: chosen.storage)
+                        chosen.mode, of: CollectionID(name), passcode: try await call.passcode(from: pipe),
+                        caller: call.caller, indexStorage: chosen.storage)
                     return []
                 },
                 controlMethod(
-                    "DeleteCollection", in: [.init("collection", "s"), .init("options", "a{sv}")],
+                    "DeleteCollection", in: .string("collection"), .variantDictionary("options"),
                     out: [.init("deleted", "a{sv}")]
-                ) { call in
+                ) { call, name, options in
                     // A locked collection needs its passcode, through a pipe in options["passcode"].
-                    let options = try call.argument(1, \.variantDictionary)
                     var passcode: SecureBytes?
                     if let descriptor = options[ControlKey.passcode]?.unixFD {
                         passcode = try await CallSlot.released { () async throws(ServiceError) in
@@ -86,7 +80,7 @@ extension SecretInterfaces {
                         }
                     }
                     let deleted = try await service.deleteCollection(
-                        CollectionID(try call.argument(0, \.string)), passcode: passcode, caller: call.caller)
+                        CollectionID(name), passcode: passcode, caller: call.caller)
                     var entries = deleted.controlEntries
                     entries[ControlKey.keptDays] = .uint32(UInt32(clamping: service.keepDeletedDays))
                     return [.variantDictionary(entries)]
@@ -95,38 +89,36 @@ extension SecretInterfaces {
                     let list = try await service.deletedCollections()
                     return [.array(element: "a{sv}", list.map { .variantDictionary($0.controlEntries) })]
                 },
-                controlMethod("RestoreCollection", in: [.init("name", "s")], out: [.init("collection", "s")]) { call in
-                    let id = try await service.restoreCollection(try call.argument(0, \.string))
+                controlMethod("RestoreCollection", in: .string("name"), out: [.init("collection", "s")]) { call, name in
+                    let id = try await service.restoreCollection(name)
                     return [.string(id?.rawValue ?? "")]
                 },
-                controlMethod("RenameCollection", in: [.init("collection", "s"), .init("label", "s")]) { call in
-                    try await service.setLabel(
-                        try call.argument(1, \.string), of: CollectionID(try call.argument(0, \.string)))
+                controlMethod("RenameCollection", in: .string("collection"), .string("label")) { call, name, label in
+                    try await service.setLabel(label, of: CollectionID(name))
                     return []
                 },
-                controlMethod("SetDefault", in: [.init("collection", "s")]) { call in
-                    try await service.setAlias("default", to: CollectionID(try call.argument(0, \.string)))
+                controlMethod("SetDefault", in: .string("collection")) { call, name in
+                    try await service.setAlias("default", to: CollectionID(name))
                     return []
                 },
-                controlMethod("Compact", in: [.init("collection", "s")], out: [.init("reclaimed", "t")]) { call in
-                    let name = try call.argument(0, \.string)
+                controlMethod("Compact", in: .string("collection"), out: [.init("reclaimed", "t")]) { call, name in
                     let progress = context.progress(of: "Compact", for: call)
                     return [
                         .uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name), progress: progress))
                     ]
                 },
                 controlMethod(
-                    "Repair", in: [.init("collection", "s")],
+                    "Repair", in: .string("collection"),
                     out: [.init("kept", "t"), .init("lost", "as"), .init("kept_at", "s")]
-                ) { call in
-                    let report = try await service.repair(CollectionID(try call.argument(0, \.string)))
+                ) { call, name in
+                    let report = try await service.repair(CollectionID(name))
                     return [
                         .uint64(UInt64(report.keptRecords)), .strings(report.lost),
                         .string(report.keptAt),
                     ]
                 },
-                controlMethod("ListItems", in: [.init("collection", "s")], out: [.init("items", "aa{sv}")]) { call in
-                    let id = CollectionID(try call.argument(0, \.string))
+                controlMethod("ListItems", in: .string("collection"), out: [.init("items", "aa{sv}")]) { call, name in
+                    let id = CollectionID(name)
                     guard await service.collections.contains(id) else { throw ServiceError.noSuchObject }
                     var items: [DBusValue] = []
                     for item in await service.itemIDs(in: id) {
@@ -159,15 +151,44 @@ func controlMethod(
     _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [],
     _ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
 ) -> Method {
-    Method(name, in: inputs, out: outputs) { call in
-        try call.requireOwner()
-        do {
-            return try await body(call)
-        } catch ServiceError.noSuchObject {
-            throw DBusError(.noSuchCollection, "no such collection")
-        } catch ServiceError.isLocked {
-            throw DBusError(.controlIsLocked, "the collection is locked: run puffctl unlock")
-        }
+    Method(name, in: inputs, out: outputs) { call in try await controlled(call) { try await body(call) } }
+}
+
+/// A control method of one typed input (``Input``).
+func controlMethod<A>(
+    _ name: MemberName, in a: Input<A>, out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall, A) async throws -> [DBusValue]
+) -> Method {
+    Method(name, in: a, out: outputs) { call, a in try await controlled(call) { try await body(call, a) } }
+}
+
+/// A control method of two typed inputs.
+func controlMethod<A, B>(
+    _ name: MemberName, in a: Input<A>, _ b: Input<B>, out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall, A, B) async throws -> [DBusValue]
+) -> Method {
+    Method(name, in: a, b, out: outputs) { call, a, b in try await controlled(call) { try await body(call, a, b) } }
+}
+
+/// A control method of three typed inputs.
+func controlMethod<A, B, C>(
+    _ name: MemberName, in a: Input<A>, _ b: Input<B>, _ c: Input<C>, out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall, A, B, C) async throws -> [DBusValue]
+) -> Method {
+    Method(name, in: a, b, c, out: outputs) { call, a, b, c in
+        try await controlled(call) { try await body(call, a, b, c) }
+    }
+}
+
+/// Runs a control method's `body` for its owner only, with the control interface's error names.
+private func controlled(_ call: MethodCall, _ body: () async throws -> [DBusValue]) async throws -> [DBusValue] {
+    try call.requireOwner()
+    do {
+        return try await body()
+    } catch ServiceError.noSuchObject {
+        throw DBusError(.noSuchCollection, "no such collection")
+    } catch ServiceError.isLocked {
+        throw DBusError(.controlIsLocked, "the collection is locked: run puffctl unlock")
     }
 }
 
@@ -193,6 +214,11 @@ extension MethodCall {
         guard index < arguments.count, let descriptor = arguments[index].unixFD else {
             throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
         }
+        return try await passcode(from: descriptor)
+    }
+
+    /// The passcode behind the pipe `descriptor`.
+    func passcode(from descriptor: UnixFD) async throws(ServiceError) -> SecureBytes {
         // A writer may take up to the pipe's timeout: wait outside the cooperative pool, and
         // without holding a call slot.
         return try await CallSlot.released { () async throws(ServiceError) in
