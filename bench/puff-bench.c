@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -584,13 +585,14 @@ static bool ensure_unlocked(Provider *p) {
     return false;
 }
 
-// CreateItem of item k into the default alias; stores the returned path. Returns latency in µs or -1.
-static double create_item(Provider *p, long k) {
+// CreateItem of item k into the default alias, with the attribute service=`service`; stores the
+// returned path. Returns latency in µs or -1.
+static double create_item_as(Provider *p, long k, const char *service) {
     char user[32], group[32], label[64];
     snprintf(user, sizeof user, "u%ld", k);
     snprintf(group, sizeof group, "g%ld", k / GROUP_SIZE);
     snprintf(label, sizeof label, "bench item %ld", k);
-    const char *kv[] = {"service", "bench",     "run", run_id, "user", user, "group", group,
+    const char *kv[] = {"service", service,    "run", run_id, "user", user, "group", group,
                         "xdg:schema", "org.freedesktop.Secret.Generic"};
     unsigned char secret[64];
     size_t slen = make_secret(k, secret);
@@ -652,6 +654,8 @@ static double create_item(Provider *p, long k) {
     dbus_message_unref(r);
     return ok ? us : -1;
 }
+
+static double create_item(Provider *p, long k) { return create_item_as(p, k, "bench"); }
 
 // Service.SearchItems; returns latency (µs) or -1; *nunlocked / *first describe the result.
 static double search_items(Provider *p, const char **kv, int npairs, int *nunlocked, int *nlocked, char *first,
@@ -2001,6 +2005,122 @@ done:
 }
 
 // ---------------------------------------------------------------------------------------------
+// --writers W --durable N: W clients writing at once (design core-reshaped §6)
+
+#define WRITERS_SERVICE "bench-writers"
+
+typedef struct {
+    Provider *p;        // its own connection and session
+    long from, to;      // the item numbers it creates
+    Samples lat;        // every reply's latency (µs)
+    long errors;
+    pthread_barrier_t *start;
+} WriterJob;
+
+static void *writer_main(void *arg) {
+    WriterJob *job = arg;
+    pthread_barrier_wait(job->start);
+    for (long k = job->from; k < job->to; k++) {
+        double us = create_item_as(job->p, k, WRITERS_SERVICE);
+        if (us < 0) job->errors++;
+        else samples_add(&job->lat, us);
+        free(job->p->paths[k]);
+        job->p->paths[k] = NULL;
+    }
+    return NULL;
+}
+
+// W connections, a thread each, N CreateItems in all into the default collection (each durable
+// before its reply, as the provider makes every write); every reply is timed. The items carry
+// service=bench-writers, so the fill's items (service=bench) are not among them. Prints one table
+// row; with a TSV, appends the numbers.
+static int writers_run(int nwriters, long total) {
+    if (!dbus_threads_init_default()) die("libdbus has no thread support");
+    Provider *base = &prov[0];
+    base->conn = connect_bus(base->address);
+    base->pid = provider_pid(base);
+    check(base->pid > 0, "%s: the provider's pid is known", base->name);
+    if (base->pid <= 0) return 1;
+    bool unlocked = open_session(base) && ensure_unlocked(base);
+    check(unlocked, "%s: the default collection is unlocked", base->name);
+    if (!unlocked) return 1;
+
+    WriterJob *jobs = calloc((size_t)nwriters, sizeof *jobs);
+    pthread_t *threads = calloc((size_t)nwriters, sizeof *threads);
+    if (!jobs || !threads) die("out of memory");
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, (unsigned)nwriters + 1);
+    bool ready = true;
+    for (int i = 0; i < nwriters; i++) {
+        Provider *p = calloc(1, sizeof *p);
+        if (!p) die("out of memory");
+        memcpy(p->name, base->name, sizeof p->name);
+        memcpy(p->address, base->address, sizeof p->address);
+        p->conn = connect_bus(p->address);
+        ready &= open_session(p);
+        jobs[i] = (WriterJob){.p = p, .from = total * i / nwriters, .to = total * (i + 1) / nwriters, .start = &start};
+        p->paths = calloc((size_t)jobs[i].to, sizeof(char *));
+        if (!p->paths) die("out of memory");
+    }
+    check(ready, "%s: %d connections opened a session each", base->name, nwriters);
+    if (!ready) return 1;
+    for (int i = 0; i < nwriters; i++)
+        if (pthread_create(&threads[i], NULL, writer_main, &jobs[i]) != 0) die("cannot start a writer thread");
+    ProcSnap a = snap_cpu_io(base->pid, NULL);
+    double t0 = now_s();
+    pthread_barrier_wait(&start);
+    for (int i = 0; i < nwriters; i++) pthread_join(threads[i], NULL);
+    double wall = now_s() - t0;
+    ProcSnap b = snap_cpu_io(base->pid, NULL);
+
+    Samples all = {0};
+    long errors = 0;
+    for (int i = 0; i < nwriters; i++) {
+        for (size_t j = 0; j < jobs[i].lat.n; j++) samples_add(&all, jobs[i].lat.v[j]);
+        errors += jobs[i].errors;
+    }
+    Stats st = stats_of(all.v, 0, all.n);
+    PerOp op = per_op(a, b, (long)all.n);
+    check(errors == 0, "%s: every one of the %ld CreateItem calls of %d writers succeeded (%ld failed)", base->name,
+          total, nwriters, errors);
+    // Every acknowledged item is there: the writes were not just answered.
+    const char *kv[] = {"service", WRITERS_SERVICE, "run", run_id};
+    int nu = 0, nl = 0;
+    double found_us = search_items(base, kv, 2, &nu, &nl, NULL, 0);
+    check(found_us >= 0 && nu == (int)all.n, "%s: SearchItems finds the %zu items the writers created (%d found)",
+          base->name, all.n, nu);
+    double per_s = wall > 0 ? (double)all.n / wall : NAN;
+    printf("\n### %s: %d writers at once, %s durable CreateItem calls\n\n"
+           "| writers | calls | wall | calls/s | p50 | p99 | max | provider CPU per call (stat / schedstat) | "
+           "load average |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
+           base->name, nwriters, fmt_int(total));
+    char load[64] = "?";
+    FILE *lf = fopen("/proc/loadavg", "r");
+    if (lf) {
+        if (fgets(load, sizeof load, lf)) {
+            char *cut = load;
+            for (int f = 0; f < 3 && cut; f++) cut = strchr(cut + 1, ' ');
+            if (cut) *cut = 0;
+        }
+        fclose(lf);
+    }
+    double mx = 0;
+    for (size_t j = 0; j < all.n; j++) mx = all.v[j] > mx ? all.v[j] : mx;
+    printf("| %d | %s | %s | %s | %s | %s | %s | %s / %s µs | %s |\n", nwriters, fmt_int((long)all.n),
+           secs_fmt(wall), num(per_s, 0), us_fmt(st.p50), us_fmt(st.p99), us_fmt(mx), num(op.cpu_us, 0),
+           num(op.cpu_sched_us, 0), load);
+    fflush(stdout);
+    if (tsv) {
+        tsv_row(base->name, total, "writers", "per_s", per_s, false);
+        tsv_row(base->name, total, "writers", "p50_us", st.p50, false);
+        tsv_row(base->name, total, "writers", "p99_us", st.p99, false);
+        tsv_row(base->name, total, "writers", "cpu_us", op.cpu_us, false);
+        tsv_row(base->name, total, "writers", "cpu_sched_us", op.cpu_sched_us, false);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
 // main
 
 static void usage(void) {
@@ -2032,7 +2152,10 @@ static void usage(void) {
             "      creates an item, calls GetSecret on it every US µs (default 2000) for MS ms (default 1000),\n"
             "      then runs COMMAND and goes on calling until it exits; prints the command's wall time and\n"
             "      GetSecret p50/p99/max before and during it; with N, checks that PuffBenchKeyring's items\n"
-            "      0 .. N-1 of run ID were imported exactly\n");
+            "      0 .. N-1 of run ID were imported exactly\n"
+            "  puff-bench --writers W --durable N --run-id ID [--tsv-append FILE] NAME=BUS_ADDRESS\n"
+            "      W connections, a thread each, N CreateItem calls in all into the default collection (attribute\n"
+            "      service=bench-writers), every reply timed: calls/s, p50, p99 and the provider's CPU per call\n");
     exit(2);
 }
 
@@ -2074,6 +2197,8 @@ int main(int argc, char **argv) {
     char **command = NULL;
     int reopen_round_no = 1;
     double round_startup_ms = NAN;
+    int writers = 0;
+    long durable = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -2138,6 +2263,12 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--") && during) {
             command = argv + i + 1;
             break;
+        } else if (!strcmp(a, "--writers")) {
+            NEED_ARG;
+            writers = atoi(v);
+        } else if (!strcmp(a, "--durable")) {
+            NEED_ARG;
+            durable = atol(v);
         } else if (!strcmp(a, "--reopen")) {
             opt_reopen = true;
         } else if (!strcmp(a, "--items")) {
@@ -2237,6 +2368,19 @@ int main(int argc, char **argv) {
             die("--during needs --run-id, one NAME=ADDRESS and -- COMMAND");
         signal(SIGPIPE, SIG_IGN);
         return during_command(expect_imported, interval_us, baseline_ms, command_out, command);
+    }
+    if (writers > 0) {
+        if (!opt_run_id || durable < writers || writers > 64 || nprov != 1)
+            die("--writers W (1 to 64) needs --durable N (at least W), --run-id and one NAME=ADDRESS");
+        if (tsv_append) {
+            tsv = fopen(tsv_append, "a");
+            if (!tsv) die("cannot append to %s: %s", tsv_append, strerror(errno));
+        }
+        signal(SIGPIPE, SIG_IGN);
+        writers_run(writers, durable);
+        if (tsv) fclose(tsv);
+        fprintf(stderr, "[puff-bench] checks: %ld passed, %ld failed\n", checks_passed, checks_failed);
+        return checks_failed ? 1 : 0;
     }
     if (opt_reopen) {
         if (!opt_run_id || reopen_items < 1 || nprov != 1) die("--reopen needs --run-id, --items N and one NAME=ADDRESS");

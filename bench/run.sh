@@ -5,15 +5,16 @@
 # vault (the default) puffd keeps its vault in a temporary folder, gets its passcode from
 # `puffctl init --stdin`, and is then restarted on the filled vault --restarts times to measure
 # start-up, the locked vault, the unlock and the unlocked vault. Then (file vault) `puffctl backup`
-# and `verify` of the filled vault, and `puffctl import` of a gnome-keyring file into a new vault
-# while another client calls GetSecret. See docs/benchmarks.md.
+# and `verify` of the filled vault; 8 clients writing at once on it (`puff-bench --writers`); and
+# `puffctl import` of a gnome-keyring file into a new vault while another client calls GetSecret.
+# See docs/benchmarks.md.
 # Everything started here is stopped on exit, also on error or Ctrl-C.
 #
 #   bench/run.sh [--max N] [--compare] [--gk-max N] [--smoke] [--debug|--release]
 #                [--vault file|memory] [--kdf moderate|interactive] [--restarts N] [--doc FILE]
 #                [--puffd PATH] [--puffctl PATH] [--out DIR] [--png FILE] [--fill-budget-s S]
 #                [--calls N] [--min-phase-ms MS] [--lookup-runs N] [--seed N]
-#                [--import-items N] [--migration-rounds N]
+#                [--import-items N] [--migration-rounds N] [--writers W] [--writers-items N]
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -38,9 +39,11 @@ restarts=""
 doc=""
 import_items=""
 migration_rounds=""
+writers=8
+writers_items=""
 
 usage() {
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -61,6 +64,8 @@ while [ $# -gt 0 ]; do
         --doc) doc="$2"; shift ;;
         --import-items) import_items="$2"; shift ;;
         --migration-rounds) migration_rounds="$2"; shift ;;
+        --writers) writers="$2"; shift ;;
+        --writers-items) writers_items="$2"; shift ;;
         --calls | --min-phase-ms | --lookup-runs | --seed | --fill-budget-s) client_opts+=("$1" "$2"); shift ;;
         -h | --help) usage ;;
         *) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -76,7 +81,11 @@ if [ "$smoke" = 1 ]; then
     restarts="${restarts:-1}"
     import_items="${import_items:-200}"
     migration_rounds="${migration_rounds:-1}"
+    writers_items="${writers_items:-400}"
 fi
+writers_items="${writers_items:-10000}"
+[[ "$writers" =~ ^[0-9]+$ ]] && [ "$writers" -ge 1 ] && [ "$writers" -le 64 ] || { echo "run.sh: --writers must be 1 to 64" >&2; exit 2; }
+[[ "$writers_items" =~ ^[0-9]+$ ]] && { [ "$writers_items" = 0 ] || [ "$writers_items" -ge "$writers" ]; } || { echo "run.sh: --writers-items must be 0 or at least --writers" >&2; exit 2; }
 import_items="${import_items:-10000}"
 migration_rounds="${migration_rounds:-3}"
 [[ "$import_items" =~ ^[0-9]+$ ]] || { echo "run.sh: --import-items must be a number" >&2; exit 2; }
@@ -233,7 +242,7 @@ client="$root/.build/bench/puff-bench"
 mkdir -p "$(dirname "$client")"
 if [ ! -x "$client" ] || [ "$root/bench/puff-bench.c" -nt "$client" ]; then
     log "building $client"
-    gcc -O2 -Wall -Wextra -std=c11 -o "$client" "$root/bench/puff-bench.c" $(pkg-config --cflags --libs dbus-1) -lm
+    gcc -O2 -Wall -Wextra -std=c11 -pthread -o "$client" "$root/bench/puff-bench.c" $(pkg-config --cflags --libs dbus-1) -lm
 fi
 puffd_source="$config build of commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet HEAD -- Sources Package.swift 2>/dev/null || echo ' + uncommitted changes')"
 if [ -n "$puffd" ]; then
@@ -264,6 +273,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/puff-bench.XXXXXX")"
 : >"$out/reopen.log"
 : >"$out/reopen.md"
 : >"$out/migration.tsv"
+: >"$out/writers.md"
 rm -f "$out/targets.md" "$out/migration.md"
 vault_dir="$tmp/puff-vault"
 # A throwaway passcode for a throwaway vault, and the run's id (the `run` attribute of its items).
@@ -413,6 +423,30 @@ if [ "$vault" = file ] && [ "$restarts" -gt 0 ]; then
         "$client" --file-targets "$out/results.tsv" --provider puff >"$out/targets.md"
         tee -a "$out/results.md" <"$out/targets.md"
     fi
+fi
+
+# --- several clients writing at once on the filled vault (puff-bench --writers) ---
+# Every reply is timed; items carry service=bench-writers, so the rounds above never saw them. With
+# restarts the filled vault's puffd was stopped: it is started again and login unlocked for this.
+if [ "$writers_items" -gt 0 ]; then
+    restarted=0
+    if [ "$vault" = file ] && [ "$restarts" -gt 0 ]; then
+        start_puffd
+        restarted=1
+        puffctl_with_passcode unlock login >>"$out/puffctl.log" || { echo "run.sh: puffctl unlock login failed; see $out/puffctl.log" >&2; exit 1; }
+    fi
+    log "$writers writers at once, $writers_items durable CreateItem calls in all"
+    round_status=0
+    "$client" --writers "$writers" --durable "$writers_items" --run-id "$run_id" --tsv-append "$out/results.tsv" \
+        "puff=$puff_addr" >"$out/writers.md" 2>"$tmp/writers.log" || round_status=$?
+    cat "$tmp/writers.log" >>"$out/reopen.log"
+    counts=$(sed -n 's/^\[puff-bench\] checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/writers.log")
+    [ -n "$counts" ] || counts="0 1"   # the client died before counting
+    passed=$((passed + ${counts%% *}))
+    failed=$((failed + ${counts##* }))
+    [ "$round_status" = 0 ] || { status=1; grep -v '^\[puff-bench\]' "$tmp/writers.log" | tail -5 >&2 || true; }
+    tee -a "$out/results.md" <"$out/writers.md"
+    [ "$restarted" = 0 ] || stop_puffd
 fi
 
 # --- import of a gnome-keyring file into a new vault while another client calls GetSecret ---
