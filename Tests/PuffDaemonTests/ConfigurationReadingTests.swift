@@ -12,6 +12,7 @@ struct ConfigurationReadingTests {
         # every key puffd.toml takes
         [vault]
         store = "memory"
+        mode = "persistent"
         data_dir = "/srv/puff"
         kdf = "interactive"
         kernel_keyring = 30
@@ -71,6 +72,7 @@ struct ConfigurationReadingTests {
     static var everyKeyExpected: DaemonConfiguration {
         var expected = DaemonConfiguration()
         expected.store = "memory"
+        expected.mode = "persistent"
         expected.dataDir = "/srv/puff"
         expected.kdf = "interactive"
         expected.kernelKeyring = 30

@@ -43,10 +43,11 @@ extension CollectionVault {
     func noteUnreadable(_ number: UInt64, _ error: any Error) -> String {
         guard let space else { return "item \(number)'s record does not open" }
         let why =
-            if case StoreError.damaged(_, _, let reason) = error {
-                "\(space.hex).journal: item \(number)'s record cannot be read: \(reason)"
+            if case StoreError.damaged(let file, _, let reason) = error {
+                // The store names its journal, in its own terms (a path, a key).
+                "\(file): item \(number)'s record cannot be read: \(reason)"
             } else {
-                "\(space.hex).journal: item \(number)'s record does not authenticate"
+                "\(StoreObject.journal(space).localName): item \(number)'s record does not authenticate"
             }
         if !damage.contains(why) { damage.append(why) }
         return why
