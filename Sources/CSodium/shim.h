@@ -34,13 +34,14 @@ static inline long puff_search_user_key(const char *description) {
 
 #include <malloc.h>
 
-/// Bytes malloc has handed out and not taken back: the main arena's and every mmapped block's
-/// (tests' memory budgets; glibc's mallinfo2 counts no other arena's heap).
-static inline size_t puff_heap_bytes_in_use(void) {
+/// Bytes the C heap has handed out and not had back (mallinfo2's uordblks, and hblkhd for blocks
+/// it mapped on their own): what tests of a memory budget measure around building a structure.
+static inline size_t puff_heap_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;
 }
 
-/// mallopt(M_MMAP_THRESHOLD): blocks of `bytes` or more are mmapped, so every arena's show in
-/// puff_heap_bytes_in_use (tests only).
+/// mallopt(M_MMAP_THRESHOLD): blocks of `bytes` or more are mmapped, so whichever thread's arena
+/// a test's structure comes from, puff_heap_in_use counts it (glibc's mallinfo2 counts only the
+/// main arena's heap, but every mmapped block).
 static inline int puff_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }

@@ -39,9 +39,9 @@ import Testing
         _ = puff_set_mmap_threshold(64 << 10)
         var samples: [Int] = []
         for _ in 0..<5 {
-            let before = Int(puff_heap_bytes_in_use())
+            let before = Int(puff_heap_in_use())
             let index = make()
-            samples.append(Int(puff_heap_bytes_in_use()) - before)
+            samples.append(Int(puff_heap_in_use()) - before)
             withExtendedLifetime(index) {}
         }
         return samples.sorted()[2]
