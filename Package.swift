@@ -65,7 +65,7 @@ let package = Package(
                 "CDBus", "PuffCrypto", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
-        .target(name: "PuffStore", dependencies: ["PuffCrypto"]),
+        .target(name: "PuffStore", dependencies: ["PuffCrypto", "PuffConcurrency"]),
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
         // from one portable model, for puffctl's import and export; no D-Bus, no vault.
         .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat", "PuffProtocol"]),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Dispatch
 import Glibc
+import PuffConcurrency
 import Synchronization
 
 /// Writes a ``FileRecordStore``'s journal appends in groups, on one thread of its own (design
@@ -51,7 +52,7 @@ package final class JournalCommitter: Sendable {
     /// Starts the thread.
     init(sync: @escaping Sync = { fd, _ in fdatasync(fd) }) {
         self.sync = sync
-        Self.startThread { [self] in run() }
+        DedicatedThread.start("the journal committer thread") { [self] in run() }
     }
 
     /// Calls `body` after each journal flush with how many records it made durable (puffd logs
@@ -216,23 +217,5 @@ package final class JournalCommitter: Sendable {
             throw DurableFiles.writeError("cannot write", path, written >= 0 && written < frame.count ? ENOSPC : errno)
         }
         files.heads[space] = (current.fd, 1 - current.slot)
-    }
-
-    private static func startThread(_ body: @escaping @Sendable () -> Void) {
-        final class Box: Sendable {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, nil,
-            { raw in
-                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-                box.body()
-                return nil
-            }, box)
-        precondition(result == 0, "could not start the journal committer thread")
-        pthread_detach(thread)
     }
 }
