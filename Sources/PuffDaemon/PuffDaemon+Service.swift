@@ -35,7 +35,11 @@ extension PuffDaemon {
         } else {
             let folder = settings.effectiveDataDir(environment: environment)
             do {
-                store = try FileRecordStore(folder: folder)
+                let files = try FileRecordStore(folder: folder)
+                // How many records each journal flush made durable: crash_rounds.py --check-grouping
+                // reads it to see that concurrent writes share flushes.
+                files.onFlush { _, records in logger.debug("journal flush records=\(records)") }
+                store = files
                 audit = try FileAuditStore(folder: folder, limit: settings.auditMaxBytes)
             } catch StoreError.busy(let why) {
                 throw VaultHolderWait.Held(why: why)

@@ -47,7 +47,14 @@ package final class JournalCommitter: Sendable {
     /// Each journal's generation; its own lock, so queueing never waits for a flush.
     private let generations = Mutex<[SpaceID: UInt64]>([:])
     private let sync: Sync
-    private let flushed = Mutex<(@Sendable (_ space: SpaceID, _ records: Int) -> Void)?>(nil)
+    /// Boxed: a closure kept in a `Mutex` directly is re-wrapped in a reabstraction thunk at each
+    /// `withLock`, so after n flushes a call went through 2n thunks (perf: a 10,000-item fill took
+    /// 42 s instead of 8).
+    private final class FlushHook: Sendable {
+        let body: @Sendable (_ space: SpaceID, _ records: Int) -> Void
+        init(_ body: @escaping @Sendable (_ space: SpaceID, _ records: Int) -> Void) { self.body = body }
+    }
+    private let flushed = Mutex<FlushHook?>(nil)
 
     /// Starts the thread.
     init(sync: @escaping Sync = { fd, _ in fdatasync(fd) }) {
@@ -58,7 +65,8 @@ package final class JournalCommitter: Sendable {
     /// Calls `body` after each journal flush with how many records it made durable (puffd logs
     /// it at debug level: how the end-to-end test sees that grouping happened).
     func onFlush(_ body: @escaping @Sendable (_ space: SpaceID, _ records: Int) -> Void) {
-        flushed.withLock { $0 = body }
+        let hook = FlushHook(body)
+        flushed.withLock { $0 = hook }
     }
 
     /// The journal's current generation.
@@ -149,7 +157,7 @@ package final class JournalCommitter: Sendable {
             }
         }
         if let report = flushed.withLock({ $0 }) {
-            for (space, records) in flushes { report(space, records) }
+            for (space, records) in flushes { report.body(space, records) }
         }
         for waiter in waiters { waiter.resume() }
     }
