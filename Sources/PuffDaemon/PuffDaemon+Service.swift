@@ -35,7 +35,7 @@ extension PuffDaemon {
         } else {
             let folder = settings.effectiveDataDir(environment: environment)
             do {
-                let files = try FileRecordStore(folder: folder)
+                let files = try FileRecordStore(folder: folder, zeroTail: FileRecordStore.zeroTailStep)
                 // How many records each journal flush made durable: crash_rounds.py --check-grouping
                 // reads it to see that concurrent writes share flushes.
                 files.onFlush { _, records in logger.debug("journal flush records=\(records)") }
