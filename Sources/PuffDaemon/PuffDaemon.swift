@@ -281,7 +281,7 @@ public struct PuffDaemon: AsyncParsableCommand {
         }
         let bus = SecretServiceBus(
             connection: connection, service: service, publisher: publisher, limits: settings.busLimits,
-            logger: logger)
+            fastReads: settings.fastReads, logger: logger)
         let control = ControlBus(
             connection: controlConnection, service: service, limits: settings.busLimits, agents: agents,
             logger: logger)

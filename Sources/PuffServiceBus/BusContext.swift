@@ -99,7 +99,10 @@ struct BusContext: Sendable {
     }
 
     /// Writes a `(oayays)` secret for the caller's session path.
-    func value(of secret: TransportSecret) -> DBusValue {
+    func value(of secret: TransportSecret) -> DBusValue { Self.value(of: secret) }
+
+    /// Writes a `(oayays)` secret for the caller's session path.
+    static func value(of secret: TransportSecret) -> DBusValue {
         .structure([
             .objectPath(ObjectPaths.path(of: secret.session)),
             .bytes(secret.parameters),

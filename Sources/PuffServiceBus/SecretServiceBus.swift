@@ -13,6 +13,7 @@ public struct SecretServiceBus: Sendable {
     private let limits: ObjectServer.Limits
     private let logger: Logger
     private let readers: PropertyReaders
+    private let fastReads: Bool
 
     /// How the bus thread decodes calls for the Secret Service: the `value` of every `(oayays)`
     /// goes to locked memory, everything else is ordinary bytes, and a call whose signature no
@@ -24,11 +25,13 @@ public struct SecretServiceBus: Sendable {
     }
 
     /// Wires `service` to `connection` and `publisher` (the service's event sink); nothing is
-    /// served until ``run()``.
+    /// served until ``run()``. With `fastReads`, secret reads that need nothing but the
+    /// service's ``ReadView`` are answered on the bus thread (``FastPath``).
     public init(
         connection: BusConnection, service: SecretService, publisher: SignalPublisher,
-        limits: ObjectServer.Limits = ObjectServer.Limits(), logger: Logger
+        limits: ObjectServer.Limits = ObjectServer.Limits(), fastReads: Bool = false, logger: Logger
     ) {
+        self.fastReads = fastReads
         self.connection = connection
         self.service = service
         self.limits = limits
@@ -62,7 +65,8 @@ public struct SecretServiceBus: Sendable {
                 await service.clientVanished(ClientID(name))
             },
             onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) },
-            waitBefore: { message in if !Self.needsNoVault(message) { await service.vaultReady() } })
+            waitBefore: { message in if !Self.needsNoVault(message) { await service.vaultReady() } },
+            fastPath: fastReads ? FastPath.handler(service.readView) : nil)
         await server.run()
     }
 

@@ -23,13 +23,28 @@ public struct StoredCollection: Sendable, Equatable {
     }
 }
 
-/// One item as a collection holds it: its journal record (``record``), and once opened its label,
-/// attributes, type and times (``isOpened``).
+/// Where an item's newest journal record is: in the journal at a locator (read when a call
+/// touches the item), in memory (appended by a write that did not learn where it went), or
+/// nowhere (an item of the in-memory `session` collection).
+public enum ItemRecord: Sendable {
+    case none
+    case bytes([UInt8])
+    case at(RecordLocator)
+
+    /// Whether the item has no record.
+    public var isNone: Bool {
+        if case .none = self { return true }
+        return false
+    }
+}
+
+/// One item as a collection holds it: where its journal record is (``record``), and once opened
+/// its label, attributes, type and times (``isOpened``).
 ///
-/// An item read from the journal, or written since start, holds its newest record as the store
-/// has it, opened again whenever its secret is read (docs/vault-format.md, "In memory"); only an
-/// item of the in-memory `session` collection holds its secret sealed on its own
-/// (``sealedSecret``), since it has no record.
+/// An item read from the journal, or written since start, holds its newest record's locator (or,
+/// rarely, the record itself), read and opened again whenever its secret is read
+/// (docs/vault-format.md, "In memory"); only an item of the in-memory `session` collection holds
+/// its secret sealed on its own (``sealedSecret``), since it has no record.
 public struct StoredItem: Sendable {
     /// The identifier of the collection that holds the item.
     public var collection: String
@@ -52,9 +67,9 @@ public struct StoredItem: Sendable {
     /// for an item that has no ``record`` (the `session` collection, or a change not stored yet);
     /// empty otherwise.
     public var sealedSecret: [UInt8]
-    /// The item's newest journal record, as encoded in the journal (docs/vault-format.md,
-    /// Records); empty for an item of the `session` collection.
-    public var record: [UInt8] = []
+    /// Where the item's newest journal record is (docs/vault-format.md, Records); none for an
+    /// item of the `session` collection.
+    public var record = ItemRecord.none
     /// Whether label, attributes, type and times were read from the record (or set by a write):
     /// false while the record was not opened (locked, or not touched since the unlock).
     public var isOpened = true

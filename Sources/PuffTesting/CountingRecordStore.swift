@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffStore
+import Synchronization
 
 /// A ``RecordStore`` that passes every call to another and counts the journal records it hands
 /// out (``replay(_:)``): what tests of a cost (issue 27: an unlock reads no record) observe.
@@ -12,6 +13,10 @@ public actor CountingRecordStore: RecordStore {
     /// How many records those reads returned.
     public private(set) var recordsRead = 0
 
+    /// How many single records were read by their locators (``RecordStore/read(_:in:)``).
+    public nonisolated var locatedReads: Int { located.load(ordering: .relaxed) }
+    private let located = Atomic<Int>(0)
+
     /// Counts the reads of `inner`.
     public init(_ inner: any RecordStore) {
         self.inner = inner
@@ -21,6 +26,7 @@ public actor CountingRecordStore: RecordStore {
     public func reset() {
         replays = 0
         recordsRead = 0
+        located.store(0, ordering: .relaxed)
     }
 
     public nonisolated var location: String? { inner.location }
@@ -30,6 +36,26 @@ public actor CountingRecordStore: RecordStore {
         replays += 1
         recordsRead += replay.records.count
         return replay
+    }
+
+    public nonisolated func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8] {
+        located.add(1, ordering: .relaxed)
+        return try inner.read(locator, in: space)
+    }
+
+    public func enqueueAppend(
+        contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
+    ) async throws(StoreError) -> AppendTicket {
+        try await inner.enqueueAppend(contentsOf: records, to: space, head: head, expecting: generation)
+    }
+
+    public func indexSnapshot(of space: SpaceID) async -> [UInt8]? { await inner.indexSnapshot(of: space) }
+    public func replaceIndexSnapshot(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
+        try await inner.replaceIndexSnapshot(bytes, of: space)
+    }
+    /// Not counted as a replay: what an index snapshot leaves to read (the records after it).
+    public func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay? {
+        try await inner.replay(space, from: offset)
     }
 
     public func spaces() async throws(StoreError) -> [SpaceID] { try await inner.spaces() }

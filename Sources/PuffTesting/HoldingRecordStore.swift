@@ -89,6 +89,11 @@ public final class HoldingRecordStore: RecordStore {
         try await base.append(contentsOf: records, to: space, head: head)
     }
 
+    /// Not held: a read of one record stands for no write and no start-up step.
+    public func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8] {
+        try base.read(locator, in: space)
+    }
+
     public func enqueueAppend(
         contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
     ) async throws(StoreError) -> AppendTicket {

@@ -40,6 +40,7 @@ struct ConfigurationReadingTests {
 
         [sessions]
         allow_plain = false
+        fast_reads = true
 
         [limits]
         label_bytes = 100
@@ -84,6 +85,7 @@ struct ConfigurationReadingTests {
         expected.accessMode = "strict"
         expected.hashExecutables = true
         expected.allowPlainSessions = false
+        expected.fastReads = true
         expected.lockAfter = 0
         expected.mappers = ["note", "internet"]
         expected.uniqueInternet = true

@@ -169,6 +169,7 @@ import Testing
         var snapshot = try #require(IndexSnapshot(decoding: [UInt8](try Data(contentsOf: index))))
         // 99 is in the item list and under every key; 98 only under the keys.
         snapshot.items.append(99)
+        if let first = snapshot.located.locators.first { snapshot.located.locators.append(first) }
         snapshot.keys = snapshot.keys.map { IndexSnapshot.Key(digest: $0.digest, numbers: $0.numbers + [98, 99]) }
         try Data(snapshot.encoded()).write(to: index)
         let (service, store) = try await service()

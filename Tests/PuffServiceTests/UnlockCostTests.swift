@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
+import InMemoryLogging
 import PuffCrypto
 import PuffService
 import PuffStore
@@ -60,5 +62,57 @@ import Testing
         let secret = try await fixture.service.secret(of: added, session: session, caller: Caller(Fixture.alice))
         #expect(secret.value.unprotectedArray() == Array("fresh".utf8))
         #expect(try await fixture.service.itemInfo(items[0]).label == "renamed")
+    }
+}
+
+/// The first unlock after a clean restart, through the index snapshot the clean stop wrote
+/// (design core-reshaped §4.4): the snapshot's sealed locators stand in for the journal's records.
+@Suite struct SnapshotUnlockCostTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("puff-unlockcost-\(UUID().uuidString)")
+
+    func service(over store: any RecordStore) async throws -> SecretService {
+        try await SecretService(
+            store: store, mode: .persistent(kdf: .interactive), prompter: ScriptedPrompter([]),
+            promptTimeout: .seconds(30), clock: ManualClock(), now: { 1_700_000_000 },
+            logger: InMemoryLogHandler.logger(store: .init()), events: { _ in })
+    }
+
+    /// A file store whose flushes do nothing: the test is about reads.
+    func files() async throws -> FileRecordStore {
+        try FileRecordStore(folder: folder.path, sync: { _, _ in 0 })
+    }
+
+    @Test func unlockingTenThousandItemsAfterACleanRestartReadsNoRecord() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var made: [ItemID] = []
+        do {
+            let filling = try await service(over: try await files())
+            try await filling.initialize(passcode: Fixture.passcode("one pass"))
+            let session = try await filling.openSession(algorithm: "plain", input: .string(""), client: Fixture.alice)
+            for number in 0..<UnlockCostTests.items {
+                made.append(
+                    try await filling.createItem(
+                        in: .login, label: "item \(number)", attributes: ["service": "s\(number)", "user": "u"],
+                        type: "", secret: Fixture.plain(Array("secret \(number)".utf8), session: session.session),
+                        replace: false, client: Fixture.alice))
+            }
+            await filling.saveIndexSnapshots()  // as puffd does at a clean stop
+        }
+        let counting = CountingRecordStore(try await FileRecordStore.reopening(folder: folder.path))
+        let restarted = try await service(over: counting)
+        #expect(await counting.replays == 0, "the start read the journal whole instead of the snapshot")
+        await counting.reset()
+        try await restarted.unlock(.login, passcode: Fixture.passcode("one pass"))
+
+        let read = await counting.recordsRead
+        #expect(read == 0, "the unlock read \(read) records")
+        #expect(counting.locatedReads == 0, "the unlock read item records by their locators")
+        #expect(await restarted.vaultStatus.collections.allSatisfy { $0.damage.isEmpty })
+        let session = try await restarted.openSession(algorithm: "plain", input: .string(""), client: Fixture.alice)
+        let secret = try await restarted.secret(
+            of: made[4_321], session: session.session, caller: Caller(Fixture.alice))
+        #expect(secret.value.unprotectedArray() == Array("secret 4321".utf8))
+        #expect(try await restarted.searchItems(["service": "s77"]).unlocked == [made[77]])
+        #expect(try await restarted.itemInfo(made[77]).label == "item 77")
     }
 }

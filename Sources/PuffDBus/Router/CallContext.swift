@@ -29,6 +29,8 @@ public struct CallContext: Sendable, Equatable {
 public final class CallerDirectory: Sendable {
     private let lookup: @Sendable (String) async -> CallContext
     private let cache = Mutex<[String: Task<CallContext, Never>]>([:])
+    /// The contexts already looked up, for ``cachedContext(for:)``.
+    private let known = Mutex<[String: CallContext]>([:])
 
     /// A directory that asks the bus behind `connection`.
     public convenience init(connection: BusConnection) {
@@ -49,12 +51,25 @@ public final class CallerDirectory: Sendable {
             cache[sender] = task
             return task
         }
-        return await task.value
+        let context = await task.value
+        // Kept only while the sender is: a departure may have come while the bus answered.
+        cache.withLock { cache in
+            if cache[sender] != nil { known.withLock { $0[sender] = context } }
+        }
+        return context
+    }
+
+    /// The context of `sender` if it was looked up already; never waits (the bus thread asks).
+    public func cachedContext(for sender: String) -> CallContext? {
+        known.withLock { $0[sender] }
     }
 
     /// Forgets `sender`, which has left the bus.
     public func forget(_ sender: String) {
-        cache.withLock { $0[sender] = nil }
+        cache.withLock { cache in
+            cache[sender] = nil
+            known.withLock { $0[sender] = nil }
+        }
     }
 
     private static func credentials(of sender: String, on connection: BusConnection) async -> CallContext {

@@ -61,6 +61,12 @@ final class Lanes: Sendable {
         }
     }
 
+    /// Whether `sender` has nothing queued or running: a call of its may then be answered
+    /// outside its lane without overtaking one it sent before.
+    func isIdle(_ sender: String) -> Bool {
+        lanes.withLock { $0[sender] == nil }
+    }
+
     /// How many lanes exist (tests and diagnostics).
     var count: Int { lanes.withLock { $0.count } }
 }

@@ -36,7 +36,11 @@ public struct ObjectServer: Sendable {
     private let onClientLeft: @Sendable (String) async -> Void
     private let onSignal: @Sendable (IncomingMessage) async -> Void
     private let waitBefore: @Sendable (IncomingMessage) async -> Void
+    private let fastPath: FastPath?
     private let refusals: RefusalLog
+
+    /// Answers a call on the bus thread, or nil to send it to the caller's lane.
+    public typealias FastPath = @Sendable (IncomingMessage, CallContext) -> OutgoingMessage?
 
     /// Creates a server; nothing runs until ``run()``.
     ///
@@ -47,6 +51,8 @@ public struct ObjectServer: Sendable {
     ///   - onSignal: Every signal received, in arrival order.
     ///   - waitBefore: Awaited in the caller's lane before each call there runs, holding no slot
     ///     (puffd's calls wait for the vault to load); later calls of that client wait behind it.
+    ///   - fastPath: Tried on the bus thread for a call whose sender has nothing in its lane and
+    ///     whose context is known; its reply is sent at once, and nil sends the call to the lane.
     ///   - logger: Where refusals for a limit are noted (the first per connection, then a count).
     public init(
         connection: BusConnection,
@@ -56,7 +62,8 @@ public struct ObjectServer: Sendable {
         logger: Logger = Logger(label: "puff.dbus", factory: { _ in SwiftLogNoOpLogHandler() }),
         onClientLeft: @escaping @Sendable (String) async -> Void = { _ in },
         onSignal: @escaping @Sendable (IncomingMessage) async -> Void = { _ in },
-        waitBefore: @escaping @Sendable (IncomingMessage) async -> Void = { _ in }
+        waitBefore: @escaping @Sendable (IncomingMessage) async -> Void = { _ in },
+        fastPath: FastPath? = nil
     ) {
         self.connection = connection
         self.router = router
@@ -65,6 +72,7 @@ public struct ObjectServer: Sendable {
         self.onClientLeft = onClientLeft
         self.onSignal = onSignal
         self.waitBefore = waitBefore
+        self.fastPath = fastPath
         refusals = RefusalLog(logger: logger)
     }
 
@@ -83,6 +91,8 @@ public struct ObjectServer: Sendable {
                 connection.send(reply)
             } else if Router.isIntrospection(message) {
                 introspect(message, sender: sender, count: introspections)
+            } else if let reply = Self.fastReply(to: message, from: sender, lanes: lanes, callers: callers, fastPath) {
+                connection.send(reply)
             } else {
                 submit(.call(message), from: sender, lanes: lanes, gate: gate)
             }
@@ -102,6 +112,15 @@ public struct ObjectServer: Sendable {
             }
         }
         connection.setMethodCallHandler(nil)
+    }
+
+    /// The reply `fastPath` gives on the bus thread, when it may answer: `sender`'s lane is empty
+    /// (an earlier call of its is never overtaken) and its context is known (no wait for the bus).
+    static func fastReply(
+        to message: IncomingMessage, from sender: String, lanes: Lanes, callers: CallerDirectory, _ fastPath: FastPath?
+    ) -> OutgoingMessage? {
+        guard let fastPath, lanes.isIdle(sender), let context = callers.cachedContext(for: sender) else { return nil }
+        return fastPath(message, context)
     }
 
     private func submit(_ work: Lanes.Work, from sender: String, lanes: Lanes, gate: ConcurrencyGate) {

@@ -44,6 +44,7 @@ enum ConfigurationKeys {
             .choice("access", "mode", \.accessMode, choices: AccessMode.allCases.map(\.rawValue), noun: "access mode"),
             hashExecutables,
             .flag("sessions", "allow_plain", \.allowPlainSessions),
+            .flag("sessions", "fast_reads", \.fastReads),
 
             // Upper bounds keep a value inside what the bus carries (a message holds at most
             // 4 MiB, DecodePolicy) or what locked memory holds; docs/limits.md says why each

@@ -71,6 +71,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Whether clients may open `plain` sessions, whose secrets travel unencrypted on the bus and
     /// stay in libdbus's message buffers after they were sent.
     public var allowPlainSessions = true
+    /// Whether secret reads that need no decision are answered on the bus thread (design
+    /// core-reshaped §7) instead of in the caller's lane.
+    public var fastReads = false
 
     // [limits]
     /// What one client may make the service hold (docs/limits.md).

@@ -35,13 +35,13 @@ extension SecretService {
     /// writes their entries together.
     func audit(
         _ action: AuditAction, of id: ItemID, label: String, caller: Caller, result: AuditResult,
-        deferred: Bool = false
+        deferred: Bool = false, at time: UInt64? = nil
     ) {
         guard let auditLog, let vault = collectionStates[id.collection], let space = vault.space,
             let sealer = vault.auditSealer
         else { return }
         let fields = AuditFields(
-            action: action.rawValue, result: result.rawValue, time: now(), item: id.number, label: label,
+            action: action.rawValue, result: result.rawValue, time: time ?? now(), item: id.number, label: label,
             executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
         auditLog.append(fields, to: space, sealer: sealer, deferred: deferred)
     }
@@ -86,6 +86,7 @@ extension SecretService {
         -> AuditReport
     {
         if let collection { _ = try state(of: collection) }
+        flushFastReads()
         guard let store = auditLog?.store else {
             return AuditReport(isEnabled: false, entries: [], locked: [], problems: [])
         }
@@ -118,6 +119,7 @@ extension SecretService {
 
     /// Makes every audit entry so far durable; puffd calls it as it stops.
     public func flushAudit() async {
+        flushFastReads()
         auditLog?.flush()
         guard let store = auditLog?.store else { return }
         await BlockingWork.run { try? store.sync() }

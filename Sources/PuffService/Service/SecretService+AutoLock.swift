@@ -68,6 +68,7 @@ extension SecretService {
     /// Locks the collection when its deadline has passed; otherwise returns the deadline to sleep
     /// until (a use moved it). Nil once there is nothing left to wait for.
     private func autoLockIfDue(_ id: CollectionID, token: UInt64) async -> Duration? {
+        flushFastReads()  // reads on the bus thread count as uses
         guard let due = dueDeadline(id, token: token) else { return nil }
         guard due.time <= timeline.now else { return due.time }
         await beginWrite()

@@ -92,7 +92,9 @@ extension SecretService {
                 _ = vault.pending.removeFirst()
                 pendingWrites -= 1
                 vault.tip = first.tip
-                vault.noteAppended([first.record])
+                vault.noteAppended(
+                    [first.record],
+                    at: first.ticket.locators(of: [first.record.encoded()], sequences: [first.record.link?.sequence]))
                 vault.deadRecords += first.obsoleting
                 first.isSettled = true
                 first.apply?()

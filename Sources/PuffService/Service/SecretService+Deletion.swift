@@ -155,6 +155,7 @@ extension SecretService {
                 "Setting a collection's files aside failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
             throw unsaved(error, "the change could not be saved")
         }
+        flushFastReads()
         vault.lock()
         forgetKey(of: vault)
         collectionStates[id] = nil

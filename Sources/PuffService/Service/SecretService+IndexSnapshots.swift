@@ -15,15 +15,21 @@ extension SecretService {
     }
 
     /// Scans `vault`'s journal as start-up would and keeps what it found, unless a snapshot
-    /// already covers the whole journal, or the journal is damaged (start-up then scans it whole
-    /// and reports the damage, as without a snapshot).
+    /// already covers the whole journal (sealed, or none can be sealed now), or the journal is
+    /// damaged (start-up then scans it whole and reports the damage, as without a snapshot).
+    ///
+    /// The snapshot is sealed under the record key (``IndexSnapshot/Seal``) when the collection
+    /// is unlocked and the scan ends at the very chain digest puffd checked against the sealed
+    /// head (or wrote itself): then its locators and index are the records' as puffd knows them,
+    /// and the next start's first unlock opens no item record (design core-reshaped §4.4).
     func saveIndexSnapshot(of vault: CollectionVault) async {
         // A store without a folder (memory) keeps no snapshot: scanning for one would be wasted.
         guard store.location != nil, let space = vault.space, let header = vault.header, !vault.isPrivate,
             !vault.isHidden
         else { return }
+        let sealer = vault.isLocked || !vault.chainChecked || !vault.damage.isEmpty ? nil : vault.sealer
         if let bytes = await store.indexSnapshot(of: space), let old = IndexSnapshot(decoding: bytes),
-            let tail = try? await store.replay(space, from: old.lastRecordOffset),
+            old.seal != nil || sealer == nil, let tail = try? await store.replay(space, from: old.lastRecordOffset),
             tail.records.count == 1, tail.size == old.journalLength
         {
             return
@@ -33,24 +39,43 @@ extension SecretService {
             let lastRecord = try? VaultRecord(decoding: last.bytes, format: replay.version)
         else { return }
         let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
-        let snapshot = await BlockingWork.run { () -> IndexSnapshot? in
+        let checkedTip = vault.tip
+        let bytes = await BlockingWork.run { () -> [UInt8]? in
             let scanned = VaultOpening.scan(replay, header: header, file: file)
             guard scanned.damage.isEmpty else { return nil }
-            return IndexSnapshot(
+            var snapshot = IndexSnapshot(
                 journalLength: replay.size, version: replay.version, lastRecordOffset: last.offset,
                 lastTag: lastRecord.mac, tipSequence: scanned.tip?.sequence ?? 0,
                 firstSequence: scanned.firstSequence ?? 0, nextNumber: scanned.nextNumber,
                 deadRecords: UInt64(scanned.deadRecords), hasCollectionRecord: scanned.collectionRecord != nil,
                 items: scanned.items.numbers, settings: scanned.settingsRecords.keys.sorted(),
                 keys: scanned.index.snapshotKeys)
+            snapshot.located = Self.located(scanned, snapshot)
+            // Sealed only when what was scanned is the chain puffd checked: same tip, same digest.
+            guard let sealer, let tip = scanned.tip, let checkedTip, tip.sequence == checkedTip.sequence,
+                tip.digest.matches(checkedTip.digest)
+            else { return snapshot.encoded() }
+            return snapshot.encoded(sealedFor: space, with: sealer)
         }
-        guard let snapshot else { return }
+        guard let bytes else { return }
         do {
-            try await store.replaceIndexSnapshot(snapshot.encoded(), of: space)
+            try await store.replaceIndexSnapshot(bytes, of: space)
         } catch {
             logger.notice(
                 "An index snapshot could not be written: the next start reads the journal",
                 metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
         }
+    }
+
+    /// What `scanned` says of where its records are, in `snapshot`'s order of items and settings.
+    private static func located(_ scanned: ScannedCollection, _ snapshot: IndexSnapshot) -> IndexSnapshot.Located {
+        var located = IndexSnapshot.Located(
+            chainDigest: scanned.tip?.digest.bytes ?? [], collectionRecord: scanned.collectionRecord ?? [])
+        for number in snapshot.items {
+            guard case .at(let locator) = scanned.items[number]?.record else { return IndexSnapshot.Located() }
+            located.locators.append(locator)
+        }
+        located.settingsRecords = snapshot.settings.map { scanned.settingsRecords[$0] ?? [] }
+        return located
     }
 }

@@ -61,6 +61,8 @@ extension SecretService {
     func setLocked(_ isLocked: Bool, _ collection: CollectionID) {
         guard collection != .session, let state = collectionStates[collection] else { return }
         if isLocked {
+            // Reads answered on the bus thread are logged while the audit key is still here.
+            flushFastReads()
             state.lock()
             forgetKey(of: state)
         }

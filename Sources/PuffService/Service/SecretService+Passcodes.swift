@@ -184,6 +184,7 @@ extension SecretService {
             setLocked(true, id)
             return
         }
+        flushFastReads()
         vault.lock()
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }

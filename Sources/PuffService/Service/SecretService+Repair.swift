@@ -55,6 +55,7 @@ extension SecretService {
             logger.error("Repair failed", metadata: ["collection.id": "\(id)", "error": "\(error)"])
             throw .failed("the repaired journal could not be written: \(error)")
         }
+        vault.relocate(after: result.records)
         vault.damage = []
         vault.tip = result.tip
         vault.format = VaultRecord.currentFormat

@@ -137,6 +137,7 @@ extension SecretService {
     private func closeEveryCollection() {
         for id in collectionOrder where id != .session {
             guard let vault = collectionStates[id] else { continue }
+            flushFastReads()
             vault.lock()
             forgetKey(of: vault)
             if let space = vault.space { auditLog?.close(space) }

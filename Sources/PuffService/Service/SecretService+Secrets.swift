@@ -90,26 +90,25 @@ extension SecretService {
     /// - Throws: ``ServiceError/damaged(_:)`` for a record that does not open (the collection
     ///   is marked damaged), ``ServiceError/failed(_:)`` for a secret that does not.
     func plaintext(of record: StoredItem, _ id: ItemID, in state: CollectionVault) throws(ServiceError) -> SecureBytes {
+        try opened(record, id, in: state).secret
+    }
+
+    /// ``plaintext(of:_:in:)`` with the label and content type the item's record holds.
+    func opened(_ record: StoredItem, _ id: ItemID, in state: CollectionVault) throws(ServiceError) -> ItemKey.Opened {
         guard let sealer = state.sealer else { throw .isLocked }
-        guard record.sealedSecret.isEmpty, !record.record.isEmpty, let space = state.space else {
-            do {
-                return try sealer.open(record.sealedSecret, associatedData: Self.sealingContext(id))
-            } catch {
+        let key = ItemKey(sealer: sealer, space: state.space, format: state.format, records: state.records)
+        do {
+            return try key.open(record, id)
+        } catch {
+            switch error {
+            case .sealedApart:
                 logger.error("A stored secret did not open", metadata: ["item.id": "\(id)"])
                 throw .failed("the secret could not be read")
+            case .record(let cause):
+                let why = state.noteUnreadable(id.number, cause)
+                logger.error("An item's record did not open", metadata: ["item.id": "\(id)"])
+                throw .damaged(why)
             }
-        }
-        do {
-            let sealed = try VaultRecord(decoding: record.record, format: state.format)
-            guard sealed.kind == .item, sealed.number == id.number else { throw CryptoError.wrongKey }
-            let plaintext = try sealed.open(space: space, sealer: sealer)
-            guard let secret = try ItemFields.parse(plaintext, wantsSecret: true).1 else { throw CryptoError.wrongKey }
-            return secret
-        } catch {
-            let why = "\(space.hex).journal: item \(id.number)'s record does not authenticate"
-            if !state.damage.contains(why) { state.damage.append(why) }
-            logger.error("An item's record did not open", metadata: ["item.id": "\(id)"])
-            throw .damaged(why)
         }
     }
 }

@@ -108,21 +108,13 @@ extension SecretService {
     func encode(
         _ record: StoredItem, of item: ItemID, in state: CollectionVault, session: Session, sessionID id: SessionID
     ) throws(ServiceError) -> TransportSecret {
-        let contentType = Self.outgoingContentType(record.contentType)
-        let secret = try plaintext(of: record, item, in: state)
-        switch session.transport {
-        case .plain:
-            return TransportSecret(session: id, parameters: [], value: secret, contentType: contentType)
-        case .dh(let key):
-            do {
-                let sealed = try DHTransport.encrypt(secret, key: key)
-                return TransportSecret(
-                    session: id, parameters: sealed.iv, value: SecureBytes(unwipedCopyOf: sealed.ciphertext),
-                    contentType: contentType)
-            } catch {
-                logger.error("Encrypting a secret for transfer failed", metadata: ["error": "\(error)"])
-                throw .failed("the secret could not be encrypted")
-            }
+        let opened = try opened(record, item, in: state)
+        do {
+            return try session.transport.encode(
+                opened.secret, contentType: Self.outgoingContentType(opened.contentType), session: id)
+        } catch {
+            logger.error("Encrypting a secret for transfer failed", metadata: ["error": "\(error)"])
+            throw .failed("the secret could not be encrypted")
         }
     }
 

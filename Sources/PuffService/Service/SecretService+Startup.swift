@@ -65,6 +65,7 @@ extension SecretService {
     public func becomeReady() {
         guard !isReady else { return }
         isReady = true
+        readView.markReady()
         let waiting = readyWaiters
         readyWaiters = [:]
         for each in waiting.values { each.resume(returning: true) }

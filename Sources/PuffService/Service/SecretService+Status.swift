@@ -179,6 +179,7 @@ extension SecretService {
                 reclaimed = try await store.rewrite(space, records: result.records)
                 if let head = result.head { try await store.replaceHead(head, of: space) }
             }
+            vault.relocate(after: result.records)
             vault.tip = result.tip
             vault.format = VaultRecord.currentFormat
             vault.deadRecords = result.deadRecords

@@ -45,10 +45,18 @@ public actor SecretService {
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
 
+    /// What reads on the bus thread see (``ReadView``); the actor publishes it as it changes.
+    public nonisolated let readView: ReadView
     /// Every collection that can be seen, keyed by identifier; ``collectionOrder`` gives the order.
-    var collectionStates: [CollectionID: CollectionVault]
+    var collectionStates: [CollectionID: CollectionVault] {
+        // Each collection reads its items' records from this service's store.
+        didSet {
+            for vault in collectionStates.values where vault.records == nil { vault.records = store }
+            publishCollections()
+        }
+    }
     /// Collections in catalog order, opened hidden ones after them; `session` is last.
-    var collectionOrder: [CollectionID]
+    var collectionOrder: [CollectionID] { didSet { publishCollections() } }
     /// Alias name → collection; an alias may outlive its collection (it then reads as nil).
     var aliases: [String: CollectionID]
     /// The catalog as last written; nil until the vault is initialized.
@@ -74,8 +82,11 @@ public actor SecretService {
     // The service's own, not the process's: services in one process (a test run) must not wait
     // behind each other's derivations.
     let keyDerivationQueue = DispatchQueue(label: "puff.key-derivation")
-    /// The open transfer sessions.
-    var sessions = SessionTable()
+    /// The open transfer sessions, which the bus thread reads too (``ReadView``).
+    var sessions: SessionTable {
+        _read { yield readView.sessions.value }
+        _modify { yield &readView.sessions.value }
+    }
     /// The prompts handed out and not completed.
     var prompts = PromptBook()
     /// The question that brings `login` in step with a login password it missed; at most one per
@@ -183,9 +194,12 @@ public actor SecretService {
         catalog = nil
         hiddenHeaders = [:]
         damaged = []
+        readView = ReadView(plainAccess: access.mode == .open, queryLimit: limits.attributesPerItem, now: now)
         collectionStates = [.session: Self.sessionCollection()]
         collectionOrder = [.session]
         aliases = ["session": .session]
+        publishCollections()
+        Self.flushReads(of: readView, into: self)
         if loading == .now {
             try await loadVault()
             becomeReady()

@@ -69,6 +69,13 @@ struct SessionTable: Sendable {
         return session
     }
 
+    /// The transport of session `id` if `client` owns it, not marked as used: a read on the bus
+    /// thread (``ReadView``), whose use the actor notes later.
+    func transport(of id: SessionID, for client: ClientID) -> Session.Transport? {
+        guard let session = sessions[id], session.owner == client else { return nil }
+        return session.transport
+    }
+
     /// Closes every session of `client`, which left the bus.
     mutating func forget(_ client: ClientID) {
         guard counts.removeValue(forKey: client) != nil else { return }

@@ -26,26 +26,65 @@ extension CollectionVault {
     /// its locked view: its secret is refused when read (``SecretService/plaintext(of:_:in:)``).
     func item(_ number: UInt64) -> StoredItem? {
         guard let item = table[number] else { return nil }
-        guard !item.isOpened, !isLocked, let sealer, let space, !item.record.isEmpty else { return item }
+        guard !item.isOpened, !isLocked, let sealer, let space, !item.record.isNone else { return item }
         do {
-            let opened = try Self.opened(item, space: space, sealer: sealer, format: format)
+            let opened = try Self.opened(item, space: space, sealer: sealer, format: format, from: records)
             table[number] = opened
             return opened
         } catch {
-            let why = "\(space.hex).journal: item \(number)'s record does not authenticate"
-            if !damage.contains(why) { damage.append(why) }
+            noteUnreadable(number, error)
         }
         return item
     }
 
+    /// Names item `number`'s record as one that does not open (the collection then takes no
+    /// writes): it does not authenticate, or the journal no longer holds it where it was read.
+    @discardableResult
+    func noteUnreadable(_ number: UInt64, _ error: any Error) -> String {
+        guard let space else { return "item \(number)'s record does not open" }
+        let why =
+            if case StoreError.damaged(_, _, let reason) = error {
+                "\(space.hex).journal: item \(number)'s record cannot be read: \(reason)"
+            } else {
+                "\(space.hex).journal: item \(number)'s record does not authenticate"
+            }
+        if !damage.contains(why) { damage.append(why) }
+        return why
+    }
+
+    /// `item`'s newest record opened: read (by its locator from `store`, or from memory), checked
+    /// to be that item's and, read by a locator, the very record meant, then authenticated.
+    ///
+    /// - Throws: ``StoreError`` when it cannot be read, else when it does not parse or authenticate.
+    static func openRecord(
+        of item: StoredItem, space: SpaceID, sealer: SecretSealer, format: UInt8, from store: (any RecordStore)?
+    ) throws -> SecureBytes {
+        let bytes: [UInt8]
+        var locator: RecordLocator?
+        switch item.record {
+        case .none: throw CryptoError.wrongKey
+        case .bytes(let kept): bytes = kept
+        case .at(let at):
+            guard let store else { throw StoreError.noSuchSpace(space) }
+            bytes = try store.read(at, in: space)
+            locator = at
+        }
+        let record = try VaultRecord(decoding: bytes, format: format)
+        guard record.kind == .item, record.number == item.number, locator?.names(record) ?? true else {
+            throw CryptoError.wrongKey
+        }
+        return try record.open(space: space, sealer: sealer)
+    }
+
     /// `item` with the label, attributes, type and times its record holds.
     ///
-    /// - Throws: when the record does not parse or authenticate.
-    static func opened(_ item: StoredItem, space: SpaceID, sealer: SecretSealer, format: UInt8) throws -> StoredItem {
+    /// - Throws: when the record cannot be read, or does not parse or authenticate.
+    static func opened(
+        _ item: StoredItem, space: SpaceID, sealer: SecretSealer, format: UInt8, from store: (any RecordStore)?
+    ) throws -> StoredItem {
         var item = item
-        let record = try VaultRecord(decoding: item.record, format: format)
-        guard record.kind == .item, record.number == item.number else { throw CryptoError.wrongKey }
-        let fields = try ItemFields.parse(try record.open(space: space, sealer: sealer), wantsSecret: false).0
+        let plaintext = try openRecord(of: item, space: space, sealer: sealer, format: format, from: store)
+        let fields = try ItemFields.parse(plaintext, wantsSecret: false).0
         item.label = fields.label
         item.attributeList = fields.attributes
         item.type = fields.type
@@ -61,10 +100,11 @@ extension CollectionVault {
     /// keeps its locked view.
     var viewOpener: (@Sendable (StoredItem) -> StoredItem)? {
         guard !isLocked, let sealer, let space else { return nil }
-        let format = format
+        let (format, records) = (format, records)
         return { item in
-            guard !item.isOpened, !item.record.isEmpty else { return item }
-            return (try? CollectionVault.opened(item, space: space, sealer: sealer, format: format)) ?? item
+            guard !item.isOpened, !item.record.isNone else { return item }
+            return (try? CollectionVault.opened(item, space: space, sealer: sealer, format: format, from: records))
+                ?? item
         }
     }
 
@@ -84,13 +124,17 @@ extension CollectionVault {
         markIndexed()
     }
 
-    /// Notes records just appended to the journal: an item's newest record becomes its only
-    /// sealed form once ``insert(_:)`` or ``update(_:)`` takes it; the collection record and
-    /// settings records are kept for the next unlock to open.
-    func noteAppended(_ records: [VaultRecord]) {
-        for record in records {
+    /// Notes records just appended to the journal, at `locators` when the store said where: an
+    /// item's newest record becomes its only sealed form once ``insert(_:)`` or ``update(_:)``
+    /// takes it; the collection record and settings records are kept for the next unlock to open.
+    func noteAppended(_ records: [VaultRecord], at locators: [RecordLocator]? = nil) {
+        for (position, record) in records.enumerated() {
             switch record.kind {
-            case .item: appendedItems[record.number] = record.encoded()
+            case .item:
+                appendedItems[record.number] =
+                    if let locators, position < locators.count { .at(locators[position]) } else {
+                        .bytes(record.encoded())
+                    }
             case .itemDeleted:
                 appendedItems[record.number] = nil
                 settingsRecords[record.number] = nil
@@ -110,7 +154,7 @@ extension CollectionVault {
             item.sealedSecret = []
         } else if !item.sealedSecret.isEmpty {
             // A change not stored (the `session` collection): its record, if any, is outdated.
-            item.record = []
+            item.record = .none
         }
         return item
     }
@@ -169,8 +213,29 @@ extension CollectionVault {
         if item.isOpened {
             index.remove(item.number, attributes: item.attributeList)
         } else {
-            let tags = (try? VaultRecord(decoding: item.record, format: format).tags) ?? []
+            let bytes: [UInt8]? =
+                switch item.record {
+                case .none: nil
+                case .bytes(let kept): kept
+                case .at(let locator): space.flatMap { try? records?.read(locator, in: $0) }
+                }
+            let tags = bytes.flatMap { try? VaultRecord(decoding: $0, format: format).tags } ?? []
             tags.withUnsafeBytes { index.remove(item.number, tags: $0) }
+        }
+    }
+
+    /// Points every item at its record in the journal just written whole as `written` (a
+    /// compaction or repair moved every record; the locators held point into the old file).
+    func relocate(after written: [[UInt8]]) {
+        var offset = UInt64(JournalFraming.preamble.count)
+        for bytes in written {
+            let locator = RecordLocator(offset: offset, length: UInt32(bytes.count), sequence: 0)
+            offset = locator.end
+            guard let record = try? VaultRecord(decoding: bytes, format: VaultRecord.currentFormat),
+                record.kind == .item, var item = table[record.number]
+            else { continue }
+            item.record = .at(RecordLocator(offset: locator.offset, record: bytes, sequence: record.link?.sequence))
+            table[record.number] = item
         }
     }
 
@@ -178,9 +243,7 @@ extension CollectionVault {
     /// from the index alone whether locked or open: its digests are keyed 128-bit BLAKE2b, so a
     /// false hit is a 2⁻¹²⁸ event. A locked collection without its index finds nothing.
     func search(_ query: Attributes) -> [UInt64] {
-        guard isIndexed else { return [] }
-        // An index snapshot is not authenticated: a number it names that holds no item is no hit.
-        return index.intersection(for: query)?.filter { table[$0] != nil } ?? order
+        readable.value.search(query)
     }
 
     /// The oldest item whose attribute set is exactly `attributes`, byte for byte (open only):

@@ -28,9 +28,14 @@ extension CollectionVault {
         guard isLocked, let space, isIndexed, !readsJournalToOpen, !isPrivate,
             format >= VaultRecord.currentFormat, damage.isEmpty, let tip, let collectionRecord,
             !collectionRecord.isEmpty, let sealer = try? SecretSealer(key: master.subkey(.records)),
-            // Loaded from an index snapshot, items hold no record yet: the journal is read.
-            table.allSatisfy({ !$0.record.isEmpty })
+            // Items loaded from an index snapshot without locators: the journal is read.
+            table.allSatisfy({ !$0.record.isNone })
         else { return false }
+        // What an index snapshot said (locators, index, the digest it started from) counts only
+        // under its seal: the digest alone is not secret, so a planted snapshot could match it.
+        if !chainChecked, fromSnapshot, snapshotSeal?.authenticates(space: space, sealer: sealer) != true {
+            return false
+        }
         let modified: UInt64
         if chainChecked {
             modified = tip.modified

@@ -15,13 +15,13 @@ final class CollectionVault {
     let id: CollectionID
     /// The space in the store; nil for the in-memory `session` collection. A re-key moves the
     /// collection to a new space (``rekeyed(space:header:opened:deadRecords:)``).
-    private(set) var space: SpaceID?
+    private(set) var space: SpaceID? { didSet { publishKey() } }
     var header: VaultHeader?
     var fields: CollectionFields
-    var isLocked: Bool
+    var isLocked: Bool { didSet { publishKey() } }
     /// Whether items' labels, attributes and secrets can be read (unlocked since start, or since
     /// the last lock): opened from their records as calls touch them.
-    private(set) var isOpen: Bool
+    private(set) var isOpen: Bool { didSet { publishKey() } }
     /// Whether the next unlock reads the journal: an item holds no record (a private collection
     /// forgets its items at `Lock`), or the records in memory are not all the journal's.
     private(set) var readsJournalToOpen = false
@@ -30,31 +30,55 @@ final class CollectionVault {
     private(set) var chainChecked: Bool
     /// The head slots a scan read, which the first unlock authenticates.
     private(set) var scannedHeads: [JournalHead] = []
+    /// Whether the scan started from an index snapshot, and its seal, which an unlock in place
+    /// must authenticate before trusting the snapshot's locators and index.
+    private(set) var fromSnapshot = false
+    private(set) var snapshotSeal: IndexSnapshot.Seal?
     /// The record key; nil while locked.
-    private(set) var sealer: SecretSealer?
+    private(set) var sealer: SecretSealer? { didSet { publishKey() } }
     /// The audit log's key; nil while locked and for `session`.
     private(set) var auditSealer: SecretSealer?
     /// Only for an ephemeral vault: the master key, kept while locked since no passcode exists.
     var escrow: MasterKey?
     private(set) var hasher: KeyedHash
+    /// What the bus thread may read (``ReadView``): the items, their settings and, while open,
+    /// the key. Written only through ``table``, ``settings`` and ``publishKey()``.
+    let readable = SharedState(ReadableCollection())
+    /// Runs inside ``lock()`` after the key left ``readable`` and before it is wiped (tests).
+    var afterUnpublishing: (() -> Void)?
     /// The items by number; read through ``items``, which opens them.
-    var table: ItemTable
-    var index: AttributeIndex
+    var table: ItemTable {
+        _read { yield readable.value.items }
+        _modify { yield &readable.value.items }
+    }
+    /// Where items' records are read from by their locators (the service's store; set when the
+    /// service takes the collection in).
+    var records: (any RecordStore)? { didSet { publishKey() } }
+    var index: AttributeIndex {
+        _read { yield readable.value.index }
+        _modify { yield &readable.value.index }
+    }
     /// Whether ``index`` answers for items not in memory: true from start for a collection whose
     /// locked search is `always`, and from the first unlock of this run for `after-unlock` (then
     /// kept across `Lock`); a `never` collection drops it on `Lock` (issue 24 item 6). An `always`
     /// collection whose index key the TPM did not unseal at start waits for its unlock, as
     /// `after-unlock` does (issue 26 item 6).
-    private(set) var isIndexed: Bool
+    private(set) var isIndexed: Bool {
+        get { readable.value.isIndexed }
+        set { readable.value.isIndexed = newValue }
+    }
     /// The newest collection record, which an unlock opens for the collection's fields.
     var collectionRecord: [UInt8]?
     /// Items' access settings while the collection is open (items without any are absent).
-    var settings: [UInt64: ItemSettings] = [:]
+    var settings: [UInt64: ItemSettings] {
+        _read { yield readable.value.settings }
+        _modify { yield &readable.value.settings }
+    }
     /// Each live item's newest settings record, which an unlock opens for ``settings``.
     var settingsRecords: [UInt64: [UInt8]] = [:]
     /// Item records appended by the current write and not yet taken by ``insert(_:)`` or
-    /// ``update(_:)``, by item number.
-    var appendedItems: [UInt64: [UInt8]] = [:]
+    /// ``update(_:)``, by item number: where the store put them, or the bytes if it did not say.
+    var appendedItems: [UInt64: ItemRecord] = [:]
     /// Records in the journal that no longer describe the present (overwritten or deleted items).
     var deadRecords: Int
     /// The connection that created it since start, which may delete it without a prompt.
@@ -62,7 +86,7 @@ final class CollectionVault {
     /// Since when it is unlocked and used, for auto-lock; nil while locked.
     var activity: UnlockActivity?
     /// The journal's format: 1 (unchained, written before issue 24) is upgraded by the first write.
-    var format: UInt8
+    var format: UInt8 { didSet { publishKey() } }
     /// The newest record of the journal's chain, which the next append names; nil for format 1
     /// and for `session`.
     var tip: JournalChain.Tip?
@@ -83,17 +107,18 @@ final class CollectionVault {
         sealer = opened.sealer
         auditSealer = opened.auditSealer
         hasher = opened.hasher
-        table = opened.items
-        index = opened.index
-        isIndexed = true
         chainChecked = true
         deadRecords = opened.deadRecords
-        settings = opened.settings
         collectionRecord = opened.collectionRecord
         settingsRecords = opened.settingsRecords
         format = opened.format
         tip = opened.tip
         damage = opened.damage
+        table = opened.items
+        settings = opened.settings
+        index = opened.index
+        isIndexed = true
+        publishKey()
     }
 
     /// A locked collection known only from its journal (before its first unlock).
@@ -108,17 +133,19 @@ final class CollectionVault {
         isOpen = false
         sealer = nil
         hasher = scanned.hasher
-        table = scanned.items
-        index = scanned.index
-        isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
         chainChecked = false
         scannedHeads = scanned.heads
+        fromSnapshot = scanned.fromSnapshot
+        snapshotSeal = scanned.snapshotSeal
         collectionRecord = scanned.collectionRecord
         settingsRecords = scanned.settingsRecords
         deadRecords = scanned.deadRecords
         format = scanned.format
         tip = scanned.tip
         damage = scanned.damage
+        table = scanned.items
+        index = scanned.index
+        isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
     }
 
     var isPrivate: Bool { header?.flags.contains(.private) ?? false }
@@ -217,6 +244,8 @@ final class CollectionVault {
             readsJournalToOpen = false
             chainChecked = false
             scannedHeads = scanned.heads
+            fromSnapshot = scanned.fromSnapshot
+            snapshotSeal = scanned.snapshotSeal
         } else {
             // The records in memory are the old space's: the next unlock reads the new journal.
             readsJournalToOpen = true
@@ -232,7 +261,10 @@ final class CollectionVault {
     /// a private one everything, another one all but item numbers and the blind index (which a
     /// `never` collection drops too).
     func lock() {
+        // Out of the bus thread's reach first (under the lock a fast read holds while it opens
+        // an item), then wiped: the bus thread never holds a wiped key (design core-reshaped §7).
         isLocked = true
+        afterUnpublishing?()
         sealer = nil
         auditSealer = nil
         activity?.timer?.cancel()
@@ -267,9 +299,9 @@ final class CollectionVault {
             var item = StoredItem(
                 collection: id.rawValue, number: number, label: "", attributes: [:], type: "", contentType: "",
                 sealedSecret: [], created: 0, modified: 0)
-            item.record = table[number]?.record ?? []
+            item.record = table[number]?.record ?? .none
             item.isOpened = false
-            everyRecord = everyRecord && !item.record.isEmpty
+            everyRecord = everyRecord && !item.record.isNone
             blank[number] = item
         }
         table = blank

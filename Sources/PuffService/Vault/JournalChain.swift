@@ -67,6 +67,8 @@ struct JournalChain {
     /// it covered, `first` the chain's first record.
     mutating func resume(at tip: Tip, first: UInt64) {
         self.tip = tip
+        // The snapshot's digest (empty when it had none: an unlock in place then finds no match).
+        digest = tip.digest
         firstSequence = first
         if let head, head.sequence == tip.sequence {
             headSeen = true

@@ -23,6 +23,10 @@ package struct ScannedCollection: Sendable {
     var tip: JournalChain.Tip?
     /// The head's slots that parse (not authenticated yet: the unlock does).
     var heads: [JournalHead] = []
+    /// Whether it started from an index snapshot, and the snapshot's seal, if it had one: an
+    /// unlock in place trusts what the snapshot said only if the seal authenticates.
+    var fromSnapshot = false
+    var snapshotSeal: IndexSnapshot.Seal?
     /// What the clear prefixes show to be wrong (records left out, a cut-off end).
     package var damage: [String] = []
     /// The chain's first record's sequence (a snapshot keeps it; nil for format 1 or no records).
@@ -91,26 +95,13 @@ package enum VaultOpening {
         // replaces or deletes one of them (their records are not read).
         var snapshotTags: [UInt64: [UInt8]]?
         if let snapshot {
-            scanned.index = AttributeIndex(hasher: hasher, keys: snapshot.keys)
-            for number in snapshot.items {
-                // Neither opened nor holding its record: the first unlock reads the journal.
-                var item = StoredItem(
-                    collection: header.collectionID ?? "", number: number, label: "", attributes: [:], type: "",
-                    contentType: "", sealedSecret: [], created: 0, modified: 0)
-                item.isOpened = false
-                scanned.items[number] = item
-            }
-            for number in snapshot.settings { scanned.settingsRecords[number] = [] }
-            scanned.nextNumber = snapshot.nextNumber
-            // Present, its bytes unread: nothing needs a locked collection's record bytes.
-            scanned.collectionRecord = snapshot.hasCollectionRecord ? [] : nil
-            seen =
-                Int(snapshot.deadRecords) + snapshot.items.count + snapshot.settings.count
-                + (snapshot.hasCollectionRecord ? 1 : 0)
-            scanned.firstSequence = snapshot.firstSequence
+            seen = seed(&scanned, from: snapshot, hasher: hasher, collection: header.collectionID ?? "")
             if replay.version >= 2 {
+                let digest = snapshot.located.chainDigest
                 chain.resume(
-                    at: JournalChain.Tip(sequence: snapshot.tipSequence, tag: snapshot.lastTag),
+                    at: JournalChain.Tip(
+                        sequence: snapshot.tipSequence, tag: snapshot.lastTag,
+                        digest: digest.count == ChainDigest.length ? ChainDigest(bytes: digest) : .empty),
                     first: snapshot.firstSequence)
             }
             records = records.dropFirst()  // the last record the snapshot covers
@@ -136,8 +127,10 @@ package enum VaultOpening {
                 scanned.settingsRecords[record.number] = stored.bytes
             case .item, .itemDeleted:
                 if let old = scanned.items[record.number] {
-                    var oldTags = (try? VaultRecord(decoding: old.record, format: replay.version).tags) ?? []
-                    if old.record.isEmpty, let snapshot {
+                    var oldTags: [UInt8] = []
+                    if case .at(let locator) = old.record, let bytes = Self.bytes(at: locator, in: replay.records) {
+                        oldTags = (try? VaultRecord(decoding: bytes, format: replay.version).tags) ?? []
+                    } else if let snapshot {
                         if snapshotTags == nil { snapshotTags = Self.tagsByNumber(snapshot.keys) }
                         oldTags = snapshotTags?[record.number] ?? []
                     }
@@ -152,7 +145,8 @@ package enum VaultOpening {
                 var item = StoredItem(
                     collection: header.collectionID ?? "", number: record.number, label: "", attributes: [:],
                     type: "", contentType: "", sealedSecret: [], created: 0, modified: 0)
-                item.record = stored.bytes
+                item.record = .at(
+                    RecordLocator(offset: stored.offset, record: stored.bytes, sequence: record.link?.sequence))
                 item.isOpened = false
                 scanned.items[record.number] = item
                 // Only `always` searches from the tags; others write none (a crash while the mode
@@ -176,16 +170,6 @@ package enum VaultOpening {
         scanned.deadRecords =
             seen - scanned.items.count - scanned.settingsRecords.count - (scanned.collectionRecord == nil ? 0 : 1)
         return scanned
-    }
-
-    /// Each item's keys from a snapshot's index, 16 bytes each, as its record's tags.
-    private static func tagsByNumber(_ keys: [IndexSnapshot.Key]) -> [UInt64: [UInt8]] {
-        var tags: [UInt64: [UInt8]] = [:]
-        for key in keys {
-            let bytes = key.digest.bytes
-            for number in key.numbers { tags[number, default: []].append(contentsOf: bytes) }
-        }
-        return tags
     }
 
     /// Opens every record with `master`'s record key and builds the collection's memory form.
@@ -262,8 +246,10 @@ package enum VaultOpening {
                         // The record authenticated: the header's index key is not the one it was written with.
                         chain.note(at: stored.offset, "the record's index tags do not match its attributes")
                     }
-                    // The record is the item's only sealed form (no second seal for memory).
-                    item.record = stored.bytes
+                    // The record is the item's only sealed form (no second seal for memory), read
+                    // again from the journal when touched.
+                    item.record = .at(
+                        RecordLocator(offset: stored.offset, record: stored.bytes, sequence: record.link?.sequence))
                     if let old = items[record.number] { index.remove(record.number, attributes: old.attributeList) }
                     items[record.number] = item
                     index.insert(record.number, attributes: item.attributeList)
@@ -300,20 +286,5 @@ package enum VaultOpening {
             auditSealer: try? SecretSealer(key: master.subkey(.audit)),
             settings: settings, collectionRecord: collectionRecord, settingsRecords: settingsRecords,
             format: journal.version, tip: journal.version >= 2 ? tip : nil, damage: damage)
-    }
-
-    /// The blind index key: the header's (locked search `always`: in the clear, or for index
-    /// storage 2 unwrapped with the master key or as the TPM unsealed it, else a random key that
-    /// finds nothing until the unlock), or else a sub-key of the master key, whose index never
-    /// leaves memory (nil while locked): private collections, `after-unlock` and `never`.
-    static func indexHasher(header: VaultHeader, master: MasterKey?, unsealed: SecureBytes? = nil) -> KeyedHash? {
-        if let key = header.indexKey { return try? KeyedHash(key: SecureBytes(unwipedCopyOf: key)) }
-        if header.indexStorage == .tpm2 {
-            if let master, let key = try? header.unwrapIndexKey(master: master) { return try? KeyedHash(key: key) }
-            if let unsealed, let hasher = try? KeyedHash(key: unsealed) { return hasher }
-            return master == nil ? KeyedHash() : nil
-        }
-        guard let master else { return KeyedHash() }
-        return try? KeyedHash(key: master.subkey(.blindIndex))
     }
 }

@@ -11,6 +11,8 @@ public final class AppendTicket: Sendable {
     private struct State {
         var outcome: Result<Void, StoreError>?
         var generation: UInt64
+        /// Where the append's first frame starts in the journal, once written.
+        var offset: UInt64?
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -22,8 +24,8 @@ public final class AppendTicket: Sendable {
     }
 
     /// A ticket already settled: an append that was durable before it was handed out.
-    package init(settled outcome: Result<Void, StoreError>, generation: UInt64) {
-        state = Mutex(State(outcome: outcome, generation: generation))
+    package init(settled outcome: Result<Void, StoreError>, generation: UInt64, offset: UInt64? = nil) {
+        state = Mutex(State(outcome: outcome, generation: generation, offset: offset))
     }
 
     /// Returns once the append is durable.
@@ -50,11 +52,31 @@ public final class AppendTicket: Sendable {
     /// write failed, so appends queued for the journal as it was are refused.
     public var generation: UInt64 { state.withLock { $0.generation } }
 
+    /// Where the append's first record's frame starts in the journal, once it settled with
+    /// success (nil before, and from a store that does not say): with the records' lengths, where
+    /// each of them is (``RecordLocator``).
+    public var offset: UInt64? { state.withLock { $0.offset } }
+
+    /// The locators of `records`, appended by this ticket in this order, once it settled with
+    /// success; `sequences` are their chain sequences (nil for a format 1 journal).
+    public func locators(of records: [[UInt8]], sequences: [UInt64?]) -> [RecordLocator]? {
+        guard var offset else { return nil }
+        var locators: [RecordLocator] = []
+        for (record, sequence) in zip(records, sequences) {
+            locators.append(RecordLocator(offset: offset, record: record, sequence: sequence))
+            offset = locators[locators.count - 1].end
+        }
+        return locators
+    }
+
     /// Settles it; returns who waits, to be resumed once every ticket of the group is settled.
-    func settle(_ outcome: Result<Void, StoreError>, generation: UInt64) -> [CheckedContinuation<Void, Never>] {
+    func settle(_ outcome: Result<Void, StoreError>, generation: UInt64, offset: UInt64? = nil)
+        -> [CheckedContinuation<Void, Never>]
+    {
         state.withLock { state in
             state.outcome = outcome
             state.generation = generation
+            state.offset = offset
             defer { state.waiters = [] }
             return state.waiters
         }

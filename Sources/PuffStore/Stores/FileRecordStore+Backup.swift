@@ -58,6 +58,7 @@ extension FileRecordStore {
 
     public func commitRestore(_ staged: StagedRestore) throws(StoreError) {
         committer.forgetAll()
+        readers.forgetAll()
         let marker = ([staged.folder] + staged.names).joined(separator: "\n")
         try DurableFiles.replace(
             restoreMarker, with: ChecksummedFile.encode(Array(marker.utf8), magic: Self.restoreMagic), folder: folder)

@@ -54,6 +54,7 @@ extension FileRecordStore {
         try checkRunning()
         let loser = keepingNew ? replacement.old : replacement.new
         committer.forget(loser)
+        readers.forget(loser)
         // The header first: once it is gone the space is gone, whatever else a crash leaves.
         let names = try Self.names(in: folder).filter { $0.hasPrefix(loser.hex + ".") && !$0.hasSuffix(".replaces") }
         for name in names.sorted(by: { ($0.hasSuffix(".header") ? 0 : 1, $0) < ($1.hasSuffix(".header") ? 0 : 1, $1) })

@@ -14,6 +14,7 @@ extension FileRecordStore {
     public func setAside(_ space: SpaceID, at time: UInt64) throws(StoreError) {
         guard access(headerPath(space), F_OK) == 0 else { throw .noSuchSpace(space) }
         committer.forget(space)
+        readers.forget(space)
         let entry = entryFolder(SetAsideSpace.Name(space: space, time: time))
         try DurableFiles.makePrivateFolder(deletedFolder)
         try DurableFiles.makePrivateFolder(entry)

@@ -21,6 +21,8 @@ public actor FileRecordStore: RecordStore {
     /// Writes appends in groups on a thread of its own; holds the journals' and heads'
     /// descriptors.
     nonisolated package let committer: JournalCommitter
+    /// Reads records by their locators, from any thread.
+    nonisolated let readers = JournalReaders()
     /// Where a head file's second slot starts: its own disk sector, so a torn write of one slot
     /// never reaches the other.
     static let headSlotSize = 512
@@ -77,8 +79,12 @@ public actor FileRecordStore: RecordStore {
 
     public nonisolated var location: String? { folder }
 
+    public nonisolated func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8] {
+        try readers.read(locator, in: space, path: journalPath(space))
+    }
+
     func headerPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).header" }
-    func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
+    nonisolated func journalPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).journal" }
     func headPath(_ space: SpaceID) -> String { "\(folder)/\(space.hex).head" }
     private var catalogPath: String { "\(folder)/catalog" }
     private var attemptsPath: String { "\(folder)/attempts" }
@@ -166,6 +172,7 @@ public actor FileRecordStore: RecordStore {
         let torn = bytes[offset...].lastIndex { $0 != 0 }.map { offset...$0 }.map { Array(bytes[$0]) } ?? []
         try DurableFiles.replace(kept, with: torn, folder: folder)
         committer.forget(space)
+        readers.forget(space)
         let fd = try DurableFiles.openPrivate(path, O_WRONLY)
         defer { close(fd) }
         if offset < JournalFraming.preamble.count {
@@ -215,6 +222,7 @@ public actor FileRecordStore: RecordStore {
     public func replaceHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
         try checkRunning()
         committer.forgetHead(space)
+        readers.forget(space)
         try DurableFiles.replace(headPath(space), with: JournalFraming.frame(head), folder: folder)
     }
 
@@ -228,6 +236,7 @@ public actor FileRecordStore: RecordStore {
         var bytes = JournalFraming.preamble(version: version)
         for record in records { bytes += JournalFraming.frame(record) }
         committer.forget(space)
+        readers.forget(space)
         var keptAs: String?
         if let keepingOldAs {
             // A second name for the old journal first, so the rename below never loses it; `link`
@@ -251,6 +260,7 @@ public actor FileRecordStore: RecordStore {
     public func remove(_ space: SpaceID) throws(StoreError) {
         try checkRunning()
         committer.forget(space)
+        readers.forget(space)
         // The header first: without it the space is gone even if the journal's unlink is lost.
         for path in [headerPath(space), journalPath(space), headPath(space), indexPath(space)]
         where unlink(path) != 0 && errno != ENOENT {

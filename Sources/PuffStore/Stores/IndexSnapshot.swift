@@ -48,6 +48,11 @@ public struct IndexSnapshot: Sendable, Equatable {
     public var settings: [UInt64]
     /// The blind index (written ascending by digest).
     public var keys: [Key]
+    /// What an unlock in place needs (``Located``; written after the keys): empty in a snapshot
+    /// written before it.
+    public var located = Located()
+    /// The seal over everything before it (``IndexSnapshot/Seal``); nil when written while locked.
+    public var seal: Seal?
 
     public init(
         journalLength: UInt64, version: UInt8, lastRecordOffset: UInt64, lastTag: [UInt8], tipSequence: UInt64,
@@ -92,6 +97,8 @@ public struct IndexSnapshot: Sendable, Equatable {
             writer.u32(UInt32(key.numbers.count))
             for number in key.numbers { writer.u64(number) }
         }
+        located.encode(into: &writer)
+        writer.blob(seal?.box ?? [])
         var file = ByteWriter(capacity: writer.bytes.count + 48)
         file.raw(Self.magic)
         file.u64(UInt64(writer.bytes.count))
@@ -111,7 +118,11 @@ public struct IndexSnapshot: Sendable, Equatable {
         guard length == UInt64(file.count - head - ContentDigest.length) else { return nil }
         let payload = Array(file[head..<file.count - ContentDigest.length])
         guard ContentDigest.digest(payload).elementsEqual(file.suffix(ContentDigest.length)) else { return nil }
-        guard let decoded = try? parsing(payload, Self.parse) else { return nil }
+        guard var decoded = try? parsing(payload, Self.parse) else { return nil }
+        if let box = decoded.seal?.box {
+            // The seal authenticates the payload before it (its 4-byte length and the box).
+            decoded.seal?.digest = ContentDigest.digest(Array(payload[..<(payload.count - 4 - box.count)]))
+        }
         self = decoded
     }
 
@@ -153,11 +164,15 @@ public struct IndexSnapshot: Sendable, Equatable {
             for _ in 0..<count { numbers.append(try reader.u64("posting")) }
             keys.append(Key(digest: Digest128(high: high, low: low), numbers: numbers))
         }
-        try reader.expectEnd("snapshot")
-        return IndexSnapshot(
+        var snapshot = IndexSnapshot(
             journalLength: journalLength, version: version, lastRecordOffset: lastRecordOffset, lastTag: lastTag,
             tipSequence: tip, firstSequence: first, nextNumber: next, deadRecords: dead,
             hasCollectionRecord: hasCollection, items: items, settings: settings, keys: keys)
+        snapshot.located = try Located(parsing: &reader, items: items.count, settings: settings.count)
+        let box = Array(try reader.blob("seal", max: 256))
+        snapshot.seal = box.isEmpty ? nil : Seal(box: box)
+        try reader.expectEnd("snapshot")
+        return snapshot
     }
 }
 

@@ -189,10 +189,14 @@ package final class JournalCommitter: Sendable {
                         generation: generation)
                 }
                 guard !current.isEmpty else { continue }
-                let outcome = Self.append(current, space: space, files: &files, sync: sync, zeroTail: zeroTail)
+                let written = Self.append(current, space: space, files: &files, sync: sync, zeroTail: zeroTail)
+                let outcome = written.map { _ in () }
                 if case .failure = outcome { generations.withLock { $0[space] = generation + 1 } }
+                // Each request's frames follow the previous one's: where its first one starts.
+                var offset = try? written.get()
                 for request in current {
-                    waiters += request.ticket.settle(outcome, generation: self.generation(of: space))
+                    waiters += request.ticket.settle(outcome, generation: self.generation(of: space), offset: offset)
+                    offset = offset.map { $0 + UInt64(request.frames.count) }
                 }
                 if case .success = outcome { flushes.append((space, current.reduce(0) { $0 + $1.records })) }
             }
@@ -204,10 +208,11 @@ package final class JournalCommitter: Sendable {
     }
 
     /// Writes `requests`' frames at the journal's logical end (extending its zero tail first when
-    /// they do not fit), flushes it, then writes the newest head.
+    /// they do not fit), flushes it, then writes the newest head. Returns where the first frame
+    /// starts.
     private static func append(
         _ requests: [Request], space: SpaceID, files: inout Files, sync: Sync, zeroTail: Int
-    ) -> Result<Void, StoreError> {
+    ) -> Result<UInt64, StoreError> {
         let path = requests[0].journalPath
         var journal: Journal
         do throws(StoreError) {
@@ -247,7 +252,7 @@ package final class JournalCommitter: Sendable {
             if let head = requests.last(where: { $0.head != nil }) {
                 try writeHead(head.head!, of: space, path: head.headPath, files: &files, sync: sync)
             }
-            return .success(())
+            return .success(UInt64(before))
         } catch {
             // Leave the journal ending where it ended, so the next append does not follow a
             // half-written frame. If even this fails, replay cuts the torn tail.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 
 /// The same ``RecordStore`` in process memory: for tests, and for `puffd --ephemeral`. Tests can
 /// make writes fail or wait on purpose, and read what a file store would have written.
@@ -16,6 +17,20 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     private var stored: [SpaceID: Space] = [:]
+    /// Each space's records by where their frames would start in a file, for
+    /// ``read(_:in:)`` from any thread: the very arrays `stored` holds (no bytes copied), set
+    /// again (``locate(_:)``) whenever a journal changes other than by an append.
+    private let located = Mutex<[SpaceID: Located]>([:])
+
+    private struct Located {
+        var records: [UInt64: [UInt8]] = [:]
+        var end = UInt64(JournalFraming.preamble.count)
+
+        mutating func add(_ record: [UInt8]) {
+            records[end] = record
+            end += UInt64(record.count + JournalFraming.frameOverhead)
+        }
+    }
     private var setAsideStored: [SetAsideSpace.Name: Space] = [:]
     private var catalogBytes: [UInt8]?
     private var pendingReplacements: [SpaceReplacement] = []
@@ -35,6 +50,23 @@ public actor MemoryRecordStore: RecordStore {
 
     public nonisolated var location: String? { nil }
 
+    public nonisolated func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8] {
+        let found = located.withLock { $0[space]?.records[locator.offset] }
+        guard let found, found.count == Int(locator.length) else {
+            throw .damaged(
+                file: "\(space.hex).journal", offset: locator.offset,
+                reason: "the record there changed since it was read")
+        }
+        return found
+    }
+
+    /// Sets what ``read(_:in:)`` finds for `space` from `stored`.
+    private func locate(_ space: SpaceID) {
+        var found = Located()
+        for record in stored[space]?.records ?? [] { found.add(record) }
+        located.withLock { $0[space] = stored[space] == nil ? nil : found }
+    }
+
     public func spaces() -> [SpaceID] {
         stored.keys.sorted { $0.hex < $1.hex }
     }
@@ -46,7 +78,9 @@ public actor MemoryRecordStore: RecordStore {
 
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
         try await gate()
+        let created = stored[space] == nil
         stored[space, default: Space(header: bytes)].header = bytes
+        if created { locate(space) }
     }
 
     public func replay(_ space: SpaceID) throws(StoreError) -> JournalReplay {
@@ -72,19 +106,32 @@ public actor MemoryRecordStore: RecordStore {
     public func enqueueAppend(
         contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
     ) async throws(StoreError) -> AppendTicket {
-        try await append(contentsOf: records, to: space, head: head)
-        return AppendTicket(settled: .success(()), generation: generation ?? 0)
+        let offset = try await appendReturningOffset(records, to: space, head: head)
+        return AppendTicket(settled: .success(()), generation: generation ?? 0, offset: offset)
     }
 
     public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
+        _ = try await appendReturningOffset(records, to: space, head: head)
+    }
+
+    /// Appends; returns where the first record's frame starts.
+    private func appendReturningOffset(_ records: [[UInt8]], to space: SpaceID, head: [UInt8]?)
+        async throws(StoreError) -> UInt64
+    {
         try await gate()
         guard stored[space] != nil else { throw .noSuchSpace(space) }
         stored[space]!.records.append(contentsOf: records)
+        let offset = located.withLock { located -> UInt64 in
+            let offset = located[space]?.end ?? 0
+            for record in records { located[space]?.add(record) }
+            return offset
+        }
         if let head {
             stored[space]!.heads[stored[space]!.nextSlot] = head
             stored[space]!.nextSlot = 1 - stored[space]!.nextSlot
         }
         appendCount += 1
+        return offset
     }
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError) {
@@ -110,6 +157,7 @@ public actor MemoryRecordStore: RecordStore {
         }
         stored[space]!.records = records
         stored[space]!.version = version
+        locate(space)
         let size = { (list: [[UInt8]]) in list.reduce(0) { $0 + $1.count + JournalFraming.frameOverhead } }
         return JournalRewrite(shrunk: UInt64(max(0, size(old.records) - size(records))), keptAs: keptAs)
     }
@@ -120,6 +168,7 @@ public actor MemoryRecordStore: RecordStore {
         try await gate()
         guard stored[new] == nil else { throw .writeFailed("cannot replace \(old.hex): \(new.hex) exists already") }
         stored[new] = Space(header: header, records: records, heads: [head, nil])
+        locate(new)
         pendingReplacements.append(SpaceReplacement(old: old, new: new, isSwitched: true))
     }
 
@@ -130,18 +179,21 @@ public actor MemoryRecordStore: RecordStore {
     public func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) async throws(StoreError) {
         try await gate()
         stored[keepingNew ? replacement.old : replacement.new] = nil
+        locate(keepingNew ? replacement.old : replacement.new)
         pendingReplacements.removeAll { $0 == replacement }
     }
 
     public func remove(_ space: SpaceID) async throws(StoreError) {
         try await gate()
         stored[space] = nil
+        locate(space)
     }
 
     public func setAside(_ space: SpaceID, at time: UInt64) async throws(StoreError) {
         try await gate()
         guard let found = stored.removeValue(forKey: space) else { throw .noSuchSpace(space) }
         setAsideStored[SetAsideSpace.Name(space: space, time: time)] = found
+        locate(space)
     }
 
     public func setAsideSpaces() -> [SetAsideSpace] {
@@ -164,6 +216,7 @@ public actor MemoryRecordStore: RecordStore {
             throw .noSuchSpace(space)
         }
         stored[space] = found
+        locate(space)
     }
 
     public func purgeSetAside(before time: UInt64) async throws(StoreError) -> [SetAsideSpace.Name] {
@@ -204,6 +257,7 @@ public actor MemoryRecordStore: RecordStore {
     /// Replaces `space`'s records as someone writing the files would: no head change (tests).
     public func tamper(_ space: SpaceID, records: [[UInt8]]) {
         stored[space]?.records = records
+        locate(space)
     }
 
     /// Makes `space`'s journal one of an older format, holding `records` (tests, fuzzing).
@@ -211,6 +265,7 @@ public actor MemoryRecordStore: RecordStore {
         stored[space]?.version = version
         stored[space]?.records = records
         stored[space]?.heads = [nil, nil]
+        locate(space)
     }
 
     /// Makes the next write throw `error` (tests). Calls queue up, one failure per write.

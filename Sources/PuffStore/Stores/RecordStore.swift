@@ -27,6 +27,15 @@ public protocol RecordStore: Sendable {
     /// - Throws: ``StoreError/writeFailed(_:)``; the old header is then still in place.
     func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError)
 
+    /// The record `locator` names in `space`'s journal, read now (design core-reshaped §5): a
+    /// collection keeps locators, not records, and reads one when a call touches its item.
+    /// Callable from any thread (no actor hop); the bytes are as unauthenticated as the journal.
+    ///
+    /// - Throws: ``StoreError/damaged(file:offset:reason:)`` when the journal no longer holds that
+    ///   record there (cut or rewritten since it was read), ``StoreError/noSuchSpace(_:)``,
+    ///   ``StoreError/readFailed(_:)``.
+    func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8]
+
     /// Reads the space's journal from the start. A torn tail (a record cut short by a crash, so
     /// never acknowledged) is cut off and described in ``JournalReplay/cut``.
     ///
