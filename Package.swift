@@ -148,12 +148,14 @@ let package = Package(
         ),
         .testTarget(
             name: "PuffServiceBusTests",
-            dependencies: ["PuffServiceBus", "PuffService", "PuffDBus", "PuffTesting", "PuffStore", "PuffCrypto"]),
+            dependencies: [
+                "PuffServiceBus", "PuffService", "PuffDBus", "PuffTesting", "PuffStore", "PuffCrypto", "PuffProtocol",
+            ]),
         .testTarget(
             name: "PuffClientTests",
             dependencies: [
                 "PuffClient", "PuffDBus", "PuffCrypto", "PuffStore", "PuffTesting", "PuffFormats", "PuffVersion",
-                "PuffText",
+                "PuffText", "PuffProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Help texts compared by HelpSnapshotTests (`make snapshots` rewrites them).

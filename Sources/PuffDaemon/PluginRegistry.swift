@@ -9,7 +9,7 @@ public import PuffStore
 /// compiled in: Swift on Linux has no stable ABI for loading them at run time.
 public enum PluginRegistry {
     /// Names accepted by `--vault`.
-    public static let recordStores = [FileRecordStore.kind, MemoryRecordStore.kind]
+    public static let recordStores = RecordStoreFactory.all.map(\.name)
     /// Names accepted by `--prompter`, alone or as a comma-separated order.
     public static let prompters = [AgentPrompter.kind, PinentryPrompter.kind, DismissingPrompter.kind]
 

@@ -20,13 +20,19 @@ extension PuffDaemon {
             source = .none(defaultPath: path)
         }
         applyCommandLine(to: &settings)
+        if let problem = settings.combinationProblem {
+            throw ConfigurationError(file: path, key: "vault.mode", reason: problem)
+        }
         return (settings, source)
     }
 
     /// Overrides `settings` with every option that was given.
     func applyCommandLine(to settings: inout DaemonConfiguration) {
         if let vault { settings.store = vault }
-        if ephemeral { settings.store = MemoryRecordStore.kind }
+        if ephemeral {
+            settings.store = RecordStoreFactory.memory.name
+            settings.mode = VaultModeName.ephemeral.rawValue
+        }
         if let dataDir { settings.dataDir = dataDir }
         if let kdf { settings.kdf = kdf }
         if let prompter { settings.prompterOrder = PluginRegistry.names(in: prompter) }

@@ -25,35 +25,29 @@ extension PuffDaemon {
             agents: agents)
         let order = settings.prompterOrder.joined(separator: ",")
         let prompter = PluginRegistry.prompterChain(order, settings: prompterSettings, logger: logger)!
-        let store: any RecordStore
-        let mode: VaultMode
-        var audit: (any AuditStore)?
-        if settings.isEphemeral || printIntrospection {
-            store = MemoryRecordStore()
-            mode = .ephemeral
-            audit = MemoryAuditStore(limit: settings.auditMaxBytes)
-        } else {
-            let folder = settings.effectiveDataDir(environment: environment)
-            do {
-                let files = try FileRecordStore(folder: folder, zeroTail: FileRecordStore.zeroTailStep)
-                // How many records each journal flush made durable: crash_rounds.py --check-grouping
-                // reads it to see that concurrent writes share flushes.
-                files.onFlush { _, records in logger.debug("journal flush records=\(records)") }
-                store = files
-                audit = try FileAuditStore(folder: folder, limit: settings.auditMaxBytes)
-            } catch StoreError.busy(let why) {
-                throw VaultHolderWait.Held(why: why)
-            } catch StoreError.refused(let why, _) {
-                logger.critical("cannot open the vault: \(ServiceError.vaultUnwritable(why, folder: folder))")
-                throw ExitCode(2)
-            } catch {
-                logger.critical("cannot open the vault: \(error)")
-                throw ExitCode(2)
-            }
-            mode = .persistent(kdf: settings.kdf == "interactive" ? .interactive : .moderate)
+        // --print-introspection touches no vault: an ephemeral one in memory serves its tables.
+        let factory: RecordStoreFactory = printIntrospection ? .memory : RecordStoreFactory.named(settings.store)!
+        let folder = settings.effectiveDataDir(environment: environment)
+        let opened: RecordStoreFactory.Opened
+        do {
+            opened = try factory.make(.init(folder: folder, auditLimit: settings.auditMaxBytes, logger: logger))
+        } catch StoreError.busy(let why) {
+            throw VaultHolderWait.Held(why: why)
+        } catch StoreError.refused(let why, _) {
+            logger.critical("cannot open the vault: \(ServiceError.vaultUnwritable(why, folder: folder))")
+            throw ExitCode(2)
+        } catch {
+            logger.critical("cannot open the vault: \(error)")
+            throw ExitCode(2)
         }
+        let modeName: VaultModeName = printIntrospection ? .ephemeral : settings.effectiveMode
+        let mode: VaultMode =
+            switch modeName {
+            case .ephemeral: .ephemeral
+            case .persistent: .persistent(kdf: settings.kdf == "interactive" ? .interactive : .moderate)
+            }
         let service = try await SecretService(
-            store: store,
+            store: opened.records,
             mode: mode,
             prompter: prompter,
             itemRules: settings.itemRules,
@@ -63,7 +57,7 @@ extension PuffDaemon {
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
             tpm: TPM2Device(tcti: settings.tpm2Device),
             securityKeys: SecurityKeyDevice(device: settings.fido2Device),
-            audit: settings.auditEnabled ? audit : nil,
+            audit: settings.auditEnabled ? opened.audit : nil,
             access: settings.access,
             keepDeletedDays: settings.keepDeletedDays,
             keepSnapshots: settings.backupKeep,

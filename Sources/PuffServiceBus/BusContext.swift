@@ -30,6 +30,8 @@ struct BusContext: Sendable {
     var departures: CallerDepartures? = nil
     /// Which connections read which items' properties (the Secret Service connection's).
     var readers: PropertyReaders? = nil
+    /// The paths callers spelled in `Unlock`, for its prompt's `Completed`.
+    var spellings: PromptSpellings? = nil
 
     /// The collection at a collection path or an alias path, with its properties.
     func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {
@@ -70,15 +72,18 @@ struct BusContext: Sendable {
         await resolveItem(at: path)?.0
     }
 
-    /// A Lock/Unlock argument: what it names, plus the caller's spelling to echo back (§6.5).
-    func reference(for path: ObjectPath) async -> ObjectReference {
-        if let item = await existingItem(at: path) {
-            return ObjectReference(target: .item(item), spelling: path.rawValue)
+    /// The arguments of Lock and Unlock: each path that names something, with what it names; the
+    /// paths stay here, as the caller spelled them, to be echoed back (§6.5).
+    func references(for paths: [ObjectPath]) async -> [PromptSpellings.Spelled] {
+        var spelled: [PromptSpellings.Spelled] = []
+        for path in paths {
+            if let item = await existingItem(at: path) {
+                spelled.append((path, .item(item)))
+            } else if let (collection, _) = await resolveCollection(at: path) {
+                spelled.append((path, .collection(collection)))
+            }
         }
-        if let (collection, _) = await resolveCollection(at: path) {
-            return ObjectReference(target: .collection(collection), spelling: path.rawValue)
-        }
-        return ObjectReference(target: nil, spelling: path.rawValue)
+        return spelled
     }
 
     /// The session a path names. A path that is no session path yields an id no session has,
@@ -89,13 +94,13 @@ struct BusContext: Sendable {
     }
 
     /// Reads a `(oayays)` secret; the binding decodes its value into locked memory.
-    func secret(from value: DBusValue?) throws -> TransportSecret {
-        guard let fields = value?.fields, fields.count == 4, let session = fields[0].objectPath,
-            let parameters = fields[1].bytes, let contentType = fields[3].string
-        else { throw ServiceError.invalidArgument("a secret must be (oayays)") }
-        guard let bytes = fields[2].secret else { throw ServiceError.invalidArgument("a secret must be (oayays)") }
-        return TransportSecret(
-            session: self.session(at: session), parameters: parameters, value: bytes, contentType: contentType)
+    static func secret(from value: DBusValue) -> TransportSecret? {
+        guard let fields = value.fields, fields.count == 4, let session = fields[0].objectPath,
+            let parameters = fields[1].bytes, let bytes = fields[2].secret, let contentType = fields[3].string
+        else { return nil }
+        let id: SessionID
+        if case .session(let named)? = ObjectPaths.parse(session) { id = named } else { id = SessionID("") }
+        return TransportSecret(session: id, parameters: parameters, value: bytes, contentType: contentType)
     }
 
     /// Writes a `(oayays)` secret for the caller's session path.
@@ -138,5 +143,22 @@ extension MethodCall {
     func item() throws -> (ItemID, ItemInfo) {
         guard case .item(let id, let info)? = object as? SecretObject else { throw ServiceError.noSuchObject }
         return (id, info)
+    }
+}
+
+extension Input {
+    /// A `(oayays)` secret, its value decoded into locked memory by the bus thread.
+    static func secret(_ name: String) -> Input<TransportSecret> {
+        Input<TransportSecret>(name, SecretServiceNames.secretSignature) { BusContext.secret(from: $0) }
+    }
+
+    /// An `o` naming a session; a path that is no session path yields an id no session has, so the
+    /// service answers `NoSession` as it would for a closed one.
+    static func session(_ name: String) -> Input<SessionID> {
+        Input<SessionID>(name, "o") { value in
+            value.objectPath.map { path in
+                if case .session(let id)? = ObjectPaths.parse(path) { id } else { SessionID("") }
+            }
+        }
     }
 }

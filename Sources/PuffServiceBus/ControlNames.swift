@@ -27,3 +27,6 @@ extension ErrorName {
     static let lastSlot = ErrorName(ControlContract.ErrorName.lastSlot)!
     static let wouldDropSlots = ErrorName(ControlContract.ErrorName.wouldDropSlots)!
 }
+
+/// The keys of `io.puff.Control1`'s `a{sv}` records and options, from the one wire contract.
+typealias ControlKey = ControlContract.Key

@@ -13,16 +13,8 @@ public struct SecretServiceBus: Sendable {
     private let limits: ObjectServer.Limits
     private let logger: Logger
     private let readers: PropertyReaders
+    private let spellings: PromptSpellings
     private let fastReads: Bool
-
-    /// How the bus thread decodes calls for the Secret Service: the `value` of every `(oayays)`
-    /// goes to locked memory, everything else is ordinary bytes, and a call whose signature no
-    /// served method takes is not decoded.
-    static func decodePolicy(router: Router, interfaces: SecretInterfaces) -> DecodePolicy {
-        DecodePolicy(
-            secretFields: [SecretServiceNames.secretSignature.rawValue: 2],
-            methodSignatures: router.methodSignatures(serving: interfaces.served))
-    }
 
     /// Wires `service` to `connection` and `publisher` (the service's event sink); nothing is
     /// served until ``run()``. With `fastReads`, secret reads that need nothing but the
@@ -38,13 +30,12 @@ public struct SecretServiceBus: Sendable {
         self.logger = logger
         publisher.attach(service)
         readers = publisher.readers
-        let context = BusContext(service: service, readers: publisher.readers)
-        let interfaces = SecretInterfaces(context: context)
-        let tree = SecretTree(context: context, interfaces: interfaces)
-        let mapping = DBusErrorMapping(logger: logger)
-        router = Router(tree: tree, mapError: { mapping.map($0) })
+        spellings = publisher.spellings
+        let built = SecretRouter.make(
+            service: service, readers: publisher.readers, spellings: publisher.spellings, logger: logger)
+        router = built.router
         callers = CallerDirectory(connection: connection)
-        connection.setDecodePolicy(Self.decodePolicy(router: router, interfaces: interfaces))
+        connection.setDecodePolicy(built.decodePolicy)
     }
 
     /// Subscribes to `NameOwnerChanged`; call before requesting the well-known name so that no
@@ -58,10 +49,12 @@ public struct SecretServiceBus: Sendable {
         let service = self.service
         let logger = self.logger
         let readers = self.readers
+        let spellings = self.spellings
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
             onClientLeft: { name in
                 readers.forget(name)
+                spellings.forget(owner: name)
                 await service.clientVanished(ClientID(name))
             },
             onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) },

@@ -7,7 +7,10 @@ public import PuffService
 public enum SignalEmitter {
     /// The messages one event becomes, in sending order. `Collections` and `Items` changes are not
     /// among them: ``ListSignalCoalescer`` sends those once per window (secret-service.md §7).
-    public static func messages(for event: ServiceEvent) -> [OutgoingMessage] {
+    ///
+    /// `spellings` gives a completed `Unlock` prompt's paths as its caller spelled them; without
+    /// it each object's own path goes out.
+    public static func messages(for event: ServiceEvent, spellings: PromptSpellings? = nil) -> [OutgoingMessage] {
         let servicePath = SecretServiceNames.servicePath
         switch event {
         case .collectionCreated(let id), .collectionDeleted(let id):
@@ -58,7 +61,8 @@ public enum SignalEmitter {
             return [
                 .signal(
                     path: ObjectPaths.path(of: id), interface: SecretServiceNames.prompt, member: "Completed",
-                    destination: owner.rawValue, [.boolean(dismissed), .variant(value(of: result))])
+                    destination: owner.rawValue,
+                    [.boolean(dismissed), .variant(value(of: result, prompt: id, spellings))])
             ]
         }
     }
@@ -98,9 +102,16 @@ public enum SignalEmitter {
     }
 
     /// The typed result: `ao` for Unlock/Lock, `o` for creations, even when dismissed (§6.11).
-    static func value(of result: PromptResult) -> DBusValue {
+    static func value(of result: PromptResult, prompt: PromptID? = nil, _ spellings: PromptSpellings? = nil)
+        -> DBusValue
+    {
         switch result {
-        case .paths(let spellings): .objectPaths(spellings.compactMap(ObjectPath.init))
+        case .objects(let references):
+            if let prompt, let spellings {
+                .objectPaths(spellings.take(prompt, echoing: references))
+            } else {
+                .objectPaths(references.map(PromptSpellings.path(of:)))
+            }
         case .collection(let id): .objectPath(id.map(ObjectPaths.path(of:)) ?? .root)
         case .item(let id): .objectPath(id.map(ObjectPaths.path(of:)) ?? .root)
         case .none: .string("")

@@ -17,6 +17,8 @@ public final class SignalPublisher: Sendable {
     private let outbox: SignalOutbox
     /// Which connections read which items' properties; the Item interface notes each read.
     public let readers = PropertyReaders()
+    /// The paths callers spelled in `Unlock`, echoed when its prompt completes.
+    public let spellings = PromptSpellings()
 
     /// A publisher on `connection`; `clock` times the coalescing window.
     public init(connection: BusConnection, clock: any Clock<Duration> = ContinuousClock()) {
@@ -48,7 +50,7 @@ public final class SignalPublisher: Sendable {
                 in: id, locked: locked, view: view, readers: readers.lockChanged(id, locked: locked))
             outbox.deliver(items, then: SignalEmitter.messages(for: event))
         } else {
-            for message in SignalEmitter.messages(for: event) { connection.send(message) }
+            for message in SignalEmitter.messages(for: event, spellings: spellings) { connection.send(message) }
         }
         switch event {
         case .collectionCreated(let id), .collectionDeleted(let id):
@@ -59,7 +61,8 @@ public final class SignalPublisher: Sendable {
             // A private collection's items go on Lock and come back on unlock (architecture.md
             // Part A item 3), with no item event; its `Items` list goes out like any other.
             coalescer.touch(.items(id))
-        case .collectionChanged, .itemChanged, .promptCompleted: break
+        case .promptCompleted(let id, _, _, _): spellings.forget(id)
+        case .collectionChanged, .itemChanged: break
         }
     }
 

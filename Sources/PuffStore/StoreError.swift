@@ -19,6 +19,10 @@ public enum StoreError: Error, Equatable, Sendable {
     case busy(String)
     /// The space does not exist.
     case noSuchSpace(SpaceID)
+    /// An append expected the space's journal at generation `expected`, but it is at `current`:
+    /// it changed since the caller last saw it (a failed append, or another writer), so the
+    /// records would not follow what is there. Nothing was written.
+    case staleGeneration(SpaceID, expected: UInt64, current: UInt64)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -31,6 +35,8 @@ extension StoreError: CustomStringConvertible {
         case .damaged(let file, let offset, let reason): "\(file) is damaged at offset \(offset): \(reason)"
         case .busy(let why): "vault busy: \(why)"
         case .noSuchSpace(let space): "no collection files named \(space.hex)"
+        case .staleGeneration(let space, let expected, let current):
+            "the journal of \(space.hex) is at generation \(current), not \(expected): it changed since it was read"
         }
     }
 }

@@ -119,4 +119,12 @@ public actor CountingRecordStore: RecordStore {
         try await inner.commitRestore(staged)
     }
     public func discardRestore(_ staged: StagedRestore) async { await inner.discardRestore(staged) }
+
+    public nonisolated func name(of object: StoreObject) -> String {
+        inner.name(of: object)
+    }
+
+    public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
+        try await inner.generation(of: space)
+    }
 }

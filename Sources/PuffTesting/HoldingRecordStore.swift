@@ -225,4 +225,12 @@ public final class HoldingRecordStore: RecordStore {
         count()
         return try await base.replay(space, from: offset)
     }
+
+    public func name(of object: StoreObject) -> String {
+        base.name(of: object)
+    }
+
+    public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
+        try await base.generation(of: space)
+    }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffText
 import Testing
 
@@ -10,9 +11,12 @@ import Testing
 @Suite struct AgentQuestionTests {
     private func question(_ purpose: String, repeats: Bool = false, policy: String = "") -> AgentQuestion {
         AgentQuestion([
-            "purpose": .string(purpose), "collection": .string(purpose == "create" ? "" : "phone"),
-            "label": .string("Phone"), "application": .string("/usr/bin/seahorse"), "window_id": .string(""),
-            "error": .string(""), "policy": .string(policy), "repeat": .boolean(repeats),
+            ControlContract.Key.purpose: .string(purpose),
+            ControlContract.Key.collection: .string(purpose == "create" ? "" : "phone"),
+            ControlContract.Key.label: .string("Phone"), ControlContract.Key.application: .string("/usr/bin/seahorse"),
+            ControlContract.Key.windowID: .string(""),
+            ControlContract.Key.error: .string(""), ControlContract.Key.policy: .string(policy),
+            ControlContract.Key.repeats: .boolean(repeats),
         ])
     }
 
@@ -63,9 +67,10 @@ import Testing
     /// terminal; their control characters are shown escaped, never sent as terminal commands.
     @Test func aLabelAndAnExecutableWithTerminalCommandsAreShownEscaped() {
         let text = AgentQuestion([
-            "purpose": .string("allow-read"), "collection": .string("login"),
-            "label": .string("evil\u{1B}[2J\u{9B}31m"), "application": .string("/tmp/x\u{1B}]0;t\u{07}"),
-            "error": .string("bad\nline"),
+            ControlContract.Key.purpose: .string("allow-read"), ControlContract.Key.collection: .string("login"),
+            ControlContract.Key.label: .string("evil\u{1B}[2J\u{9B}31m"),
+            ControlContract.Key.application: .string("/tmp/x\u{1B}]0;t\u{07}"),
+            ControlContract.Key.error: .string("bad\nline"),
         ])
         #expect(
             text.description
@@ -78,9 +83,9 @@ import Testing
     /// carry the item's label (set by a client), escaped.
     @Test func aChangeToConfirmIsAskedOnceOrDenyWithTheLabelEscaped() {
         let text = AgentQuestion([
-            "purpose": .string("confirm-change"), "collection": .string("login"),
-            "change": .string("lift the protection of the item “evil\u{1B}[2J”"),
-            "application": .string("/usr/bin/puffctl"),
+            ControlContract.Key.purpose: .string("confirm-change"), ControlContract.Key.collection: .string("login"),
+            ControlContract.Key.change: .string("lift the protection of the item “evil\u{1B}[2J”"),
+            ControlContract.Key.application: .string("/usr/bin/puffctl"),
         ])
         #expect(text.description == "/usr/bin/puffctl wants to lift the protection of the item “evil\\u001b[2J”.")
         #expect(text.choices == ["once", "deny"])
@@ -92,8 +97,10 @@ import Testing
     @Test func anUnlockNamesTheSlotItAsksFor() {
         func prompt(_ slot: String, label: String = "") -> String {
             AgentQuestion([
-                "purpose": .string("unlock"), "collection": .string("phone"), "label": .string("Phone"),
-                "policy": .string("6 digits"), "slot": .string(slot), "slot_label": .string(label),
+                ControlContract.Key.purpose: .string("unlock"), ControlContract.Key.collection: .string("phone"),
+                ControlContract.Key.label: .string("Phone"),
+                ControlContract.Key.policy: .string("6 digits"), ControlContract.Key.slot: .string(slot),
+                ControlContract.Key.slotLabel: .string(label),
             ]).prompt
         }
         #expect(prompt("passcode") == "Passcode for “Phone” (6 digits):")
@@ -107,9 +114,11 @@ import Testing
 
     @Test func theTouchQuestionOffersToTypeInsteadOrCancelAndEnterCancels() {
         let text = AgentQuestion([
-            "purpose": .string("touch-security-key"), "collection": .string("phone"), "label": .string("Phone"),
-            "application": .string("/usr/bin/seahorse"), "slot_label": .string("key\u{9B}2J"),
-            "instead": .string("recovery"),
+            ControlContract.Key.purpose: .string("touch-security-key"),
+            ControlContract.Key.collection: .string("phone"), ControlContract.Key.label: .string("Phone"),
+            ControlContract.Key.application: .string("/usr/bin/seahorse"),
+            ControlContract.Key.slotLabel: .string("key\u{9B}2J"),
+            ControlContract.Key.instead: .string("recovery"),
         ])
         #expect(
             text.description
@@ -120,8 +129,9 @@ import Testing
         #expect(text.choice(typed: "t") == "type")
         #expect(text.choice(typed: "") == nil)
         let nothingTyped = AgentQuestion([
-            "purpose": .string("touch-security-key"), "label": .string("Phone"), "slot_label": .string("k"),
-            "instead": .string(""),
+            ControlContract.Key.purpose: .string("touch-security-key"), ControlContract.Key.label: .string("Phone"),
+            ControlContract.Key.slotLabel: .string("k"),
+            ControlContract.Key.instead: .string(""),
         ])
         #expect(nothingTyped.choices == ["cancel"])
         #expect(nothingTyped.choice(typed: "t") == nil)
@@ -130,10 +140,11 @@ import Testing
     @Test func thePINQuestionNamesTheKeyAndTheTriesLeft() {
         func text(_ retries: Int32?) -> AgentQuestion {
             var question: [String: DBusValue] = [
-                "purpose": .string("security-key-pin"), "collection": .string("phone"), "label": .string("Phone"),
-                "slot_label": .string("yubikey"),
+                ControlContract.Key.purpose: .string("security-key-pin"),
+                ControlContract.Key.collection: .string("phone"), ControlContract.Key.label: .string("Phone"),
+                ControlContract.Key.slotLabel: .string("yubikey"),
             ]
-            if let retries { question["retries"] = .int32(retries) }
+            if let retries { question[ControlContract.Key.retries] = .int32(retries) }
             return AgentQuestion(question)
         }
         #expect(text(3).prompt == "PIN of the security key “yubikey” (3 tries left before the key blocks it):")
@@ -144,7 +155,9 @@ import Testing
 
     /// A newer puffd's question is declined, never asked as if it were a passcode.
     @Test func aQuestionOfUnknownPurposeIsDeclined() {
-        let text = AgentQuestion(["purpose": .string("scan-retina"), "label": .string("Phone")])
+        let text = AgentQuestion([
+            ControlContract.Key.purpose: .string("scan-retina"), ControlContract.Key.label: .string("Phone"),
+        ])
         #expect(text.unknown)
         #expect(!question("unlock").unknown)
     }

@@ -3,6 +3,7 @@ import Glibc
 import PuffCrypto
 import PuffDBus
 import PuffFormats
+import PuffProtocol
 import PuffTesting
 import Synchronization
 
@@ -79,27 +80,38 @@ final class FakeControl: Sendable {
         "Compact": [.uint64(4096)],
         "Backup": [
             Replies.dictionary([
-                ("files", .uint32(7)), ("collections", .uint32(2)), ("bytes", .uint64(9000)), ("items", .uint64(5)),
-                ("unknown", .uint32(1)),
+                (ControlContract.Key.files, .uint32(7)), (ControlContract.Key.collections, .uint32(2)),
+                (ControlContract.Key.bytes, .uint64(9000)), (ControlContract.Key.items, .uint64(5)),
+                (ControlContract.Key.unknown, .uint32(1)),
             ])
         ],
         "Restore": [
             Replies.dictionary([
-                ("files", .uint32(7)), ("collections", .uint32(2)), ("bytes", .uint64(9000)),
-                ("snapshot", .string("/v/snapshots/x-restore.puffbak")), ("restored", .strings(["login"])),
+                (ControlContract.Key.files, .uint32(7)), (ControlContract.Key.collections, .uint32(2)),
+                (ControlContract.Key.bytes, .uint64(9000)),
+                (ControlContract.Key.snapshot, .string("/v/snapshots/x-restore.puffbak")),
+                (ControlContract.Key.restored, .strings(["login"])),
             ])
         ],
         "Verify": [
             .array(
                 element: "a{sv}",
-                [Replies.dictionary([("file", .string("/v/j")), ("offset", .uint64(40)), ("what", .string("bad"))])]),
+                [
+                    Replies.dictionary([
+                        (ControlContract.Key.file, .string("/v/j")), (ControlContract.Key.offset, .uint64(40)),
+                        (ControlContract.Key.what, .string("bad")),
+                    ])
+                ]),
             .strings(["login"]), .uint64(12), .strings(["work"]),
         ],
         "Repair": [
             .uint64(3), .strings(["j is damaged at offset 40: record checksum does not match"]), .string("j.damaged-1"),
         ],
         "DeleteCollection": [
-            Replies.dictionary([("id", .string("work")), ("items", .uint32(2)), ("kept_days", .uint32(7))])
+            Replies.dictionary([
+                (ControlContract.Key.id, .string("work")), (ControlContract.Key.items, .uint32(2)),
+                (ControlContract.Key.keptDays, .uint32(7)),
+            ])
         ],
         "DeletedCollections": [.array(element: "a{sv}", [])],
         "RestoreCollection": [.string("work")],
@@ -108,17 +120,22 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("id", .uint16(1)), ("type", .string("passcode")), ("label", .string("passcode")),
+                        (ControlContract.Key.id, .uint16(1)), (ControlContract.Key.type, .string("passcode")),
+                        (ControlContract.Key.label, .string("passcode")),
                     ]),
                     Replies.dictionary([
-                        ("id", .uint16(3)), ("type", .string("tpm2")), ("label", .string("laptop")),
-                        ("pcrs", .uint32(0x880)),
+                        (ControlContract.Key.id, .uint16(3)), (ControlContract.Key.type, .string("tpm2")),
+                        (ControlContract.Key.label, .string("laptop")),
+                        (ControlContract.Key.pcrs, .uint32(0x880)),
                     ]),
                 ])
         ],
         "AddSlot": [.uint16(4)],
         "UnlockWith": [.string("login")],
-        "ListItems": [.array(element: "a{sv}", [Replies.dictionary([("path", .objectPath(ObjectPath("/i/1")!))])])],
+        "ListItems": [
+            .array(
+                element: "a{sv}", [Replies.dictionary([(ControlContract.Key.path, .objectPath(ObjectPath("/i/1")!))])])
+        ],
         "Audit": Replies.audit,
         "MoveItem": [.objectPath(ObjectPath("/i/2")!)],
         "ImportItems": [
@@ -126,22 +143,26 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("outcome", .string("added")), ("index", .uint32(0)), ("label", .string("mail")),
-                        ("reason", .string("")), ("path", .objectPath(ObjectPath("/i/3")!)),
+                        (ControlContract.Key.outcome, .string("added")), (ControlContract.Key.index, .uint32(0)),
+                        (ControlContract.Key.label, .string("mail")),
+                        (ControlContract.Key.reason, .string("")),
+                        (ControlContract.Key.path, .objectPath(ObjectPath("/i/3")!)),
                     ])
                 ])
         ],
         "ExportItems": [
             Replies.dictionary([
-                ("label", .string("Work")), ("created", .uint64(100)), ("modified", .uint64(200)),
-                ("items", .uint32(1)),
+                (ControlContract.Key.label, .string("Work")), (ControlContract.Key.created, .uint64(100)),
+                (ControlContract.Key.modified, .uint64(200)),
+                (ControlContract.Key.items, .uint32(1)),
             ]),
             .array(
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("path", .objectPath(ObjectPath("/i/4")!)), ("label", .string("kept")),
-                        ("reason", .string("declined")),
+                        (ControlContract.Key.path, .objectPath(ObjectPath("/i/4")!)),
+                        (ControlContract.Key.label, .string("kept")),
+                        (ControlContract.Key.reason, .string("declined")),
                     ])
                 ]),
         ],
@@ -150,16 +171,18 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        ("path", .objectPath(ObjectPath("/i/1")!)), ("label", .string("mail")),
-                        ("protected", .boolean(true)),
+                        (ControlContract.Key.path, .objectPath(ObjectPath("/i/1")!)),
+                        (ControlContract.Key.label, .string("mail")),
+                        (ControlContract.Key.protected, .boolean(true)),
                         (
                             "rules",
                             .array(
                                 element: "a{sv}",
                                 [
                                     Replies.dictionary([
-                                        ("executable", .string("/usr/bin/secret-tool")), ("allow", .boolean(false)),
-                                        ("digest", .string("")),
+                                        (ControlContract.Key.executable, .string("/usr/bin/secret-tool")),
+                                        (ControlContract.Key.allow, .boolean(false)),
+                                        (ControlContract.Key.digest, .string("")),
                                     ])
                                 ])
                         ),
@@ -228,8 +251,8 @@ final class FakeControl: Sendable {
             case .dictionary:
                 for (key, value) in argument.variantDictionary ?? [:] {
                     switch (key, value) {
-                    case ("policy", .string(let name)): call.policy = name
-                    case ("min_length", .uint32(let length)): call.minimumLength = length
+                    case (ControlContract.Key.policy, .string(let name)): call.policy = name
+                    case (ControlContract.Key.minimumLength, .uint32(let length)): call.minimumLength = length
                     default: call.flags[key] = value.bool
                     }
                 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 
 /// Reply bodies shaped as `dbus/io.puff.Control1.xml` gives them, built by hand.
 enum Replies {
+    private typealias Key = ControlContract.Key
+
     /// An `a{sv}` from key/value pairs, in the given order.
     static func dictionary(_ pairs: [(String, DBusValue)]) -> DBusValue {
         .dictionary(key: "s", value: "v", pairs.map { .init(.string($0.0), .variant($0.1)) })
@@ -17,14 +20,15 @@ enum Replies {
         isDefault: Bool = false, damaged: String = "", policy: Policy? = nil
     ) -> DBusValue {
         var pairs: [(String, DBusValue)] = [
-            ("id", .string(id)), ("label", .string(label)), ("locked", .boolean(locked)), ("items", .uint32(items)),
-            ("private", .boolean(isPrivate)), ("hidden", .boolean(hidden)), ("default", .boolean(isDefault)),
-            ("damaged", .string(damaged)), ("store", .string("file")),
+            (Key.id, .string(id)), (Key.label, .string(label)), (Key.locked, .boolean(locked)),
+            (Key.items, .uint32(items)),
+            (Key.isPrivate, .boolean(isPrivate)), (Key.hidden, .boolean(hidden)), (Key.isDefault, .boolean(isDefault)),
+            (Key.damaged, .string(damaged)), (Key.store, .string("file")),
         ]
         if let policy {
             pairs += [
-                ("policy", .string(policy.name)), ("min_length", .uint32(policy.minimumLength)),
-                ("policy_text", .string(policy.text)),
+                (Key.policy, .string(policy.name)), (Key.minimumLength, .uint32(policy.minimumLength)),
+                (Key.policyText, .string(policy.text)),
             ]
         }
         return dictionary(pairs)
@@ -34,9 +38,9 @@ enum Replies {
     static func status(initialized: Bool = true, _ collections: [DBusValue]) -> [DBusValue] {
         [
             dictionary([
-                ("initialized", .boolean(initialized)), ("store", .string("file")),
-                ("data_dir", .string("/home/me/.local/share/puff")), ("version", .string("0.1.0")),
-                ("prompter", .string("agent")),
+                (Key.initialized, .boolean(initialized)), (Key.store, .string("file")),
+                (Key.dataDirectory, .string("/home/me/.local/share/puff")), (Key.version, .string("0.1.0")),
+                (Key.prompter, .string("agent")),
             ]),
             .array(element: "a{sv}", collections),
         ]
@@ -49,17 +53,18 @@ enum Replies {
             element: "a{sv}",
             [
                 dictionary([
-                    ("collection", .string("login")), ("time", .uint64(1_700_000_100)), ("action", .string("read")),
-                    ("result", .string("allowed")), ("item", .objectPath(ObjectPath("/i/1")!)),
-                    ("label", .string("GitHub")), ("client", .string(":1.7")),
-                    ("executable", .string("/usr/bin/secret-tool")), ("pid", .uint32(4242)),
-                    ("sequence", .uint64(14)),
+                    (Key.collection, .string("login")), (Key.time, .uint64(1_700_000_100)),
+                    (Key.action, .string("read")),
+                    (Key.result, .string("allowed")), (Key.item, .objectPath(ObjectPath("/i/1")!)),
+                    (Key.label, .string("GitHub")), (Key.client, .string(":1.7")),
+                    (Key.executable, .string("/usr/bin/secret-tool")), (Key.pid, .uint32(4242)),
+                    (Key.sequence, .uint64(14)),
                 ]),
                 dictionary([
-                    ("collection", .string("login")), ("time", .uint64(1_700_000_000)),
-                    ("action", .string("change-label")), ("result", .string("failed")),
-                    ("item", .objectPath(ObjectPath("/i/2")!)), ("label", .string("Mail")),
-                    ("client", .string(":1.9")), ("sequence", .uint64(13)),
+                    (Key.collection, .string("login")), (Key.time, .uint64(1_700_000_000)),
+                    (Key.action, .string("change-label")), (Key.result, .string("failed")),
+                    (Key.item, .objectPath(ObjectPath("/i/2")!)), (Key.label, .string("Mail")),
+                    (Key.client, .string(":1.9")), (Key.sequence, .uint64(13)),
                 ]),
             ]),
         .stringDictionary(["work": "locked"]),

@@ -37,7 +37,7 @@ struct ConfigurationErrorTests {
         ("[vault]\ndata_dir = \"puff\"\n", "2: vault.data_dir: must be an absolute path, not \"puff\""),
         (
             "[vault]\nstorage = \"file\"\n",
-            "2: vault.storage: unknown key; [vault] takes: store, data_dir, kdf, kernel_keyring, keep_deleted_days"
+            "2: vault.storage: unknown key; [vault] takes: store, mode, data_dir, kdf, kernel_keyring, keep_deleted_days"
         ),
         (
             "[vaults]\nstore = \"file\"\n",

@@ -12,6 +12,7 @@ struct ConfigurationReadingTests {
         # every key puffd.toml takes
         [vault]
         store = "memory"
+        mode = "persistent"
         data_dir = "/srv/puff"
         kdf = "interactive"
         kernel_keyring = 30
@@ -40,7 +41,7 @@ struct ConfigurationReadingTests {
 
         [sessions]
         allow_plain = false
-        fast_reads = true
+        fast_reads = false
 
         [limits]
         label_bytes = 100
@@ -71,6 +72,7 @@ struct ConfigurationReadingTests {
     static var everyKeyExpected: DaemonConfiguration {
         var expected = DaemonConfiguration()
         expected.store = "memory"
+        expected.mode = "persistent"
         expected.dataDir = "/srv/puff"
         expected.kdf = "interactive"
         expected.kernelKeyring = 30
@@ -85,7 +87,7 @@ struct ConfigurationReadingTests {
         expected.accessMode = "strict"
         expected.hashExecutables = true
         expected.allowPlainSessions = false
-        expected.fastReads = true
+        expected.fastReads = false
         expected.lockAfter = 0
         expected.mappers = ["note", "internet"]
         expected.uniqueInternet = true

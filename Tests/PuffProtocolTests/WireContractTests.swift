@@ -34,6 +34,87 @@ struct WireContractTests {
         #expect(offenders == [])
     }
 
+    /// The folders whose files write or read `io.puff.Control1`'s and `io.puff.Agent1`'s records
+    /// and options, on puffd's side and puffctl's.
+    private static let recordFolders = [
+        "Sources/PuffServiceBus/Interfaces", "Sources/PuffServiceBus/Agents", "Sources/PuffClient/Control",
+        "Sources/PuffClient/Agent",
+    ]
+
+    /// Where a line spells an `a{sv}` key: `["key"]`, `"key": .value`, `.string("key"), .variant`,
+    /// `("key", .value)` or a reply field read as `fields.string("key")`.
+    private static func spelledKeys(in line: Substring) -> [String] {
+        var keys: [String] = []
+        var rest = line[...]
+        while let quote = rest.firstIndex(of: "\"") {
+            let afterQuote = rest.index(after: quote)
+            guard let close = rest[afterQuote...].firstIndex(of: "\"") else { break }
+            let word = rest[afterQuote..<close]
+            let before = rest[..<quote]
+            let after = rest[rest.index(after: close)...]
+            let isKeyWord = !word.isEmpty && word.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }
+            let subscripted =
+                before.range(of: #"[A-Za-z0-9_)\]?]\[$"#, options: .regularExpression) != nil && after.hasPrefix("]")
+            let entry = after.hasPrefix(": .") || (before.hasSuffix("(") && after.hasPrefix(", ."))
+            let dictEntry = before.hasSuffix(".init(.string(") && after.hasPrefix("), .variant")
+            let fieldRead = before.range(of: #"fields\.[a-zA-Z0-9]+\($"#, options: .regularExpression) != nil
+            let shaped = subscripted || entry || dictEntry || fieldRead
+            if isKeyWord && shaped { keys.append(String(word)) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return keys
+    }
+
+    @Test func theControlRecordsSpellNoKeyOfTheirOwn() throws {
+        var files: [String] = []
+        for folder in Self.recordFolders {
+            let names = try FileManager.default.contentsOfDirectory(
+                atPath: Self.root.appendingPathComponent(folder).path)
+            files += names.filter { $0.hasSuffix(".swift") }.map { folder + "/" + $0 }
+        }
+        #expect(files.count > 40)  // the walk really reached the bindings
+        var offenders: [String] = []
+        for file in files {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                for key in Self.spelledKeys(in: line) { offenders.append("\(file):\(number + 1) \"\(key)\"") }
+            }
+        }
+        #expect(offenders == [])
+    }
+
+    @Test func aKeyOfAControlRecordIsSpelledNowhereElseInTheBusLayers() throws {
+        let sources = Self.root.appendingPathComponent("Sources")
+        // puffd's and puffctl's bus layers: elsewhere (puffd's configuration, JSON output, the
+        // typed views' schema fields such as a URL's `path`) the same word names something else.
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") && ($0.hasPrefix("PuffServiceBus/") || $0.hasPrefix("PuffClient/")) }
+            .filter { !$0.hasPrefix("PuffClient/Output/") }
+        #expect(files.count > 100)
+        var offenders: [String] = []
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                for key in Self.spelledKeys(in: line) where ControlContract.Key.all.contains(key) {
+                    offenders.append("\(file):\(number + 1) \(key)")
+                }
+            }
+        }
+        #expect(offenders == [])
+    }
+
+    @Test func theScanFindsEveryShapeOfAKeyLiteral() {
+        #expect(Self.spelledKeys(in: #"let a = options["min_length"]"#) == ["min_length"])
+        #expect(Self.spelledKeys(in: #""policy": .string(name), "x": .uint32(1)"#) == ["policy", "x"])
+        #expect(Self.spelledKeys(in: #".init(.string("hidden"), .variant(.boolean(true)))"#) == ["hidden"])
+        #expect(Self.spelledKeys(in: #"("store", .string("file"))"#) == ["store"])
+        #expect(Self.spelledKeys(in: #"try fields.uint32("items") ?? 0"#) == ["items"])
+        #expect(Self.spelledKeys(in: #"Method("Delete", out: [.init("prompt", "o")])"#) == [])
+        #expect(Self.spelledKeys(in: #".strings(["login"])"#) == [])
+    }
+
     @Test func everyPuffErrorNameTheDocsMentionIsInTheContractAndNoOther() throws {
         var mentioned = Set<String>()
         let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path)

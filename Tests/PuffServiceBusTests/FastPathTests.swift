@@ -81,7 +81,7 @@ struct FastPathTests {
         let served = try await Served()
         #expect(served.getSecret() != nil)
         _ = await served.service.lock(
-            [ObjectReference(target: .collection(.login), spelling: "/login")], client: ClientID(Self.alice))
+            [.collection(.login)], client: ClientID(Self.alice))
         #expect(served.getSecret() == nil)
     }
 
@@ -142,7 +142,7 @@ extension FastPathTests {
         #expect(Self.search(["a": "1"], served)?.unlocked == [served.itemPath])
         #expect(Self.search(["a": "2"], served)?.unlocked == [])
         _ = await served.service.lock(
-            [ObjectReference(target: .collection(.login), spelling: "/login")], client: ClientID(Self.alice))
+            [.collection(.login)], client: ClientID(Self.alice))
         let locked = try await served.service.searchItems(["a": "1"])
         let fast = Self.search(["a": "1"], served)
         #expect(fast?.unlocked == ObjectPaths.paths(of: locked.unlocked))

@@ -20,13 +20,13 @@ struct LaneTests {
     struct Served {
         let bus: TestBus
         let server: BusConnection
-        let storage: MemoryRecordStore
+        let storage: FaultyRecordStore
         let serving: Task<Void, Never>
 
         init() async throws {
             bus = try TestBus()
             server = try await BusConnection.connect(address: bus.address)
-            storage = MemoryRecordStore()
+            storage = FaultyRecordStore()
             let logger = Logger(label: "lanes", factory: { _ in SwiftLogNoOpLogHandler() })
             let publisher = SignalPublisher(connection: server)
             let service = try await SecretService(

@@ -69,7 +69,7 @@ import Testing
 
     /// Clients assert the result type even for dismissed prompts (secret-service.md §6.11).
     @Test(arguments: [
-        (PromptResult.paths([]), "ao"), (.collection(nil), "o"), (.item(nil), "o"), (.none, "s"),
+        (PromptResult.objects([]), "ao"), (.collection(nil), "o"), (.item(nil), "o"), (.none, "s"),
     ])
     func completedIsUnicastWithATypedResult(_ result: PromptResult, _ signature: String) {
         let messages = SignalEmitter.messages(

@@ -25,9 +25,9 @@ import Testing
     @Test func theLoginCollectionIsPersistedButTheSessionCollectionIsNot() async throws {
         let fixture = try await Fixture()
         try await fixture.store(["k": "v"], in: .session)
-        let spaces = await fixture.storage.spaces()
+        let spaces = try await fixture.storage.spaces()
         #expect(spaces.count == 1, "only login has files")
-        let catalog = try Catalog(decoding: try #require(await fixture.storage.catalog()))
+        let catalog = try Catalog(decoding: try #require(try await fixture.storage.catalog()))
         #expect(catalog.collections.map(\.id) == ["login"])
         #expect(catalog.aliases == ["default": "login", "login": "login"])
         #expect(await fixture.storage.records(of: spaces[0]).count == 1, "its collection record, no item")
@@ -84,7 +84,7 @@ import Testing
         let fixture = try await Fixture()
         let id = try await fixture.service.createCollectionAtOnce(label: "Work", alias: "work", client: Fixture.alice)
         #expect(await fixture.service.readAlias("work") == id)
-        let catalog = try Catalog(decoding: try #require(await fixture.storage.catalog()))
+        let catalog = try Catalog(decoding: try #require(try await fixture.storage.catalog()))
         #expect(catalog.aliases["work"] == "Work")
     }
 

@@ -33,7 +33,7 @@ extension Fixture {
 
     /// The catalog as stored.
     func storedCatalog() async throws -> Catalog {
-        try Catalog(decoding: try #require(await storage.catalog()))
+        try Catalog(decoding: try #require(try await storage.catalog()))
     }
 
     /// The space of a visible collection, as the catalog lists it.
@@ -44,7 +44,7 @@ extension Fixture {
     /// The spaces whose headers say hidden; the catalog never lists them.
     func hiddenSpaces() async throws -> [SpaceID] {
         var found: [SpaceID] = []
-        for space in await storage.spaces() where try await header(of: space).flags.contains(.hidden) {
+        for space in try await storage.spaces() where try await header(of: space).flags.contains(.hidden) {
             found.append(space)
         }
         return found

@@ -14,7 +14,8 @@ struct Fixture {
     static let timeout = Duration.seconds(30)
 
     let service: SecretService
-    let storage: MemoryRecordStore
+    /// The vault's records: a memory store behind test controls (fail or hold writes, count appends).
+    let storage: FaultyRecordStore
     /// The audit logs' store: every fixture keeps them, as puffd does by default.
     let audit: MemoryAuditStore
     let prompter: ScriptedPrompter
@@ -25,7 +26,7 @@ struct Fixture {
 
     init(
         script: [ScriptedPrompter.Step] = [],
-        storage: MemoryRecordStore = MemoryRecordStore(),
+        storage: any RecordStore = MemoryRecordStore(),
         audit: MemoryAuditStore = MemoryAuditStore(),
         mode: VaultMode = .ephemeral,
         limits: ServiceLimits = ServiceLimits(),
@@ -39,7 +40,7 @@ struct Fixture {
         securityKeys: (any SecurityKeys)? = nil,
         counting: CountingRecordStore? = nil
     ) async throws {
-        self.storage = storage
+        self.storage = storage as? FaultyRecordStore ?? FaultyRecordStore(storage)
         self.audit = audit
         prompter = ScriptedPrompter(script)
         clock = ManualClock()
@@ -47,7 +48,8 @@ struct Fixture {
         time = SettableTime()
         logs = InMemoryLogHandler()
         service = try await SecretService(
-            store: counting ?? storage, mode: mode, prompter: prompter, itemRules: itemRules, promptTimeout: timeout,
+            store: counting ?? self.storage, mode: mode, prompter: prompter, itemRules: itemRules,
+            promptTimeout: timeout,
             limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, tpm: tpm, securityKeys: securityKeys,
             audit: audit,
             access: access,
@@ -59,7 +61,7 @@ struct Fixture {
 
     /// A persistent vault (Argon2id at libsodium's interactive limits) initialized with `passcode`.
     static func persistent(
-        passcode: String = "correct horse", storage: MemoryRecordStore = MemoryRecordStore(),
+        passcode: String = "correct horse", storage: any RecordStore = MemoryRecordStore(),
         audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never,
         limits: ServiceLimits = ServiceLimits(), tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil
     ) async throws -> Fixture {
@@ -114,8 +116,8 @@ struct Fixture {
         return String(decoding: secret.value.unprotectedArray(), as: UTF8.self)
     }
 
-    static func reference(_ collection: CollectionID, _ spelling: String? = nil) -> ObjectReference {
-        ObjectReference(target: .collection(collection), spelling: spelling ?? "/collection/\(collection.rawValue)")
+    static func reference(_ collection: CollectionID) -> ObjectReference {
+        .collection(collection)
     }
 }
 

@@ -23,7 +23,7 @@ import Testing
         try await fixture.store(["k": "v"])
         _ = try await fixture.service.createCollection(
             label: "Work", passcode: Fixture.passcode("work pass"), isPrivate: false, isHidden: false)
-        let catalog = try Catalog(decoding: try #require(await fixture.storage.catalog()))
+        let catalog = try Catalog(decoding: try #require(try await fixture.storage.catalog()))
         let login = try #require(catalog.collections.first { $0.id == "login" })
         return (fixture, login.space)
     }

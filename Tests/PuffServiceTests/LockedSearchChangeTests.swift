@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffStore
+import PuffTesting
 import Testing
 
 @testable import PuffService

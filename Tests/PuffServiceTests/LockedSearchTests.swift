@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffStore
+import PuffTesting
 import Testing
 
 @testable import PuffService
@@ -27,7 +28,7 @@ struct LockedSearchTests {
     /// without any key). Returns the records the guess confirmed and the shared tags.
     static func thiefGuesses(_ fixture: Fixture, space: SpaceID) async throws -> (confirmed: Int, shared: Int) {
         var keys: [[UInt8]] = []
-        for other in await fixture.storage.spaces() {
+        for other in try await fixture.storage.spaces() {
             if let key = try await fixture.header(of: other).indexKey { keys.append(key) }
         }
         let records = try await fixture.parsedRecords(of: space)

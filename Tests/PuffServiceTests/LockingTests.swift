@@ -8,7 +8,6 @@ import Testing
 @Suite struct LockingTests {
     static let t0: UInt64 = 1_700_000_000
 
-    static let aliasSpelling = "/org/freedesktop/secrets/aliases/default"
     static let loginSpelling = "/org/freedesktop/secrets/collection/login"
 
     /// A fixture whose `Work` collection is locked and holds one item.
@@ -18,25 +17,20 @@ import Testing
         let fixture = try await Fixture(script: script)
         let work = try await fixture.service.createCollectionAtOnce(label: "Work", alias: nil, client: Fixture.alice)
         let item = try await fixture.store(["k": "v"], in: work)
-        _ = await fixture.service.lock([Fixture.reference(work, "/w")], client: Fixture.alice)
+        _ = await fixture.service.lock([Fixture.reference(work)], client: Fixture.alice)
         _ = fixture.recorder.drain()
         return (fixture, work, item)
     }
 
-    @Test func unlockEchoesSpellingsListsUnlockedOnesAndDropsUnknownOnes() async throws {
+    @Test func unlockListsUnlockedOnesInOrderAndDropsUnknownOnes() async throws {
         let (fixture, work, item) = try await Self.lockedWork()
         let loginItem = try await fixture.store(["a": "b"])
         let result = try await fixture.service.unlock(
             [
-                Fixture.reference(.login, Self.aliasSpelling),
-                ObjectReference(target: .item(loginItem), spelling: "/item/1"),
-                ObjectReference(target: nil, spelling: "/bogus"),
-                ObjectReference(target: .collection(CollectionID("gone")), spelling: "/gone"),
-                ObjectReference(target: .item(ItemID(collection: .login, number: 77)), spelling: "/gone/77"),
-                Fixture.reference(work, "/w"),
-                ObjectReference(target: .item(item), spelling: "/w/1"),
+                .item(loginItem), Fixture.reference(.login), .collection(CollectionID("gone")),
+                .item(ItemID(collection: .login, number: 77)), Fixture.reference(work), .item(item),
             ], client: Fixture.alice)
-        #expect(result.unlocked == [Self.aliasSpelling, "/item/1"])
+        #expect(result.unlocked == [.item(loginItem), .collection(.login)])
         #expect(result.prompt != nil)
         #expect(try await fixture.service.unlock([], client: Fixture.alice).unlocked.isEmpty)
         #expect(try await fixture.service.unlock([], client: Fixture.alice).prompt == nil)
@@ -45,31 +39,30 @@ import Testing
     @Test func lockReturnsEveryExistingSpellingAndNeverPrompts() async throws {
         let fixture = try await Fixture()
         let item = try await fixture.store(["k": "v"])
+        let gone = ObjectReference.item(ItemID(collection: .login, number: 77))
         let result = await fixture.service.lock(
-            [
-                Fixture.reference(.login, Self.aliasSpelling), ObjectReference(target: .item(item), spelling: "/i"),
-                ObjectReference(target: nil, spelling: "/bogus"), Fixture.reference(.session, "/s"),
-            ], client: Fixture.alice)
-        #expect(result.locked == [Self.aliasSpelling, "/i", "/s"])
+            [Fixture.reference(.login), .item(item), gone, Fixture.reference(.session)], client: Fixture.alice)
+        #expect(result.locked == [.collection(.login), .item(item), .collection(.session)])
         #expect(result.prompt == nil)
         #expect(try await fixture.service.collectionInfo(.login).isLocked)
         #expect(try await fixture.service.itemInfo(item).isLocked)
         #expect(try await fixture.service.collectionInfo(.session).isLocked == false, "session stays unlocked as in GK")
-        let again = await fixture.service.lock([Fixture.reference(.login, "/l")], client: Fixture.alice)
-        #expect(again.locked == ["/l"], "already-locked objects are listed too")
+        let again = await fixture.service.lock([Fixture.reference(.login)], client: Fixture.alice)
+        #expect(again.locked == [.collection(.login)], "already-locked objects are listed too")
     }
 
     @Test(arguments: [PromptReply.confirmed, .passcode(SecureBytes(unwipedCopyOf: Array("pw".utf8)))])
     func anApprovedUnlockPromptUnlocksAndReportsTheSpellings(reply: PromptReply) async throws {
         let (fixture, work, item) = try await Self.lockedWork(script: [.reply(reply)])
         let result = try await fixture.service.unlock(
-            [ObjectReference(target: .item(item), spelling: "/w/1"), Fixture.reference(work, "/w")],
-            client: Fixture.alice)
+            [.item(item), Fixture.reference(work)], client: Fixture.alice)
         let prompt = try #require(result.prompt)
         try await fixture.service.startPrompt(prompt, windowID: "x11:42", client: Fixture.alice)
         let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
         #expect(
-            done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])))
+            done
+                == .promptCompleted(
+                    prompt, owner: Fixture.alice, dismissed: false, result: .objects([.item(item), .collection(work)])))
         #expect(try await fixture.service.collectionInfo(work).isLocked == false)
         let requests = await fixture.prompter.requests
         #expect(
@@ -80,7 +73,8 @@ import Testing
         #expect(
             fixture.recorder.events == [
                 .lockChanged(work, locked: false, view: .readable([.label("Work"), .modified(Self.t0)])),
-                .promptCompleted(prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/w/1", "/w"])),
+                .promptCompleted(
+                    prompt, owner: Fixture.alice, dismissed: false, result: .objects([.item(item), .collection(work)])),
             ])
         // Read again at the unlock, the item's properties come with it (docs/collections.md).
         let view = try #require(fixture.recorder.events.lazy.compactMap(\.lockView).first)
@@ -102,7 +96,7 @@ import Testing
             try await fixture.service.unlock([Fixture.reference(work)], client: Fixture.alice).prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
         let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
-        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([])))
+        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .objects([])))
         #expect(try await fixture.service.collectionInfo(work).isLocked)
         #expect(fixture.recorder.completions.count == 1)
     }
@@ -119,7 +113,7 @@ import Testing
         #expect(fixture.clock.sleeperCount == 1, "the timeout has not fired a second early")
         fixture.clock.advance(by: .seconds(1))
         let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
-        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([])))
+        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .objects([])))
         #expect(await fixture.prompter.waitForCancellations(1))
         #expect(try await fixture.service.collectionInfo(work).isLocked)
         #expect(fixture.recorder.completions.count == 1)
@@ -139,7 +133,7 @@ import Testing
         try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
         #expect(
             fixture.recorder.events == [
-                .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))
+                .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .objects([]))
             ])
         #expect(await fixture.prompter.waitForCancellations(1))
         await fixture.prompter.release(with: .confirmed)
@@ -158,7 +152,7 @@ import Testing
         try await fixture.service.dismissPrompt(prompt, client: Fixture.alice)
         #expect(
             fixture.recorder.completions == [
-                .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .paths([]))
+                .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .objects([]))
             ])
         #expect(await fixture.prompter.requests.isEmpty)
     }

@@ -42,7 +42,7 @@ import Testing
             of: .login, old: Fixture.passcode("correct horse"), new: Fixture.passcode("battery staple"))
         let newSpace = try await first.space(of: .login)
         #expect(newSpace != space, "the catalog names the new space")
-        #expect(await first.storage.spaces() == [newSpace], "the old space is gone")
+        #expect(try await first.storage.spaces() == [newSpace], "the old space is gone")
         let newRecords = await first.storage.records(of: newSpace)
         #expect(newRecords.count == records.count, "every live record kept")
         let noneKept = Set(newRecords).isDisjoint(with: Set(records))
@@ -103,10 +103,10 @@ import Testing
         let vault = try await first.makeCollection("Vault", passcode: "old pass", isPrivate: true, isHidden: hidden)
         let items = try await Self.fill(first, vault)
         let login = try await first.space(of: .login)
-        let space = try #require(await first.storage.spaces().first { $0 != login })
+        let space = try #require(try await first.storage.spaces().first { $0 != login })
         try await first.service.changePasscode(
             of: vault, old: Fixture.passcode("old pass"), new: Fixture.passcode("new pass"))
-        let spaces = await first.storage.spaces()
+        let spaces = try await first.storage.spaces()
         #expect(spaces.count == 2 && spaces.contains(login) && !spaces.contains(space), "moved to a new space")
 
         let fixture = try await first.restarted()

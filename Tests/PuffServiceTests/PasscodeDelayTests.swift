@@ -203,7 +203,7 @@ extension PasscodeDelayTests {
             }
             #expect(error == Self.wrong(attempt, .milliseconds(500) * (1 << (attempt - 1))))
         }
-        let saved = try #require(await storage.passcodeAttempts().flatMap(PasscodeAttempts.init(decoding:)))
+        let saved = try #require(try await storage.passcodeAttempts().flatMap(PasscodeAttempts.init(decoding:)))
         #expect(saved.failures["login"]?.count == 3)
 
         // The same moment, another run: the next attempt first waits out the 2 s, then counts a fourth.

@@ -26,8 +26,8 @@ import Testing
             #expect(error == .passcodePolicy(.digits6))
         }
         #expect(await !fixture.service.isInitialized)
-        #expect(await fixture.storage.catalog() == nil)
-        #expect(await fixture.storage.spaces().isEmpty)
+        #expect(try await fixture.storage.catalog() == nil)
+        #expect(try await fixture.storage.spaces().isEmpty)
 
         try await fixture.service.initialize(passcode: Fixture.passcode("123456"), policy: .digits6)
         #expect(await fixture.service.vaultStatus.collections.map(\.policy) == [.digits6])
@@ -48,7 +48,7 @@ import Testing
 
     @Test func aNewCollectionUnderDigits6RefusesLettersAndFiveDigitsAndWritesNothing() async throws {
         let fixture = try await Fixture.persistent()
-        let spaces = await fixture.storage.spaces()
+        let spaces = try await fixture.storage.spaces()
         for passcode in Self.refusedByDigits6 {
             let error = await serviceError { () async throws(ServiceError) in
                 try await fixture.makeCollection("Phone", passcode: passcode, policy: .digits6)
@@ -56,7 +56,7 @@ import Testing
             #expect(error == .passcodePolicy(.digits6))
         }
         #expect(await fixture.service.collections == [.login, .session])
-        #expect(await fixture.storage.spaces() == spaces)
+        #expect(try await fixture.storage.spaces() == spaces)
 
         let phone = try await fixture.makeCollection("Phone", passcode: "123456", policy: .digits6)
         #expect(await fixture.service.vaultStatus.collections.map(\.policy) == [.standard, .digits6])
@@ -127,7 +127,7 @@ import Testing
         #expect(
             done
                 == .promptCompleted(
-                    prompt, owner: Fixture.alice, dismissed: false, result: .paths(["/collection/\(phone.rawValue)"])))
+                    prompt, owner: Fixture.alice, dismissed: false, result: .objects([.collection(phone)])))
         #expect(await fixture.prompter.requests.map(\.policy) == [.digits6])
         #expect(try await fixture.service.collectionInfo(phone).isLocked == false)
     }

@@ -12,12 +12,12 @@ import Testing
 @Suite struct RekeyTests {
     /// How many records of every space of `storage` open under `master`, tried both as records
     /// of the space they sit in and of `oldSpace` (where the key came from).
-    static func recordsOpened(by master: MasterKey, oldSpace: SpaceID, in storage: MemoryRecordStore) async throws
+    static func recordsOpened(by master: MasterKey, oldSpace: SpaceID, in storage: any RecordStore) async throws
         -> Int
     {
         let sealer = try SecretSealer(key: master.subkey(.records))
         var opened = 0
-        for space in await storage.spaces() {
+        for space in try await storage.spaces() {
             for bytes in await storage.records(of: space) {
                 let record = try VaultRecord(decoding: bytes)
                 if (try? record.open(space: space, sealer: sealer)) != nil
@@ -177,7 +177,7 @@ import Testing
         let space = try await fixture.space(of: .login)
         var records = await fixture.storage.records(of: space)
         records.remove(at: 1)
-        await fixture.storage.tamper(space, records: records)
+        try await fixture.storage.tamper(space, records: records)
         let restarted = try await fixture.restarted()
         let error = await serviceError { () async throws(ServiceError) in
             try await restarted.service.changePasscode(
@@ -188,7 +188,7 @@ import Testing
             return
         }
         #expect(reason.contains("puffctl repair"))
-        #expect(await restarted.storage.spaces() == [space], "nothing written")
+        #expect(try await restarted.storage.spaces() == [space], "nothing written")
         try await restarted.unlock(.login, "correct horse")
     }
 }

@@ -41,7 +41,7 @@ struct UnlockPromptSlotTests {
 
     /// Starts an `Unlock` prompt for `id` as a client would.
     static func startUnlock(_ id: CollectionID, in fixture: Fixture) async throws -> PromptID {
-        let result = try await fixture.service.unlock([Fixture.reference(id, "/mail")], client: Fixture.alice)
+        let result = try await fixture.service.unlock([Fixture.reference(id)], client: Fixture.alice)
         let prompt = try #require(result.prompt)
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice, application: "/usr/bin/app")
         return prompt

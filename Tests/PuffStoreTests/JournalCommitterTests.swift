@@ -150,7 +150,7 @@ struct JournalCommitterTests {
         // Queued for the journal as it was before the failure was seen: refused, not appended
         // after a record that is not there.
         let stale = try await store.enqueueAppend(contentsOf: [[9]], to: space, head: nil, expecting: 0)
-        await #expect(throws: StoreError.writeFailed("an earlier write to \(folder)/\(space.hex).journal failed")) {
+        await #expect(throws: StoreError.staleGeneration(space, expected: 0, current: 1)) {
             try await stale.durable()
         }
         let next = try await store.enqueueAppend(contentsOf: [[8]], to: space, head: nil, expecting: 1)

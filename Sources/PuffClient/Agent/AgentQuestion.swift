@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffText
 
 /// What an `Ask` question says, in words for the terminal.
@@ -25,16 +26,16 @@ struct AgentQuestion {
     init(_ question: [String: DBusValue]) {
         // Labels and executable paths come from clients: never a terminal command.
         func text(_ key: String) -> String { TerminalText.escaped(question[key]?.string ?? "") }
-        let collection = text("collection")
-        let label = text("label")
+        let collection = text(ControlKey.collection)
+        let label = text(ControlKey.label)
         name = label.isEmpty ? collection : label
-        let application = question["application"] == nil ? "an application" : text("application")
-        error = text("error")
-        let policy = text("policy")
+        let application = question[ControlKey.application] == nil ? "an application" : text(ControlKey.application)
+        error = text(ControlKey.error)
+        let policy = text(ControlKey.policy)
         let hint = policy.isEmpty ? "" : " (\(policy))"
-        repeats = question["repeat"]?.bool ?? false
-        let slotLabel = text("slot_label")
-        switch question["purpose"]?.string ?? "unlock" {
+        repeats = question[ControlKey.repeats]?.bool ?? false
+        let slotLabel = text(ControlKey.slotLabel)
+        switch question[ControlKey.purpose]?.string ?? "unlock" {
         case "create":
             description = "\(application) wants to create the collection “\(name)”."
             prompt = "New passcode for “\(name)”\(hint):"
@@ -51,7 +52,7 @@ struct AgentQuestion {
             choices = ["once", "deny"]
         case "delete-collection":
             var items: UInt64 = 0
-            if case .uint64(let count)? = question["items"] { items = count }
+            if case .uint64(let count)? = question[ControlKey.items] { items = count }
             description =
                 "\(application) wants to delete the collection “\(name)” and its \(items) item\(items == 1 ? "" : "s")."
             prompt = "Delete it? [d]elete / [k]eep (Enter: keep):"
@@ -61,7 +62,8 @@ struct AgentQuestion {
             prompt = "Allow [o]nce, [a]lways, or [d]eny from now on? (Enter: refuse this time only):"
             choices = ["once", "always", "deny"]
         case "confirm-change":
-            let change = question["change"] == nil ? "change the protection of “\(name)”" : text("change")
+            let change =
+                question[ControlKey.change] == nil ? "change the protection of “\(name)”" : text(ControlKey.change)
             description = "\(application) wants to \(change)."
             prompt = "Allow this change? [o]nce / [d]eny (Enter: deny):"
             choices = ["once", "deny"]
@@ -70,12 +72,13 @@ struct AgentQuestion {
             prompt = "New passcode for “\(name)”\(hint):"
         case "unlock":
             description = "\(application) wants to unlock the collection “\(name)”."
-            prompt = Self.unlockPrompt(slot: question["slot"]?.string ?? "passcode", slotLabel, name, hint: hint)
+            prompt = Self.unlockPrompt(
+                slot: question[ControlKey.slot]?.string ?? "passcode", slotLabel, name, hint: hint)
         case "touch-security-key":
             description =
                 "\(application) wants to unlock the collection “\(name)”.\n"
                 + "Touch the security key “\(slotLabel)” now."
-            let instead = Self.noun(question["instead"]?.string ?? "")
+            let instead = Self.noun(question[ControlKey.instead]?.string ?? "")
             if let instead {
                 prompt = "[t]ype the \(instead) instead, or [c]ancel (Enter: cancel):"
                 choices = ["type", "cancel"]
@@ -86,7 +89,7 @@ struct AgentQuestion {
         case "security-key-pin":
             description = "\(application) wants to unlock the collection “\(name)”."
             var retries: Int32 = -1
-            if case .int32(let count)? = question["retries"] { retries = count }
+            if case .int32(let count)? = question[ControlKey.retries] { retries = count }
             let left =
                 retries < 0 ? "" : " (\(retries) \(retries == 1 ? "try" : "tries") left before the key blocks it)"
             prompt = "PIN of the security key “\(slotLabel)”\(left):"

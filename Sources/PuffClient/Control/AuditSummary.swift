@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffProtocol
 
 /// One audit log entry as `Audit` describes it: never a secret, never an attribute value.
 public struct AuditSummary: Sendable, Equatable, Encodable {
@@ -76,16 +77,18 @@ public struct AuditLogReply: Sendable, Equatable {
         for value in values {
             guard let dictionary = value.variantDictionary else { throw .unexpectedReply(member: "Audit") }
             let fields = ReplyFields(dictionary, member: "Audit")
-            guard let collection = try fields.string("collection"), let time = try fields.uint64("time"),
-                let action = try fields.string("action"), let result = try fields.string("result"),
-                let item = try fields.objectPath("item"), let label = try fields.string("label"),
-                let client = try fields.string("client")
+            guard let collection = try fields.string(ControlKey.collection),
+                let time = try fields.uint64(ControlKey.time),
+                let action = try fields.string(ControlKey.action), let result = try fields.string(ControlKey.result),
+                let item = try fields.objectPath(ControlKey.item), let label = try fields.string(ControlKey.label),
+                let client = try fields.string(ControlKey.client)
             else { throw .unexpectedReply(member: "Audit") }
             entries.append(
                 AuditSummary(
                     collection: collection, time: time, action: action, result: result, item: item, label: label,
-                    executable: try fields.string("executable"), client: client, pid: try fields.uint32("pid"),
-                    sequence: try fields.uint64("sequence") ?? 0))
+                    executable: try fields.string(ControlKey.executable), client: client,
+                    pid: try fields.uint32(ControlKey.pid),
+                    sequence: try fields.uint64(ControlKey.sequence) ?? 0))
         }
         self.entries = entries
         self.unreadable = unreadable

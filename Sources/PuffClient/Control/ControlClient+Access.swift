@@ -1,6 +1,7 @@
 public import PuffCrypto
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffProtocol
 
 /// One item's access settings as `ListAccess` returns them (dbus/io.puff.Control1.xml).
 public struct AccessEntry: Sendable, Equatable, Encodable {
@@ -27,13 +28,16 @@ public struct AccessEntry: Sendable, Equatable, Encodable {
         for entry in entries {
             guard let dictionary = entry.variantDictionary else { throw .unexpectedReply(member: "ListAccess") }
             let fields = ReplyFields(dictionary, member: "ListAccess")
-            guard let path = try fields.objectPath("path") else { throw .unexpectedReply(member: "ListAccess") }
+            guard let path = try fields.objectPath(ControlKey.path) else {
+                throw .unexpectedReply(member: "ListAccess")
+            }
             var rules: [Rule] = []
-            for rule in try fields.array("rules") ?? [] {
+            for rule in try fields.array(ControlKey.rules) ?? [] {
                 guard let ruleFields = rule.variantDictionary.map({ ReplyFields($0, member: "ListAccess") }),
-                    let executable = try ruleFields.string("executable"), let allows = try ruleFields.bool("allow")
+                    let executable = try ruleFields.string(ControlKey.executable),
+                    let allows = try ruleFields.bool(ControlKey.allow)
                 else { throw .unexpectedReply(member: "ListAccess") }
-                let digest = try ruleFields.string("digest") ?? ""
+                let digest = try ruleFields.string(ControlKey.digest) ?? ""
                 rules.append(
                     Rule(
                         executable: executable, decision: allows ? "allow" : "deny",
@@ -41,8 +45,8 @@ public struct AccessEntry: Sendable, Equatable, Encodable {
             }
             list.append(
                 AccessEntry(
-                    path: path, label: try fields.string("label") ?? "",
-                    protected: try fields.bool("protected") ?? false,
+                    path: path, label: try fields.string(ControlKey.label) ?? "",
+                    protected: try fields.bool(ControlKey.protected) ?? false,
                     rules: rules))
         }
         return list
@@ -87,7 +91,7 @@ extension ControlClient {
     static func consent(_ passcode: SecureBytes?) throws(ClientError) -> DBusValue {
         guard let passcode else { return .dictionary(key: "s", value: "v", []) }
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
-        return .dictionary(key: "s", value: "v", [.init(.string("passcode"), .variant(.unixFD(pipe)))])
+        return .dictionary(key: "s", value: "v", [.init(.string(ControlKey.passcode), .variant(.unixFD(pipe)))])
     }
 
     /// `ListAccess`: the settings of `paths`, or of every item that has any when empty.

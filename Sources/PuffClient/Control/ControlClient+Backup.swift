@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffCrypto
 public import PuffDBus
+import PuffProtocol
 
 /// What `Backup` and `Restore` answered.
 public struct BackupOutcome: Sendable, Equatable {
@@ -55,11 +56,12 @@ extension ControlClient {
         from archive: UnixFD, name: String, passcode: SecureBytes? = nil, collection: String? = nil,
         progress: (@Sendable (ProgressUpdate) -> Void)? = nil
     ) async throws(ClientError) -> BackupOutcome {
-        var entries: [DBusValue.DictEntry] = [.init(.string("name"), .variant(.string(name)))]
+        var entries: [DBusValue.DictEntry] = [.init(.string(ControlKey.name), .variant(.string(name)))]
         if let passcode {
-            entries.append(.init(.string("passcode"), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
+            entries.append(
+                .init(.string(ControlKey.passcode), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
         }
-        if let collection { entries.append(.init(.string("collection"), .variant(.string(collection)))) }
+        if let collection { entries.append(.init(.string(ControlKey.collection), .variant(.string(collection)))) }
         let options = DBusValue.dictionary(key: "s", value: "v", entries)
         let reply = try await observingProgress("Restore", progress) { () async throws(ClientError) in
             try await call(
@@ -81,12 +83,13 @@ extension ControlClient {
         else { throw .unexpectedReply(member: "Verify") }
         var findings: [VerifyOutcome.Finding] = []
         for entry in entries {
-            guard let fields = entry.variantDictionary, let file = fields["file"]?.string,
-                let what = fields["what"]?.string
+            guard let fields = entry.variantDictionary, let file = fields[ControlKey.file]?.string,
+                let what = fields[ControlKey.what]?.string
             else { throw .unexpectedReply(member: "Verify") }
             var offset: UInt64?
-            if case .uint64(let value)? = fields["offset"] { offset = value }
-            findings.append(.init(file: file, offset: offset, what: what, isWarning: fields["warning"]?.bool ?? false))
+            if case .uint64(let value)? = fields[ControlKey.offset] { offset = value }
+            findings.append(
+                .init(file: file, offset: offset, what: what, isWarning: fields[ControlKey.warning]?.bool ?? false))
         }
         return VerifyOutcome(
             findings: findings, checked: checked.compactMap(\.string), records: records,
@@ -103,10 +106,11 @@ extension ControlClient {
             }
         }
         var restored: [String] = []
-        if case .array(_, let names)? = fields["restored"] { restored = names.compactMap(\.string) }
+        if case .array(_, let names)? = fields[ControlKey.restored] { restored = names.compactMap(\.string) }
         return BackupOutcome(
-            files: number("files", UInt32.self), collections: number("collections", UInt32.self),
-            bytes: number("bytes", UInt64.self), items: number("items", UInt64.self),
-            unknown: number("unknown", UInt32.self), snapshot: fields["snapshot"]?.string ?? "", restored: restored)
+            files: number(ControlKey.files, UInt32.self), collections: number(ControlKey.collections, UInt32.self),
+            bytes: number(ControlKey.bytes, UInt64.self), items: number(ControlKey.items, UInt64.self),
+            unknown: number(ControlKey.unknown, UInt32.self), snapshot: fields[ControlKey.snapshot]?.string ?? "",
+            restored: restored)
     }
 }

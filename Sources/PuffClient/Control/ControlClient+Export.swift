@@ -4,6 +4,7 @@ import Glibc
 public import PuffCrypto
 import PuffDBus
 public import PuffFormats
+import PuffProtocol
 import Synchronization
 
 /// An item `ExportItems` kept back, and why (its `left_out` entries).
@@ -72,12 +73,15 @@ extension ControlClient {
         case .success(let list): read = list
         case .failure(let error): throw .failed(name: "ExportItems", message: "the items did not arrive: \(error)")
         }
-        guard read.count == Int(summary["items"]?.uint32 ?? 0) else { throw .unexpectedReply(member: "ExportItems") }
+        guard read.count == Int(summary[ControlKey.items]?.uint32 ?? 0) else {
+            throw .unexpectedReply(member: "ExportItems")
+        }
         let leftOut = entries.compactMap { entry -> ExportLeftOut? in
             guard let fields = entry.variantDictionary else { return nil }
             return ExportLeftOut(
-                path: fields["path"]?.objectPath?.rawValue ?? "", label: fields["label"]?.string ?? "",
-                reason: fields["reason"]?.string ?? "")
+                path: fields[ControlKey.path]?.objectPath?.rawValue ?? "",
+                label: fields[ControlKey.label]?.string ?? "",
+                reason: fields[ControlKey.reason]?.string ?? "")
         }
         func time(_ name: String) -> UInt64? {
             guard case .uint64(let value)? = summary[name], value > 0 else { return nil }
@@ -85,8 +89,8 @@ extension ControlClient {
         }
         return ExportedCollection(
             collection: PortableCollection(
-                label: summary["label"]?.string ?? collection, items: read, created: time("created"),
-                modified: time("modified")),
+                label: summary[ControlKey.label]?.string ?? collection, items: read, created: time(ControlKey.created),
+                modified: time(ControlKey.modified)),
             leftOut: leftOut)
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 import PuffDBus
 public import PuffFormats
+import PuffProtocol
 
 /// What puffd did, or would do, with one item of an import (`ImportItems`' `a{sv}`).
 public struct ImportOutcomeLine: Sendable, Equatable {
@@ -42,7 +43,7 @@ extension ControlClient {
         signal(SIGPIPE, SIG_IGN)
         writer.start()
         let options = DBusValue.dictionary(
-            key: "s", value: "v", [.init(.string("dry_run"), .variant(.boolean(dryRun)))])
+            key: "s", value: "v", [.init(.string(ControlKey.dryRun), .variant(.boolean(dryRun)))])
         let result: Result<[DBusValue], ClientError>
         do {
             let items = readEnd!
@@ -63,9 +64,9 @@ extension ControlClient {
         return entries.compactMap { entry -> ImportOutcomeLine? in
             guard let fields = entry.variantDictionary else { return nil }
             return ImportOutcomeLine(
-                outcome: fields["outcome"]?.string ?? "", index: Int(fields["index"]?.uint32 ?? 0),
-                label: fields["label"]?.string ?? "", reason: fields["reason"]?.string ?? "",
-                path: fields["path"]?.objectPath.map(\.rawValue).flatMap { $0 == "/" ? "" : $0 } ?? "")
+                outcome: fields[ControlKey.outcome]?.string ?? "", index: Int(fields[ControlKey.index]?.uint32 ?? 0),
+                label: fields[ControlKey.label]?.string ?? "", reason: fields[ControlKey.reason]?.string ?? "",
+                path: fields[ControlKey.path]?.objectPath.map(\.rawValue).flatMap { $0 == "/" ? "" : $0 } ?? "")
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffCrypto
 import PuffDBus
+import PuffProtocol
 
 /// What `UnlockWith` is given to open a collection with a security key (a fido2 or fido2+passcode
 /// slot): each secret crosses in a pipe of its own, the device by name.
@@ -25,13 +26,15 @@ extension ControlClient {
     public func unlock(_ collection: String, securityKey: SecurityKeyUnlock) async throws(ClientError) -> String {
         var entries: [DBusValue.DictEntry] = []
         if let pin = securityKey.pin {
-            entries.append(.init(.string("pin"), .variant(.unixFD(try PasscodePipe.readEnd(carrying: pin)))))
+            entries.append(.init(.string(ControlKey.pin), .variant(.unixFD(try PasscodePipe.readEnd(carrying: pin)))))
         }
         if let passcode = securityKey.passcode {
             let pipe = try PasscodePipe.readEnd(carrying: passcode)
-            entries.append(.init(.string("fido2_passcode"), .variant(.unixFD(pipe))))
+            entries.append(.init(.string(ControlKey.fido2Passcode), .variant(.unixFD(pipe))))
         }
-        if let device = securityKey.device { entries.append(.init(.string("fido2_device"), .variant(.string(device)))) }
+        if let device = securityKey.device {
+            entries.append(.init(.string(ControlKey.fido2Device), .variant(.string(device))))
+        }
         let reply = try await call(
             "UnlockWith", [.string(collection), .dictionary(key: "s", value: "v", entries)], expecting: "s",
             collection: collection, timeout: Self.hardwareCallTimeout)

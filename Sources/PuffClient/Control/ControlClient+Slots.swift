@@ -2,6 +2,7 @@
 import Glibc
 public import PuffCrypto
 import PuffDBus
+import PuffProtocol
 
 /// One unlock slot as `ListSlots` describes it: nothing secret.
 public struct SlotSummary: Sendable, Equatable {
@@ -18,14 +19,14 @@ public struct SlotSummary: Sendable, Equatable {
 
     init(_ fields: [String: DBusValue]) throws(ClientError) {
         let reply = ReplyFields(fields, member: "ListSlots")
-        guard case .uint16(let id)? = fields["id"] else { throw .unexpectedReply(member: "ListSlots") }
+        guard case .uint16(let id)? = fields[ControlKey.id] else { throw .unexpectedReply(member: "ListSlots") }
         self.id = id
-        type = try reply.string("type") ?? ""
-        label = try reply.string("label") ?? ""
-        pcrs = try reply.uint32("pcrs")
-        presence = try reply.bool("up")
-        verification = try reply.bool("uv")
-        pin = try reply.bool("pin")
+        type = try reply.string(ControlKey.type) ?? ""
+        label = try reply.string(ControlKey.label) ?? ""
+        pcrs = try reply.uint32(ControlKey.pcrs)
+        presence = try reply.bool(ControlKey.userPresence)
+        verification = try reply.bool(ControlKey.userVerification)
+        pin = try reply.bool(ControlKey.pin)
     }
 }
 
@@ -51,13 +52,13 @@ public struct SlotRequest: Sendable {
             func add(_ name: String, _ value: DBusValue?) {
                 if let value { entries.append(.init(.string(name), .variant(value))) }
             }
-            add("label", label.map(DBusValue.string))
-            add("pcrs", pcrs.map(DBusValue.uint32))
-            add("up", presence.map(DBusValue.boolean))
-            add("uv", verification.map(DBusValue.boolean))
-            add("tpm2_device", tpm2Device.map(DBusValue.string))
-            add("fido2_device", fido2Device.map(DBusValue.string))
-            if let pin { add("pin", .unixFD(try PasscodePipe.readEnd(carrying: pin))) }
+            add(ControlKey.label, label.map(DBusValue.string))
+            add(ControlKey.pcrs, pcrs.map(DBusValue.uint32))
+            add(ControlKey.userPresence, presence.map(DBusValue.boolean))
+            add(ControlKey.userVerification, verification.map(DBusValue.boolean))
+            add(ControlKey.tpm2Device, tpm2Device.map(DBusValue.string))
+            add(ControlKey.fido2Device, fido2Device.map(DBusValue.string))
+            if let pin { add(ControlKey.pin, .unixFD(try PasscodePipe.readEnd(carrying: pin))) }
             return .dictionary(key: "s", value: "v", entries)
         }
     }
@@ -129,7 +130,8 @@ extension ControlClient {
     /// `UnlockWith` and a recovery code (as typed; puffd checks it is one).
     public func unlock(_ collection: String, recoveryCode: SecureBytes) async throws(ClientError) -> String {
         let pipe = try PasscodePipe.readEnd(carrying: recoveryCode)
-        let options = DBusValue.dictionary(key: "s", value: "v", [.init(.string("recovery"), .variant(.unixFD(pipe)))])
+        let options = DBusValue.dictionary(
+            key: "s", value: "v", [.init(.string(ControlKey.recovery), .variant(.unixFD(pipe)))])
         let reply = try await call(
             "UnlockWith", [.string(collection), options], expecting: "s", collection: collection,
             timeout: Self.passcodeCallTimeout)
@@ -141,7 +143,8 @@ extension ControlClient {
     /// fido2 slot whose credential the present key holds (puffd's key; a touch is waited for up
     /// to ``hardwareCallTimeout``).
     public func unlock(_ collection: String, untypedSlot slot: UInt16) async throws(ClientError) -> String {
-        let options = DBusValue.dictionary(key: "s", value: "v", [.init(.string("slot"), .variant(.uint16(slot)))])
+        let options = DBusValue.dictionary(
+            key: "s", value: "v", [.init(.string(ControlKey.slot), .variant(.uint16(slot)))])
         let reply = try await call(
             "UnlockWith", [.string(collection), options], expecting: "s", collection: collection,
             timeout: Self.hardwareCallTimeout)
@@ -159,7 +162,7 @@ extension ControlClient {
         let proofPipe = try PasscodePipe.readEnd(carrying: proof)
         let newPipe = try PasscodePipe.readEnd(carrying: new)
         var options: [DBusValue.DictEntry] = []
-        if dropSlots { options.append(.init(.string("drop_slots"), .variant(.boolean(true)))) }
+        if dropSlots { options.append(.init(.string(ControlKey.dropSlots), .variant(.boolean(true)))) }
         _ = try await observingProgress("Rekey", progress) { () async throws(ClientError) in
             try await call(
                 "Rekey",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffCrypto
 import PuffDBus
+import PuffProtocol
 
 /// A typed proxy for `io.puff.Control1` (`dbus/io.puff.Control1.xml`): one method per D-Bus method,
 /// replies decoded into Swift types and every error reply mapped to a ``ClientError``.
@@ -117,10 +118,10 @@ public final class ControlClient: Sendable {
         let options = DBusValue.dictionary(
             key: "s", value: "v",
             [
-                .init(.string("private"), .variant(.boolean(isPrivate))),
-                .init(.string("hidden"), .variant(.boolean(isHidden))),
+                .init(.string(ControlKey.isPrivate), .variant(.boolean(isPrivate))),
+                .init(.string(ControlKey.hidden), .variant(.boolean(isHidden))),
             ] + Self.policyEntries(policy, minimumLength)
-                + (lockedSearch.map { [.init(.string("locked_search"), .variant(.string($0.rawValue)))] } ?? [])
+                + (lockedSearch.map { [.init(.string(ControlKey.lockedSearch), .variant(.string($0.rawValue)))] } ?? [])
         )
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         let reply = try await call(
@@ -149,7 +150,8 @@ public final class ControlClient: Sendable {
     {
         var options: [DBusValue.DictEntry] = []
         if let passcode {
-            options.append(.init(.string("passcode"), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
+            options.append(
+                .init(.string(ControlKey.passcode), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
         }
         let reply = try await call(
             "DeleteCollection", [.string(collection), .dictionary(key: "s", value: "v", options)], expecting: "a{sv}",
@@ -266,8 +268,10 @@ public final class ControlClient: Sendable {
     /// The `policy` (s) and `min_length` (u) options; none for puffd's default.
     private static func policyEntries(_ policy: PolicyName?, _ minimumLength: UInt32?) -> [DBusValue.DictEntry] {
         var entries: [DBusValue.DictEntry] = []
-        if let policy { entries.append(.init(.string("policy"), .variant(.string(policy.rawValue)))) }
-        if let minimumLength { entries.append(.init(.string("min_length"), .variant(.uint32(minimumLength)))) }
+        if let policy { entries.append(.init(.string(ControlKey.policy), .variant(.string(policy.rawValue)))) }
+        if let minimumLength {
+            entries.append(.init(.string(ControlKey.minimumLength), .variant(.uint32(minimumLength))))
+        }
         return entries
     }
 

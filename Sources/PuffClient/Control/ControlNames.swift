@@ -42,3 +42,24 @@ extension ErrorName {
     /// `org.freedesktop.DBus.Error.ServiceUnknown`: nothing owns the name and nothing can be activated.
     public static let serviceUnknown: ErrorName = "org.freedesktop.DBus.Error.ServiceUnknown"
 }
+
+/// The keys of `io.puff.Control1`'s `a{sv}` records and options, from the one wire contract.
+typealias ControlKey = ControlContract.Key
+
+/// A coding key spelled by the wire contract: `--json` output uses the keys of the records it shows.
+struct ContractKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(_ key: String) {
+        stringValue = key
+    }
+
+    init?(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init?(intValue: Int) {
+        nil
+    }
+}

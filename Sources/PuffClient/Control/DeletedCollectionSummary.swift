@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffProtocol
 
 /// A deleted collection as `DeleteCollection` and `DeletedCollections` describe it.
 public struct DeletedCollectionSummary: Sendable, Equatable {
@@ -15,12 +16,12 @@ public struct DeletedCollectionSummary: Sendable, Equatable {
     public var keptDays: UInt32?
 
     init(_ fields: ReplyFields) throws(ClientError) {
-        id = try fields.string("id") ?? ""
-        label = try fields.string("label") ?? ""
-        itemCount = try fields.uint32("items") ?? 0
-        deletedAt = try fields.uint64("deleted_at") ?? 0
-        name = try fields.string("name") ?? ""
-        keptDays = try fields.uint32("kept_days")
+        id = try fields.string(ControlKey.id) ?? ""
+        label = try fields.string(ControlKey.label) ?? ""
+        itemCount = try fields.uint32(ControlKey.items) ?? 0
+        deletedAt = try fields.uint64(ControlKey.deletedAt) ?? 0
+        name = try fields.string(ControlKey.name) ?? ""
+        keptDays = try fields.uint32(ControlKey.keptDays)
     }
 
     /// "'login' (“Login”, 3 items)", or "a hidden collection (3 items)".

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffProtocol
 
 /// One item as `ListItems` describes it: never its secret.
 ///
@@ -57,13 +58,14 @@ public struct ItemSummary: Sendable, Equatable {
         for entry in entries {
             guard let dictionary = entry.variantDictionary else { throw .unexpectedReply(member: "ListItems") }
             let fields = ReplyFields(dictionary, member: "ListItems")
-            guard let path = try fields.objectPath("path") else { throw .unexpectedReply(member: "ListItems") }
+            guard let path = try fields.objectPath(ControlKey.path) else { throw .unexpectedReply(member: "ListItems") }
             items.append(
                 ItemSummary(
-                    collection: collection, path: path, label: try fields.string("label"),
-                    attributes: try fields.stringDictionary("attributes"), created: try fields.uint64("created"),
-                    modified: try fields.uint64("modified"), isLocked: try fields.bool("locked"),
-                    kind: try fields.string("kind"), fields: try fields.stringDictionary("fields")
+                    collection: collection, path: path, label: try fields.string(ControlKey.label),
+                    attributes: try fields.stringDictionary(ControlKey.attributes),
+                    created: try fields.uint64(ControlKey.created),
+                    modified: try fields.uint64(ControlKey.modified), isLocked: try fields.bool(ControlKey.locked),
+                    kind: try fields.string(ControlKey.kind), fields: try fields.stringDictionary(ControlKey.fields)
                 )
             )
         }
@@ -74,22 +76,17 @@ public struct ItemSummary: Sendable, Equatable {
 /// Encodes with the key names of the `ListItems` reply, plus `collection`; `fields` as an object
 /// whose `port` is a number.
 extension ItemSummary: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case collection, path, label, attributes, created, modified, kind, fields
-        case isLocked = "locked"
-    }
-
     /// Encodes the keys that are present.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(collection, forKey: .collection)
-        try container.encode(path, forKey: .path)
-        try container.encodeIfPresent(label, forKey: .label)
-        try container.encodeIfPresent(attributes, forKey: .attributes)
-        try container.encodeIfPresent(created, forKey: .created)
-        try container.encodeIfPresent(modified, forKey: .modified)
-        try container.encodeIfPresent(isLocked, forKey: .isLocked)
-        try container.encodeIfPresent(kind, forKey: .kind)
-        try container.encodeIfPresent(fields.map(TypedFields.init), forKey: .fields)
+        var container = encoder.container(keyedBy: ContractKey.self)
+        try container.encode(collection, forKey: ContractKey("collection"))
+        try container.encode(path, forKey: ContractKey(ControlKey.path))
+        try container.encodeIfPresent(label, forKey: ContractKey(ControlKey.label))
+        try container.encodeIfPresent(attributes, forKey: ContractKey(ControlKey.attributes))
+        try container.encodeIfPresent(created, forKey: ContractKey(ControlKey.created))
+        try container.encodeIfPresent(modified, forKey: ContractKey(ControlKey.modified))
+        try container.encodeIfPresent(isLocked, forKey: ContractKey(ControlKey.locked))
+        try container.encodeIfPresent(kind, forKey: ContractKey(ControlKey.kind))
+        try container.encodeIfPresent(fields.map(TypedFields.init), forKey: ContractKey(ControlKey.fields))
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffProtocol
 
 /// The answer to `Status`: the vault and its visible collections, in the daemon's order.
 public struct VaultStatus: Sendable, Equatable {
@@ -44,12 +45,12 @@ public struct VaultStatus: Sendable, Equatable {
             case .array(_, let entries) = arguments[1]
         else { throw bad }
         let fields = ReplyFields(vault, member: "Status")
-        isInitialized = try fields.bool("initialized") ?? false
-        store = try fields.string("store") ?? ""
-        dataDirectory = try fields.string("data_dir") ?? ""
-        version = try fields.string("version") ?? ""
-        prompter = try fields.string("prompter")
-        problems = try fields.array("problems")?.compactMap(\.string) ?? []
+        isInitialized = try fields.bool(ControlKey.initialized) ?? false
+        store = try fields.string(ControlKey.store) ?? ""
+        dataDirectory = try fields.string(ControlKey.dataDirectory) ?? ""
+        version = try fields.string(ControlKey.version) ?? ""
+        prompter = try fields.string(ControlKey.prompter)
+        problems = try fields.array(ControlKey.problems)?.compactMap(\.string) ?? []
         var collections: [CollectionStatus] = []
         for entry in entries {
             guard let dictionary = entry.variantDictionary else { throw bad }
@@ -127,62 +128,59 @@ public struct CollectionStatus: Sendable, Equatable {
 
     /// Decodes one collection entry of `Status`; only `id` is required.
     init(_ fields: ReplyFields) throws(ClientError) {
-        guard let id = try fields.string("id") else { throw .unexpectedReply(member: fields.member) }
+        guard let id = try fields.string(ControlKey.id) else { throw .unexpectedReply(member: fields.member) }
         self.id = id
-        label = try fields.string("label") ?? id
-        isLocked = try fields.bool("locked") ?? true
-        itemCount = try fields.uint32("items") ?? 0
-        isPrivate = try fields.bool("private") ?? false
-        isHidden = try fields.bool("hidden") ?? false
-        isDefault = try fields.bool("default") ?? false
-        damage = try fields.string("damaged") ?? ""
-        store = try fields.string("store") ?? ""
-        policy = try fields.string("policy")
-        minimumLength = try fields.uint32("min_length")
-        policyText = try fields.string("policy_text")
-        lockedSearch = try fields.string("locked_search") ?? ""
-        indexKey = try fields.string("index_key") ?? ""
-        searchWaitsForUnlock = try fields.bool("search_waits_for_unlock") ?? false
+        label = try fields.string(ControlKey.label) ?? id
+        isLocked = try fields.bool(ControlKey.locked) ?? true
+        itemCount = try fields.uint32(ControlKey.items) ?? 0
+        isPrivate = try fields.bool(ControlKey.isPrivate) ?? false
+        isHidden = try fields.bool(ControlKey.hidden) ?? false
+        isDefault = try fields.bool(ControlKey.isDefault) ?? false
+        damage = try fields.string(ControlKey.damaged) ?? ""
+        store = try fields.string(ControlKey.store) ?? ""
+        policy = try fields.string(ControlKey.policy)
+        minimumLength = try fields.uint32(ControlKey.minimumLength)
+        policyText = try fields.string(ControlKey.policyText)
+        lockedSearch = try fields.string(ControlKey.lockedSearch) ?? ""
+        indexKey = try fields.string(ControlKey.indexKey) ?? ""
+        searchWaitsForUnlock = try fields.bool(ControlKey.searchWaitsForUnlock) ?? false
     }
 }
 
 extension VaultStatus: Encodable {
-    private enum Keys: String, CodingKey {
-        case vault, collections
-        case initialized, store
-        case dataDirectory = "data_dir"
-        case version, prompter, problems
-    }
-
-    /// Encodes as `{"vault": {...}, "collections": [...]}`, the shape of the `Status` reply.
+    /// Encodes as `{"vault": {...}, "collections": [...]}`, the shape of the `Status` reply, with
+    /// its keys.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        var vault = container.nestedContainer(keyedBy: Keys.self, forKey: .vault)
-        try vault.encode(isInitialized, forKey: .initialized)
-        try vault.encode(store, forKey: .store)
-        try vault.encode(dataDirectory, forKey: .dataDirectory)
-        try vault.encode(version, forKey: .version)
-        try vault.encodeIfPresent(prompter, forKey: .prompter)
-        if !problems.isEmpty { try vault.encode(problems, forKey: .problems) }
-        try container.encode(collections, forKey: .collections)
+        var container = encoder.container(keyedBy: ContractKey.self)
+        var vault = container.nestedContainer(keyedBy: ContractKey.self, forKey: ContractKey("vault"))
+        try vault.encode(isInitialized, forKey: ContractKey(ControlKey.initialized))
+        try vault.encode(store, forKey: ContractKey(ControlKey.store))
+        try vault.encode(dataDirectory, forKey: ContractKey(ControlKey.dataDirectory))
+        try vault.encode(version, forKey: ContractKey(ControlKey.version))
+        try vault.encodeIfPresent(prompter, forKey: ContractKey(ControlKey.prompter))
+        if !problems.isEmpty { try vault.encode(problems, forKey: ContractKey(ControlKey.problems)) }
+        try container.encode(collections, forKey: ContractKey("collections"))
     }
 }
 
 /// Encodes with the key names of the `Status` reply.
 extension CollectionStatus: Encodable {
-    private enum CodingKeys: String, CodingKey {
-        case id, label, store
-        case isLocked = "locked"
-        case itemCount = "items"
-        case isPrivate = "private"
-        case isHidden = "hidden"
-        case isDefault = "default"
-        case damage = "damaged"
-        case policy
-        case minimumLength = "min_length"
-        case policyText = "policy_text"
-        case lockedSearch = "locked_search"
-        case indexKey = "index_key"
-        case searchWaitsForUnlock = "search_waits_for_unlock"
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: ContractKey.self)
+        try container.encode(id, forKey: ContractKey(ControlKey.id))
+        try container.encode(label, forKey: ContractKey(ControlKey.label))
+        try container.encode(isLocked, forKey: ContractKey(ControlKey.locked))
+        try container.encode(itemCount, forKey: ContractKey(ControlKey.items))
+        try container.encode(isPrivate, forKey: ContractKey(ControlKey.isPrivate))
+        try container.encode(isHidden, forKey: ContractKey(ControlKey.hidden))
+        try container.encode(isDefault, forKey: ContractKey(ControlKey.isDefault))
+        try container.encode(damage, forKey: ContractKey(ControlKey.damaged))
+        try container.encode(store, forKey: ContractKey(ControlKey.store))
+        try container.encodeIfPresent(policy, forKey: ContractKey(ControlKey.policy))
+        try container.encodeIfPresent(minimumLength, forKey: ContractKey(ControlKey.minimumLength))
+        try container.encodeIfPresent(policyText, forKey: ContractKey(ControlKey.policyText))
+        try container.encode(lockedSearch, forKey: ContractKey(ControlKey.lockedSearch))
+        try container.encode(indexKey, forKey: ContractKey(ControlKey.indexKey))
+        try container.encode(searchWaitsForUnlock, forKey: ContractKey(ControlKey.searchWaitsForUnlock))
     }
 }

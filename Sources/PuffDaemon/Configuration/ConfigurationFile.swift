@@ -39,7 +39,10 @@ public enum ConfigurationFile {
             throw ConfigurationError(file: file, line: error.line, column: error.column, reason: error.description)
         }
         var configuration = base
-        let problems = check(root, into: &configuration)
+        var problems = check(root, into: &configuration)
+        if problems.isEmpty, let problem = configuration.combinationProblem {
+            problems.append(KeyProblem(path: ["vault", "mode"], reason: problem))
+        }
         guard !problems.isEmpty else { return configuration }
         let placed = problems.map { (problem: $0, line: KeyLocator.line(of: $0.path, in: text) ?? Int.max) }
         // min(by:) keeps the first of equal lines: the order the checks ran in.

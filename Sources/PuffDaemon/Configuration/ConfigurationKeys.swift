@@ -19,6 +19,7 @@ enum ConfigurationKeys {
     static var all: [ConfigurationKey] {
         [
             .choice("vault", "store", \.store, choices: PluginRegistry.recordStores, noun: "store"),
+            vaultMode,
             .path("vault", "data_dir", \.dataDir) { $0.effectiveDataDir(environment: $1) },
             .choice("vault", "kdf", \.kdf, choices: ["moderate", "interactive"], noun: "kdf strength"),
             .seconds("vault", "kernel_keyring", \.kernelKeyring, range: 0...longestAutoLock) {
@@ -135,5 +136,24 @@ extension DaemonConfiguration {
     var promptTimeoutSetting: Int? {
         get { promptTimeout }
         set { promptTimeout = newValue ?? promptTimeout }
+    }
+}
+
+extension ConfigurationKeys {
+    /// `[vault] mode`: `persistent` or `ephemeral`; printed resolved (the store's default).
+    static var vaultMode: ConfigurationKey {
+        let choices = VaultModeName.allCases.map(\.rawValue)
+        return ConfigurationKey(
+            section: "vault", name: "mode",
+            read: { value, configuration throws(KeyReason) in
+                let text = try ConfigurationKey.string(value)
+                guard choices.contains(text) else {
+                    throw KeyReason(
+                        "unknown vault mode \(ConfigurationKey.quoted(text)); choose one of: \(choices.joined(separator: ", "))"
+                    )
+                }
+                configuration.mode = text
+            },
+            write: { configuration, _ in configuration.effectiveMode.rawValue })
     }
 }

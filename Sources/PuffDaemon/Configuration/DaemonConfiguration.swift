@@ -13,6 +13,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     // [vault]
     /// The record store plugin: `file` or `memory` (``PluginRegistry/recordStores``).
     public var store = FileRecordStore.kind
+    /// `persistent` or `ephemeral` (``VaultModeName``); nil: the store's default
+    /// (``effectiveMode``).
+    public var mode: String?
     /// The file store's folder; nil: `$XDG_DATA_HOME/puff`, see ``effectiveDataDir(environment:)``.
     public var dataDir: String?
     /// Argon2id strength of new passcodes: `moderate` or `interactive`.
@@ -73,7 +76,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var allowPlainSessions = true
     /// Whether secret reads that need no decision are answered on the bus thread (design
     /// core-reshaped §7) instead of in the caller's lane.
-    public var fastReads = false
+    public var fastReads = true
 
     // [limits]
     /// What one client may make the service hold (docs/limits.md).
@@ -96,8 +99,23 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// Whether the vault lives only in memory (the `memory` store, or `--ephemeral`).
-    public var isEphemeral: Bool { store == MemoryRecordStore.kind }
+    /// The vault mode: ``mode`` when set, else the store's default (`ephemeral` for `memory`,
+    /// `persistent` for `file`).
+    public var effectiveMode: VaultModeName {
+        mode.flatMap(VaultModeName.init(rawValue:)) ?? RecordStoreFactory.named(store)?.modes.first ?? .persistent
+    }
+
+    /// Whether collections live under keys kept only in memory, with no passcode (`--ephemeral`,
+    /// the `memory` store's default).
+    public var isEphemeral: Bool { effectiveMode == .ephemeral }
+
+    /// What is wrong with the store and mode together, for a person; nil when they go together.
+    public var combinationProblem: String? {
+        guard let factory = RecordStoreFactory.named(store), !factory.modes.contains(effectiveMode) else { return nil }
+        return "the \(store) store cannot hold an \(effectiveMode.rawValue) vault: its collection keys would live "
+            + "only in puffd's memory, so what it wrote would not open after a restart; use store = "
+            + "\"\(RecordStoreFactory.memory.name)\" (or --ephemeral)"
+    }
 
     /// The auto-lock defaults of this store. An ephemeral vault has no passcode to protect it
     /// (its key stays in memory to reopen it), so it locks on a timer only when asked to: a CI

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffCrypto
+import PuffProtocol
 import PuffStore
 
 /// What a collection's passcode must look like (the TOPasscode passcode types), kept in the
@@ -32,7 +33,7 @@ public enum PasscodePolicy: Sendable, Hashable {
     /// A minimum length is kept in one header byte.
     public static let longestMinimum = 255
     /// The names `puffctl` and `io.puff.Control1` use, in the order help lists them.
-    public static let names = ["digits4", "digits6", "numeric", "alphanumeric"]
+    public static let names = PasscodePolicyName.allCases.map(\.rawValue)
 
     /// The policy called `name` (one of ``names``), with `minimumLength` for `numeric` and
     /// `alphanumeric` (their defaults when nil).
@@ -40,28 +41,28 @@ public enum PasscodePolicy: Sendable, Hashable {
     /// - Throws: ``ServiceError/invalidArgument(_:)`` for an unknown name, a minimum length out of
     ///   range, or one given to a fixed-length policy other than its own length.
     public init(name: String, minimumLength: Int? = nil) throws(ServiceError) {
-        switch name {
-        case "digits4", "digits6":
-            let policy: PasscodePolicy = name == "digits4" ? .digits4 : .digits6
+        switch PasscodePolicyName(rawValue: name) {
+        case .digits4?, .digits6?:
+            let policy: PasscodePolicy = name == PasscodePolicyName.digits4.rawValue ? .digits4 : .digits6
             if let minimumLength, minimumLength != policy.minimumLength {
                 throw .invalidArgument(
                     "\(name) is exactly \(policy.minimumLength) digits: leave out the minimum length")
             }
             self = policy
-        case "numeric":
+        case .numeric?:
             let length = minimumLength ?? Self.numericDefaultLength
             guard (Self.numericShortest...Self.longestMinimum).contains(length) else {
                 throw .invalidArgument(
                     "numeric needs a minimum length from \(Self.numericShortest) to \(Self.longestMinimum)")
             }
             self = .numeric(minimumLength: length)
-        case "alphanumeric":
+        case .alphanumeric?:
             let length = minimumLength ?? Self.standard.minimumLength
             guard (1...Self.longestMinimum).contains(length) else {
                 throw .invalidArgument("alphanumeric needs a minimum length from 1 to \(Self.longestMinimum)")
             }
             self = .alphanumeric(minimumLength: length)
-        default:
+        case nil:
             throw .invalidArgument(
                 "unknown passcode policy '\(name)': use \(Self.names.dropLast().joined(separator: ", ")) or "
                     + "\(Self.names.last!)")
@@ -70,12 +71,14 @@ public enum PasscodePolicy: Sendable, Hashable {
 
     /// The policy's name, one of ``names``.
     public var name: String {
-        switch self {
-        case .digits4: "digits4"
-        case .digits6: "digits6"
-        case .numeric: "numeric"
-        case .alphanumeric: "alphanumeric"
-        }
+        let name: PasscodePolicyName =
+            switch self {
+            case .digits4: .digits4
+            case .digits6: .digits6
+            case .numeric: .numeric
+            case .alphanumeric: .alphanumeric
+            }
+        return name.rawValue
     }
 
     /// The shortest passcode the policy admits (for `digits4` and `digits6`, the only length).

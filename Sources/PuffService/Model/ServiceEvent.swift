@@ -55,8 +55,9 @@ public enum ItemProperty: Sendable, Equatable {
 
 /// The typed `result` of `Prompt.Completed` (secret-service.md §6.11: typed even when dismissed).
 public enum PromptResult: Sendable, Equatable {
-    /// `ao`: the caller's spellings that were unlocked or locked; empty when dismissed.
-    case paths([String])
+    /// `ao`: what was unlocked, in the order the caller named it (the bus layer echoes the
+    /// caller's spellings); empty when dismissed.
+    case objects([ObjectReference])
     /// `o`: the created collection; nil (`/`) when dismissed.
     case collection(CollectionID?)
     /// `o`: the created item; nil (`/`) when dismissed.

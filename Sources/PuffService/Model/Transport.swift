@@ -39,26 +39,13 @@ public enum SessionOutput: Sendable, Equatable {
     case bytes([UInt8])
 }
 
-/// A path a client passed to `Unlock` or `Lock`, resolved by the bus layer.
-public struct ObjectReference: Sendable {
-    /// What the path names.
-    public enum Target: Sendable, Hashable {
-        /// A collection, reached by its own path or through an alias.
-        case collection(CollectionID)
-        /// An item.
-        case item(ItemID)
-    }
-
-    /// The resolved target, or nil when the path names nothing Puff knows.
-    public var target: Target?
-    /// The caller's original path string; echoed back verbatim (secret-service.md §6.5).
-    public var spelling: String
-
-    /// Creates a reference.
-    public init(target: Target?, spelling: String) {
-        self.target = target
-        self.spelling = spelling
-    }
+/// What a path a client passed to `Unlock` or `Lock` names, resolved by the bus layer; the path
+/// as the caller spelled it stays there, to be echoed back (secret-service.md §6.5).
+public enum ObjectReference: Sendable, Hashable {
+    /// A collection, reached by its own path or through an alias.
+    case collection(CollectionID)
+    /// An item.
+    case item(ItemID)
 }
 
 /// What ``SecretService/collectionInfo(_:)`` reports.

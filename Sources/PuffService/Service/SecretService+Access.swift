@@ -16,13 +16,12 @@ extension SecretService {
     /// - Parameter deadline: When the call must have its answer; later questions are dismissed.
     func admit(_ id: ItemID, caller: Caller, until deadline: Duration) async -> AccessOutcome {
         guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
-        if access.mode == .open, settings.isEmpty { return .allowed }
-        let contents = await executableContents(of: caller, for: settings)
+        if access.admitsAtOnce(settings) { return .allowed }
+        let contents = await access.contents(of: caller, for: settings)
         guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
-        let rule = AccessDecision.rule(in: settings, executable: caller.executable, contents: contents)
         let askAccess: Bool
         let confirm: Bool
-        switch AccessDecision.plan(mode: access.mode, rule: rule, isProtected: settings.isProtected) {
+        switch access.plan(settings, caller: caller, contents: contents) {
         case .refuse(let reason): return .refused(reason)
         case .proceed(let ask, let protected): (askAccess, confirm) = (ask, protected)
         }
@@ -50,13 +49,13 @@ extension SecretService {
     /// The deadline of a read that starts now: the question timeout, or the prompt timeout when
     /// that is shorter.
     func readDeadline() -> Duration {
-        timeline.now + min(access.questionTimeout, promptTimeout)
+        access.deadline(from: timeline.now, promptTimeout: promptTimeout)
     }
 
     /// Whether ``admit(_:caller:until:)`` may wait (for a digest, a question or a write) before it
     /// answers for this item; in `open` mode an item with no settings is admitted at once.
     func mayWait(_ id: ItemID) -> Bool {
-        access.mode != .open || !(readableSettings(of: id)?.isEmpty ?? true)
+        access.mayWait(readableSettings(of: id))
     }
 
     /// The item's settings while its secret could be read (it exists, its collection unlocked).
@@ -65,17 +64,6 @@ extension SecretService {
             return nil
         }
         return state.settings[id.number] ?? ItemSettings()
-    }
-
-    /// The caller's executable's contents, when rules are bound to contents and a rule or a
-    /// decision could use them; hashed off the actor. With hashing on, a caller whose process
-    /// cannot be read (or whose pid the bus did not give) is ``ExecutableContents/unreadable``.
-    private func executableContents(of caller: Caller, for settings: ItemSettings) async -> ExecutableContents {
-        guard access.hashesExecutables, access.mode != .open || !settings.rules.isEmpty, caller.executable != nil
-        else { return .notHashed }
-        guard let pid = caller.pid else { return .unreadable }
-        let digests = executableDigests
-        return await BlockingWork.run { digests.digest(ofProcess: pid) }.map { .digest($0) } ?? .unreadable
     }
 
     /// Asks `purpose` of the prompter chain (or of `other`), dismissed when `deadline` passes

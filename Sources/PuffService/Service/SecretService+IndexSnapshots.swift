@@ -38,7 +38,7 @@ extension SecretService {
             let last = replay.records.last,
             let lastRecord = try? VaultRecord(decoding: last.bytes, format: replay.version)
         else { return }
-        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        let file = store.name(of: .journal(space))
         let checkedTip = vault.tip
         let bytes = await BlockingWork.run { () -> [UInt8]? in
             let scanned = VaultOpening.scan(replay, header: header, file: file)

@@ -26,12 +26,7 @@ extension SecretService {
     ///   ``ServiceError/invalidArgument(_:)`` for a relative path, ``ServiceError/limitExceeded(_:)``
     ///   beyond ``ItemSettings/maxRules``, ``ServiceError/failed(_:)``.
     public func setAccess(_ allows: Bool, for executable: String, of id: ItemID) async throws(ServiceError) {
-        var digest: [UInt8]?
-        if access.hashesExecutables {
-            let digests = executableDigests
-            digest = await BlockingWork.run { digests.digest(ofFile: executable) }
-            guard digest != nil else { throw .invalidArgument("the executable cannot be read to hash it") }
-        }
+        let digest = try await access.digest(forRuleOf: executable)
         try await changeSettings(of: id) { [digest] settings throws(ServiceError) in
             settings = try AccessDecision.remembering(settings, executable: executable, digest: digest, allows: allows)
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 public import PuffCrypto
+import PuffProtocol
 public import PuffStore
 
 /// Whether, and from when, a locked collection's items are found by search (the header's mode).
@@ -17,7 +18,7 @@ extension LockedSearch {
     /// `tpm2` (`always`, the key sealed by this machine's TPM, issue 26 item 6), `after-unlock`,
     /// `never`; nil for another name.
     public static func named(_ name: String) -> (mode: LockedSearch, storage: VaultHeader.IndexStorage?)? {
-        if name == "tpm2" { return (.always, .tpm2) }
+        if name == LockedSearchName.tpm2.rawValue { return (.always, .tpm2) }
         return Self(name: name).map { ($0, nil) }
     }
 

@@ -5,27 +5,26 @@ import PuffStore
 extension SecretService {
     /// Unlocks what can be unlocked at once and hands out a prompt for the rest (secret-service.md §6.5).
     ///
-    /// Items act on their collection. Every reference whose collection is already unlocked is
-    /// returned with its original spelling (go-keyring needs the exact string back); references
-    /// with an unknown target are dropped silently. Locked collections go into one prompt, which
-    /// completes with `.paths` of the spellings it unlocked.
+    /// Items act on their collection. References whose target no longer exists are dropped
+    /// silently. Locked collections go into one prompt, which completes with ``PromptResult/objects(_:)``
+    /// of the references it unlocked; the bus layer echoes each caller's spelling of them (go-keyring
+    /// needs the exact string back).
     ///
-    /// - Returns: The spellings already unlocked, and a prompt when something is still locked.
+    /// - Returns: The references already unlocked, in the order given, and a prompt when
+    ///   something is still locked.
     /// - Throws: ``ServiceError/limitExceeded(_:)`` when a prompt is needed but the client or the
     ///   service already has too many waiting.
     public func unlock(
         _ objects: [ObjectReference], client: ClientID
-    ) throws(ServiceError) -> (unlocked: [String], prompt: PromptID?) {
-        var unlocked: [String] = []
+    ) throws(ServiceError) -> (unlocked: [ObjectReference], prompt: PromptID?) {
+        var unlocked: [ObjectReference] = []
         var pending: [PendingPrompt.Target] = []
         for object in objects {
-            guard let collection = collection(for: object.target), let state = collectionStates[collection] else {
-                continue
-            }
+            guard let collection = collection(for: object), let state = collectionStates[collection] else { continue }
             if state.isLocked {
-                pending.append(.init(collection: collection, spelling: object.spelling))
+                pending.append(.init(collection: collection, reference: object))
             } else {
-                unlocked.append(object.spelling)
+                unlocked.append(object)
             }
         }
         guard !pending.isEmpty else { return (unlocked, nil) }
@@ -34,27 +33,37 @@ extension SecretService {
 
     /// Locks the collections of the given references without prompting (secret-service.md §6.6).
     ///
-    /// Returns every spelling whose target exists, including already-locked ones. The `session`
+    /// Returns every reference whose target exists, including already-locked ones. The `session`
     /// collection is listed but stays unlocked, as in gnome-keyring. Like gnome-keyring, the
     /// `locked` events are emitted even when nothing changed.
     ///
-    /// - Returns: The spellings locked; the prompt is always nil.
-    public func lock(_ objects: [ObjectReference], client: ClientID) async -> (locked: [String], prompt: PromptID?) {
+    /// - Returns: The references locked, in the order given; the prompt is always nil.
+    public func lock(_ objects: [ObjectReference], client: ClientID) async -> (
+        locked: [ObjectReference], prompt: PromptID?
+    ) {
         // Take the write turn so a change already waiting on its commit lands before the lock,
         // never inside a collection that was locked while it waited.
         await beginWrite()
         defer { endWrite() }
-        var spellings: [String] = []
+        var locked: [ObjectReference] = []
         var targets: [CollectionID] = []
         for object in objects {
-            guard let collection = collection(for: object.target) else { continue }
-            spellings.append(object.spelling)
+            guard let collection = collection(for: object) else { continue }
+            locked.append(object)
             if !targets.contains(collection) { targets.append(collection) }
         }
         for collection in targets {
             lockNow(collection)
         }
-        return (spellings, nil)
+        return (locked, nil)
+    }
+
+    /// Resolves an `Unlock`/`Lock` target to an existing collection (items act on their collection).
+    func collection(for target: ObjectReference) -> CollectionID? {
+        switch target {
+        case .collection(let id): collectionStates[id] == nil ? nil : id
+        case .item(let id): collectionStates[id.collection]?.items[id.number] == nil ? nil : id.collection
+        }
     }
 
     /// Locks a collection (wiping its keys) and announces it.

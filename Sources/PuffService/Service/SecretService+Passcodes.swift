@@ -98,7 +98,7 @@ extension SecretService {
             finishOpening(vault, master: master, viewChanged: !vault.isPrivate)
             return
         }
-        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        let file = store.name(of: .journal(space))
         // A collection not open yet is read whole from its journal, so every record, live or not,
         // is authenticated in its place in the chain (a scan's clear prefixes prove nothing).
         let needsItems = !vault.isOpen

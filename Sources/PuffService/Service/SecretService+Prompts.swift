@@ -87,8 +87,8 @@ extension SecretService {
             emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .none))
             return
         }
-        let spellings = targets.filter { collectionStates[$0.collection]?.isLocked == false }.map(\.spelling)
-        emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .paths(spellings)))
+        let unlocked = targets.filter { collectionStates[$0.collection]?.isLocked == false }.map(\.reference)
+        emit(.promptCompleted(id, owner: prompt.owner, dismissed: false, result: .objects(unlocked)))
     }
 
     /// Sleeps on an existential clock (opens it so the generic `sleep(until:)` can be called).

@@ -48,7 +48,7 @@ extension SecretService {
         // The header as it is now (its locked search may have changed meanwhile), as version 3.
         let header = try rekeyedHeader(current, plan: plan, oldMaster: master, newMaster: newMaster)
         let keys = CollectionRekeying.Keys(oldSpace: oldSpace, oldMaster: master, header: header, newMaster: newMaster)
-        let file = store.location.map { "\($0)/\(oldSpace.hex).journal" } ?? "\(oldSpace.hex).journal"
+        let file = store.name(of: .journal(oldSpace))
         let journal: JournalReplay
         do {
             journal = try await store.replay(oldSpace)

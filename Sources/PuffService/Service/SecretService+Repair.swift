@@ -27,7 +27,7 @@ extension SecretService {
         let vault = try state(of: id)
         guard let space = vault.space else { throw .noSuchObject }
         guard let sealer = vault.sealer, !vault.isLocked else { throw .isLocked }
-        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        let file = store.name(of: .journal(space))
         let journal: JournalReplay
         do {
             journal = try await store.replay(space)

@@ -137,7 +137,7 @@ extension SecretService {
         guard let space = vault.space else { return 0 }
         guard let sealer = vault.sealer else { throw .isLocked }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
-        let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+        let file = store.name(of: .journal(space))
         let journal: JournalReplay
         do {
             journal = try await store.replay(space)

@@ -54,7 +54,7 @@ extension SecretService {
                 if !vault.isHidden { report.locked.append(id) }
                 continue
             }
-            let file = store.location.map { "\($0)/\(space.hex).journal" } ?? "\(space.hex).journal"
+            let file = store.name(of: .journal(space))
             // Under the write turn, so no append is read half-written.
             await beginWrite()
             let journal: JournalReplay

@@ -31,16 +31,14 @@ public actor SecretService {
     let securityKeys: (any SecurityKeys)?
     /// The collections' audit logs; nil when none are kept.
     let auditLog: AuditLog?
-    /// Who may read secrets, and whether executables are hashed.
-    let access: AccessConfiguration
+    /// Who may read secrets, with the callers' executables' digests.
+    let access: AccessGate
     /// How many days a deleted collection is kept sealed before it is purged.
     public nonisolated let keepDeletedDays: Int
     /// How many automatic snapshots `<vault>/snapshots/` keeps (`[backup] keep`); 0 takes none.
     public nonisolated let keepSnapshots: Int
     /// Whether `OpenSession("plain")` is served (`[sessions] allow_plain`).
     let allowsPlainSessions: Bool
-    /// Callers' executables' content digests, cached.
-    let executableDigests = ExecutableDigests()
     let now: @Sendable () -> UInt64
     let logger: Logger
     let events: @Sendable (ServiceEvent) -> Void
@@ -184,7 +182,7 @@ public actor SecretService {
         self.tpm = tpm
         self.securityKeys = securityKeys
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
-        self.access = access
+        self.access = AccessGate(access)
         self.keepDeletedDays = max(0, keepDeletedDays)
         self.keepSnapshots = max(0, keepSnapshots)
         self.allowsPlainSessions = allowsPlainSessions
@@ -210,37 +208,6 @@ public actor SecretService {
 
     func emit(_ event: ServiceEvent) {
         events(event)
-    }
-
-    /// The collection's state, or ``ServiceError/noSuchObject``.
-    func state(of collection: CollectionID) throws(ServiceError) -> CollectionVault {
-        guard let state = collectionStates[collection] else { throw .noSuchObject }
-        return state
-    }
-
-    /// The item record, or ``ServiceError/noSuchObject``.
-    func record(of item: ItemID) throws(ServiceError) -> StoredItem {
-        guard let record = collectionStates[item.collection]?.items[item.number] else { throw .noSuchObject }
-        return record
-    }
-
-    /// The item ids of a collection in creation order; empty for an unknown collection.
-    public func itemIDs(in collection: CollectionID) -> [ItemID] {
-        collectionStates[collection]?.order.map { ItemID(collection: collection, number: $0) } ?? []
-    }
-
-    /// Resolves an `Unlock`/`Lock` target to an existing collection (items act on their collection).
-    func collection(for target: ObjectReference.Target?) -> CollectionID? {
-        switch target {
-        case .collection(let id)?: collectionStates[id] == nil ? nil : id
-        case .item(let id)?: collectionStates[id.collection]?.items[id.number] == nil ? nil : id.collection
-        case nil: nil
-        }
-    }
-
-    /// The `Type` a client sees: `xdg:schema` when present, else the stored type (secret-service.md §9.2).
-    func reportedType(of record: StoredItem) -> String {
-        record.reportedType
     }
 
     /// Seals `draft` at the collection's next place in its chain and appends it, with the new head,

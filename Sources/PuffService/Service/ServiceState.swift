@@ -20,10 +20,10 @@ struct Session: Sendable {
 /// A prompt handed out by `Unlock`, `CreateCollection` or `ChangeWithPrompt` that has not
 /// completed yet.
 struct PendingPrompt: Sendable {
-    /// A locked collection and the caller's spelling that led to it.
+    /// A locked collection and the reference that led to it.
     struct Target: Sendable {
         let collection: CollectionID
-        let spelling: String
+        let reference: ObjectReference
     }
 
     /// What approving the prompt does.
@@ -40,7 +40,7 @@ struct PendingPrompt: Sendable {
         /// The typed empty result `Completed(true, …)` carries (secret-service.md §6.11).
         var dismissedResult: PromptResult {
             switch self {
-            case .unlock: .paths([])
+            case .unlock: .objects([])
             case .create: .collection(nil)
             case .changePasscode, .delete: .none
             }

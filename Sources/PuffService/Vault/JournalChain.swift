@@ -79,7 +79,7 @@ struct JournalChain {
     }
 
     mutating func skip(at offset: UInt64, _ why: String) {
-        damage.append("\(file) is damaged at offset \(offset): \(why)")
+        damage.append(StoreDamage(name: file, offset: offset, reason: why).description)
         skipped += 1
     }
 
@@ -93,7 +93,7 @@ struct JournalChain {
 
     /// Notes `why` about the record at `offset`, which counted in the chain but says nothing usable.
     mutating func note(at offset: UInt64, _ why: String) {
-        damage.append("\(file) is damaged at offset \(offset): \(why)")
+        damage.append(StoreDamage(name: file, offset: offset, reason: why).description)
     }
 
     /// Whether `record`, chained, counts (see the type's rules); a record that counts advances

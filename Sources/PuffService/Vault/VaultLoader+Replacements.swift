@@ -23,8 +23,7 @@ extension VaultLoader {
         }
         var finishing: [SpaceReplacement] = []
         for replacement in replacements {
-            let note =
-                store.location.map { "\($0)/\(replacement.new.hex).replaces" } ?? "\(replacement.new.hex).replaces"
+            let note = store.name(of: .replacementNote(replacement.new))
             guard replacement.isSwitched else {
                 do {
                     try await store.settleReplacement(replacement, keepingNew: false)

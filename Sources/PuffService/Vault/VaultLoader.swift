@@ -41,7 +41,7 @@ enum VaultLoader {
             throw .failed("the vault cannot be read: \(error)")
         }
         var catalogLost = false
-        let catalogFile = store.location.map { "\($0)/catalog" } ?? "catalog"
+        let catalogFile = store.name(of: .catalog)
         do {
             if let bytes = try await store.catalog() {
                 loaded.catalog = try Catalog(decoding: bytes)
@@ -105,10 +105,11 @@ enum VaultLoader {
         _ space: SpaceID, name: String, store: any RecordStore, into loaded: inout Loaded, logger: Logger,
         tpm: (any TPMSealing)? = nil
     ) async {
-        let file = store.location.map { "\($0)/\(space.hex)" } ?? space.hex
+        let headerName = store.name(of: .header(space))
+        let journalName = store.name(of: .journal(space))
         do {
             let header = try VaultHeader(decoding: try await store.header(of: space))
-            guard header.space == space else { throw VaultDamage(message: "\(file).header names another space") }
+            guard header.space == space else { throw VaultDamage(message: "\(headerName) names another space") }
             if header.flags.contains(.hidden) {
                 loaded.hidden[space] = header
                 return
@@ -121,7 +122,9 @@ enum VaultLoader {
                 scanned = ScannedCollection(index: AttributeIndex(), hasher: KeyedHash())
             } else {
                 let sealed = await unsealedIndexKey(header, tpm: tpm, collection: id, logger: logger)
-                if let resumed = await fromSnapshot(space, header: header, file: file, store: store, indexKey: sealed) {
+                if let resumed = await fromSnapshot(
+                    space, header: header, file: journalName, store: store, indexKey: sealed)
+                {
                     loaded.collections[id] = CollectionVault(id: id, space: space, header: header, scanned: resumed)
                     loaded.order.append(id)
                     return
@@ -131,11 +134,11 @@ enum VaultLoader {
                     logger.error(
                         "Cut a torn record off a journal and kept it aside (the collection's head says whether it had been acknowledged)",
                         metadata: [
-                            "file": "\(file).journal", "offset": "\(cut.offset)", "bytes": "\(cut.length)",
+                            "file": "\(journalName)", "offset": "\(cut.offset)", "bytes": "\(cut.length)",
                             "kept.at": "\(cut.keptAt ?? "-")",
                         ])
                 }
-                scanned = VaultOpening.scan(replay, header: header, file: "\(file).journal", indexKey: sealed)
+                scanned = VaultOpening.scan(replay, header: header, file: journalName, indexKey: sealed)
                 if !scanned.damage.isEmpty {
                     logger.error(
                         "A collection's journal is damaged: it is listed with what reads, and takes no writes until puffctl repair",
@@ -168,7 +171,7 @@ enum VaultLoader {
             (record.link?.sequence ?? 0) == snapshot.tipSequence
         else { return nil }
         let scanned = VaultOpening.scan(
-            tail, header: header, file: "\(file).journal", indexKey: indexKey, resuming: snapshot)
+            tail, header: header, file: file, indexKey: indexKey, resuming: snapshot)
         return scanned.damage.isEmpty ? scanned : nil
     }
 

@@ -22,8 +22,9 @@ enum AgentNames {
     /// The `a{sv}` of `Ask`: what is asked, of which collection, by whom, and why again.
     static func question(_ request: PromptRequest) -> [String: DBusValue] {
         var question: [String: DBusValue] = [
-            "application": .string(request.application), "window_id": .string(request.windowID),
-            "error": .string(request.error ?? ""), "policy": .string(request.policy?.requirement ?? ""),
+            ControlKey.application: .string(request.application), ControlKey.windowID: .string(request.windowID),
+            ControlKey.error: .string(request.error ?? ""),
+            ControlKey.policy: .string(request.policy?.requirement ?? ""),
         ]
         let (purpose, collection): (String, String) =
             switch request.purpose {
@@ -40,25 +41,25 @@ enum AgentNames {
             case .deleteCollection(let collection, _, _): ("delete-collection", collection.rawValue)
             }
         switch request.purpose {
-        case .confirmRead(let item, _), .allowRead(let item, _): question["item"] = .uint64(item.number)
-        case .confirmChange(_, _, let change): question["change"] = .string(change)
-        case .deleteCollection(_, _, let items): question["items"] = .uint64(UInt64(items))
+        case .confirmRead(let item, _), .allowRead(let item, _): question[ControlKey.item] = .uint64(item.number)
+        case .confirmChange(_, _, let change): question[ControlKey.change] = .string(change)
+        case .deleteCollection(_, _, let items): question[ControlKey.items] = .uint64(UInt64(items))
         case .unlock(_, _, let slot):
-            question["slot"] = .string(slot.agentWord)
-            if case .securityKeyPasscode(let slotLabel) = slot { question["slot_label"] = .string(slotLabel) }
+            question[ControlKey.slot] = .string(slot.agentWord)
+            if case .securityKeyPasscode(let slotLabel) = slot { question[ControlKey.slotLabel] = .string(slotLabel) }
         case .touchSecurityKey(_, _, let slotLabel, let instead):
-            question["slot_label"] = .string(slotLabel)
-            question["instead"] = .string(instead?.agentWord ?? "")
+            question[ControlKey.slotLabel] = .string(slotLabel)
+            question[ControlKey.instead] = .string(instead?.agentWord ?? "")
         case .securityKeyPIN(_, _, let slotLabel, let retries):
-            question["slot_label"] = .string(slotLabel)
-            question["retries"] = .int32(retries.map { Int32(clamping: $0) } ?? -1)
+            question[ControlKey.slotLabel] = .string(slotLabel)
+            question[ControlKey.retries] = .int32(retries.map { Int32(clamping: $0) } ?? -1)
         default: break
         }
-        question["purpose"] = .string(purpose)
-        question["collection"] = .string(collection)
-        question["label"] = .string(request.purpose.collectionName)
+        question[ControlKey.purpose] = .string(purpose)
+        question[ControlKey.collection] = .string(collection)
+        question[ControlKey.label] = .string(request.purpose.collectionName)
         // The agent asks a new passcode twice and answers once both match.
-        question["repeat"] = .boolean(request.purpose.asksNewPasscode)
+        question[ControlKey.repeats] = .boolean(request.purpose.asksNewPasscode)
         return question
     }
 }

@@ -14,24 +14,18 @@ extension SecretInterfaces {
                     let prompt = try await service.deleteCollection(try call.collection().0, caller: call.caller)
                     return [.objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root)]
                 },
-                Method("SearchItems", in: [.init("attributes", "a{ss}")], out: [.init("results", "ao")]) { call in
-                    let id = try call.collection().0
-                    let items = try await service.searchItems(try call.argument(0, \.stringDictionary), in: id)
+                Method("SearchItems", in: .stringDictionary("attributes"), out: [.init("results", "ao")]) {
+                    call, query in
+                    let items = try await service.searchItems(query, in: try call.collection().0)
                     return [.objectPaths(ObjectPaths.paths(of: items))]
                 },
                 Method(
-                    "CreateItem",
-                    in: [
-                        .init("properties", "a{sv}"), .init("secret", SecretServiceNames.secretSignature),
-                        .init("replace", "b"),
-                    ],
+                    "CreateItem", in: .variantDictionary("properties"), .secret("secret"), .bool("replace"),
                     out: [.init("item", "o"), .init("prompt", "o")]
-                ) { call in
+                ) { call, properties, secret, replace in
                     let id = try call.collection().0
-                    let properties = try call.argument(0, \.variantDictionary)
-                    let secret = try context.secret(from: call.arguments[1])
-                    let replace = try call.argument(2, \.bool)
-                    // Unknown keys are ignored (secret-service.md §6.3 REC); known keys must have their type.
+                    // Unknown keys are ignored (secret-service.md §6.3 REC); known keys must have their
+                    // type, which a variant does not promise.
                     var label = ""
                     var attributes: [String: String] = [:]
                     var type = ""
@@ -66,8 +60,8 @@ extension SecretInterfaces {
                         .objectPaths(ObjectPaths.paths(of: await service.itemIDs(in: try call.collection().0)))
                     }),
                 Property(
-                    "Label", "s", get: { call in .string(try call.collection().1.label) },
-                    set: { call, value in try await service.setLabel(value.string ?? "", of: try call.collection().0) }
+                    "Label", .string("Label"), get: { call in .string(try call.collection().1.label) },
+                    set: { call, label in try await service.setLabel(label, of: try call.collection().0) }
                 ),
                 Property("Locked", "b", get: { call in .boolean(try call.collection().1.isLocked) }),
                 Property("Created", "t", get: { call in .uint64(try call.collection().1.created) }),

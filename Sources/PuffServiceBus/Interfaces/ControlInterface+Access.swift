@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffService
 import PuffStore
 
@@ -79,13 +80,14 @@ extension ItemAccessEntry {
     var dbusValue: DBusValue {
         let rules = settings.rules.map { rule -> DBusValue in
             .variantDictionary([
-                "executable": .string(rule.executable), "allow": .boolean(rule.allows),
-                "digest": .string(rule.digest.map { $0.map { String($0, radix: 16).leftPadded(2) }.joined() } ?? ""),
+                ControlKey.executable: .string(rule.executable), ControlKey.allow: .boolean(rule.allows),
+                ControlKey.digest: .string(
+                    rule.digest.map { $0.map { String($0, radix: 16).leftPadded(2) }.joined() } ?? ""),
             ])
         }
         return .variantDictionary([
-            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(label),
-            "protected": .boolean(settings.isProtected), "rules": .array(element: "a{sv}", rules),
+            ControlKey.path: .objectPath(ObjectPaths.path(of: item)), ControlKey.label: .string(label),
+            ControlKey.protected: .boolean(settings.isProtected), ControlKey.rules: .array(element: "a{sv}", rules),
         ])
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// `Audit` of `io.puff.Control1`: the audit log entries of unlocked collections for
@@ -82,13 +83,15 @@ extension SecretInterfaces {
     /// One entry as `a{sv}`; `executable` and `pid` only when known.
     private static func value(of entry: AuditEntry) -> DBusValue {
         var fields: [String: DBusValue] = [
-            "collection": .string(entry.collection.rawValue), "time": .uint64(entry.time),
-            "action": .string(entry.action.description), "result": .string(entry.result.description),
-            "item": .objectPath(ObjectPaths.path(of: ItemID(collection: entry.collection, number: entry.item))),
-            "label": .string(entry.label), "client": .string(entry.client), "sequence": .uint64(entry.sequence),
+            ControlKey.collection: .string(entry.collection.rawValue), ControlKey.time: .uint64(entry.time),
+            ControlKey.action: .string(entry.action.description), ControlKey.result: .string(entry.result.description),
+            ControlKey.item: .objectPath(
+                ObjectPaths.path(of: ItemID(collection: entry.collection, number: entry.item))),
+            ControlKey.label: .string(entry.label), ControlKey.client: .string(entry.client),
+            ControlKey.sequence: .uint64(entry.sequence),
         ]
-        if let executable = entry.executable { fields["executable"] = .string(executable) }
-        if let pid = entry.pid { fields["pid"] = .uint32(pid) }
+        if let executable = entry.executable { fields[ControlKey.executable] = .string(executable) }
+        if let pid = entry.pid { fields[ControlKey.pid] = .uint32(pid) }
         return .variantDictionary(fields)
     }
 }

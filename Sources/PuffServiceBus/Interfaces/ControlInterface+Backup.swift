@@ -2,6 +2,7 @@
 import Glibc
 import PuffConcurrency
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// `Backup`, `Restore` and `Verify` of `io.puff.Control1` (dbus/io.puff.Control1.xml, docs/backup.md).
@@ -17,10 +18,10 @@ extension SecretInterfaces {
                 }
                 return [
                     .variantDictionary([
-                        "files": .uint32(UInt32(clamping: report.files)),
-                        "collections": .uint32(UInt32(clamping: report.collections)),
-                        "bytes": .uint64(report.bytes), "items": .uint64(UInt64(report.items)),
-                        "unknown": .uint32(UInt32(clamping: report.unknownCollections)),
+                        ControlKey.files: .uint32(UInt32(clamping: report.files)),
+                        ControlKey.collections: .uint32(UInt32(clamping: report.collections)),
+                        ControlKey.bytes: .uint64(report.bytes), ControlKey.items: .uint64(UInt64(report.items)),
+                        ControlKey.unknown: .uint32(UInt32(clamping: report.unknownCollections)),
                     ])
                 ]
             },
@@ -29,11 +30,11 @@ extension SecretInterfaces {
             ) { call in
                 let archive = try Self.regularFile(call, argument: 0, writable: false)
                 let options = try call.argument(1, \.variantDictionary)
-                let name = options["name"]?.string ?? "a backup"
+                let name = options[ControlKey.name]?.string ?? "a backup"
                 // The person's consent: options["passcode"] (a pipe) of options["collection"] (the
                 // default collection when absent), else a yes through the prompter chain.
                 let consent = try await call.consent(1)
-                let collection = options["collection"]?.string.flatMap { $0.isEmpty ? nil : CollectionID($0) }
+                let collection = options[ControlKey.collection]?.string.flatMap { $0.isEmpty ? nil : CollectionID($0) }
                 let progress = context.progress(of: "Restore", for: call)
                 let report = try await CallSlot.released { () async throws(ServiceError) in
                     try await service.restore(
@@ -42,10 +43,10 @@ extension SecretInterfaces {
                 }
                 return [
                     .variantDictionary([
-                        "files": .uint32(UInt32(clamping: report.files)),
-                        "collections": .uint32(UInt32(clamping: report.headers)),
-                        "bytes": .uint64(report.bytes), "snapshot": .string(report.snapshot ?? ""),
-                        "restored": .strings(report.collections.map(\.rawValue)),
+                        ControlKey.files: .uint32(UInt32(clamping: report.files)),
+                        ControlKey.collections: .uint32(UInt32(clamping: report.headers)),
+                        ControlKey.bytes: .uint64(report.bytes), ControlKey.snapshot: .string(report.snapshot ?? ""),
+                        ControlKey.restored: .strings(report.collections.map(\.rawValue)),
                     ])
                 ]
             },
@@ -59,10 +60,10 @@ extension SecretInterfaces {
                 let report = await CallSlot.released { await service.verify(progress: progress) }
                 let findings = report.findings.map { finding -> DBusValue in
                     var fields: [String: DBusValue] = [
-                        "file": .string(finding.file), "what": .string(finding.what),
-                        "warning": .boolean(finding.isWarning),
+                        ControlKey.file: .string(finding.file), ControlKey.what: .string(finding.what),
+                        ControlKey.warning: .boolean(finding.isWarning),
                     ]
-                    if let offset = finding.offset { fields["offset"] = .uint64(offset) }
+                    if let offset = finding.offset { fields[ControlKey.offset] = .uint64(offset) }
                     return .variantDictionary(fields)
                 }
                 return [

@@ -2,6 +2,7 @@
 import PuffConcurrency
 import PuffDBus
 import PuffFormats
+import PuffProtocol
 import PuffService
 
 /// `io.puff.Control1.ExportItems` (dbus/io.puff.Control1.xml): one collection's items for
@@ -32,9 +33,10 @@ extension SecretInterfaces {
                     }
                 }
                 let summary: [String: DBusValue] = [
-                    "label": .string(result.collection.label), "created": .uint64(result.collection.created ?? 0),
-                    "modified": .uint64(result.collection.modified ?? 0),
-                    "items": .uint32(UInt32(clamping: items.count)),
+                    ControlKey.label: .string(result.collection.label),
+                    ControlKey.created: .uint64(result.collection.created ?? 0),
+                    ControlKey.modified: .uint64(result.collection.modified ?? 0),
+                    ControlKey.items: .uint32(UInt32(clamping: items.count)),
                 ]
                 return [
                     .variantDictionary(summary),
@@ -49,7 +51,8 @@ extension ExportResult.LeftOut {
     /// The `a{sv}` `ExportItems` answers with per item left out.
     var controlEntry: DBusValue {
         .variantDictionary([
-            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(label), "reason": .string(reason),
+            ControlKey.path: .objectPath(ObjectPaths.path(of: item)), ControlKey.label: .string(label),
+            ControlKey.reason: .string(reason),
         ])
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffConcurrency
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// `io.puff.Control1.ImportItems` (dbus/io.puff.Control1.xml): `puffctl import`'s items into
@@ -18,7 +19,7 @@ extension SecretInterfaces {
                     throw ServiceError.invalidArgument("items must be a pipe's file descriptor (h)")
                 }
                 let options = try call.argument(2, \.variantDictionary)
-                let dryRun = options["dry_run"]?.bool ?? false
+                let dryRun = options[ControlKey.dryRun]?.bool ?? false
                 // Read off the cooperative pool and without a call slot: the batch may be large.
                 let items = try await CallSlot.released { () async throws(ServiceError) in
                     try await BlockingWork.run { () throws(ServiceError) in try ImportPipe.read(descriptor) }
@@ -36,8 +37,10 @@ extension ImportOutcome {
     /// The `a{sv}` `ImportItems` answers with per source item.
     var controlEntry: DBusValue {
         .variantDictionary([
-            "index": .uint32(UInt32(clamping: index)), "outcome": .string(kind.rawValue), "label": .string(label),
-            "reason": .string(reason), "path": .objectPath(item.map(ObjectPaths.path(of:)) ?? ObjectPath.root),
+            ControlKey.index: .uint32(UInt32(clamping: index)), ControlKey.outcome: .string(kind.rawValue),
+            ControlKey.label: .string(label),
+            ControlKey.reason: .string(reason),
+            ControlKey.path: .objectPath(item.map(ObjectPaths.path(of:)) ?? ObjectPath.root),
         ])
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffDBus
+import PuffProtocol
 import PuffService
 import PuffStore
 
@@ -83,23 +84,27 @@ extension SecretInterfaces {
                 let name = try call.argument(0, \.string)
                 let options = try call.argument(1, \.variantDictionary)
                 var slot: KeySlot.ID?
-                if let entry = options["slot"] {
+                if let entry = options[ControlKey.slot] {
                     guard case .uint16(let id) = entry else { throw ServiceError.invalidArgument("slot must be q") }
                     slot = id
                 }
                 let credential: SlotCredential
-                if let recovery = try await SlotPipe.read(options["recovery"], name: "recovery") {
+                if let recovery = try await SlotPipe.read(options[ControlKey.recovery], name: ControlKey.recovery) {
                     guard RecoveryCode.parse(recovery) != nil else {
                         throw ServiceError.invalidArgument("recovery does not carry a recovery code")
                     }
                     credential = .typed(recovery)
-                } else if let passcode = try await SlotPipe.read(options["passcode"], name: "passcode") {
+                } else if let passcode = try await SlotPipe.read(
+                    options[ControlKey.passcode], name: ControlKey.passcode)
+                {
                     credential = .typed(passcode)
                 } else {
                     credential = .hardware(
-                        pin: try await SlotPipe.read(options["pin"], name: "pin"),
-                        passcode: try await SlotPipe.read(options["fido2_passcode"], name: "fido2_passcode"),
-                        device: try SlotOptionNames.string(options["fido2_device"], name: "fido2_device"))
+                        pin: try await SlotPipe.read(options[ControlKey.pin], name: ControlKey.pin),
+                        passcode: try await SlotPipe.read(
+                            options[ControlKey.fido2Passcode], name: ControlKey.fido2Passcode),
+                        device: try SlotOptionNames.string(
+                            options[ControlKey.fido2Device], name: ControlKey.fido2Device))
                 }
                 let collection = name.isEmpty ? nil : CollectionID(name)
                 let unlock: @Sendable () async throws -> CollectionID = { [slot] in
@@ -153,13 +158,13 @@ extension SlotInfo {
     /// The `a{sv}` `ListSlots` answers with per slot.
     var controlEntry: DBusValue {
         var fields: [String: DBusValue] = [
-            "id": .uint16(id), "type": .string(kind.description), "label": .string(label),
+            ControlKey.id: .uint16(id), ControlKey.type: .string(kind.description), ControlKey.label: .string(label),
         ]
-        if let pcrMask { fields["pcrs"] = .uint32(pcrMask) }
+        if let pcrMask { fields[ControlKey.pcrs] = .uint32(pcrMask) }
         if let fido2Flags {
-            fields["up"] = .boolean(fido2Flags.contains(.presence))
-            fields["uv"] = .boolean(fido2Flags.contains(.verification))
-            fields["pin"] = .boolean(fido2Flags.contains(.pin))
+            fields[ControlKey.userPresence] = .boolean(fido2Flags.contains(.presence))
+            fields[ControlKey.userVerification] = .boolean(fido2Flags.contains(.verification))
+            fields[ControlKey.pin] = .boolean(fido2Flags.contains(.pin))
         }
         return .variantDictionary(fields)
     }

@@ -3,6 +3,7 @@ import Glibc
 import PuffConcurrency
 import PuffCrypto
 import PuffDBus
+import PuffProtocol
 import PuffService
 import PuffStore
 
@@ -16,144 +17,122 @@ extension SecretInterfaces {
             methods: [
                 controlMethod("Status", out: [.init("vault", "a{sv}"), .init("collections", "aa{sv}")]) { call in
                     let status = await service.vaultStatus
-                    let vault: [String: DBusValue] = [
-                        "initialized": .boolean(status.isInitialized), "store": .string(status.storeKind),
-                        "data_dir": .string(status.location), "version": .string(ControlNames.version),
-                        "prompter": .string(await service.answeringPrompter()),
-                        "problems": .array(element: "s", status.problems.map(DBusValue.string)),
-                    ]
-                    let collections = status.collections.map { entry -> DBusValue in
-                        let fields: [String: DBusValue] = [
-                            "id": .string(entry.id), "label": .string(entry.label), "locked": .boolean(entry.isLocked),
-                            "items": .uint32(UInt32(clamping: entry.itemCount)), "private": .boolean(entry.isPrivate),
-                            "hidden": .boolean(entry.isHidden), "default": .boolean(entry.isDefault),
-                            "damaged": .string(entry.damage), "store": .string(status.storeKind),
-                            "locked_search": .string(entry.lockedSearch), "index_key": .string(entry.indexKey),
-                            "search_waits_for_unlock": .boolean(entry.searchWaitsForUnlock),
-                        ]
-                        return .variantDictionary(fields.merging(entry.policy?.statusEntries ?? [:]) { $1 })
-                    }
-                    return [.variantDictionary(vault), .array(element: "a{sv}", collections)]
+                    return status.controlReply(prompter: await service.answeringPrompter())
                 },
-                controlMethod("Init", in: [.init("options", "a{sv}"), .init("passcode", "h")]) { call in
-                    let policy = try PasscodePolicy(options: try call.argument(0, \.variantDictionary))
-                    try await service.initialize(passcode: try await call.passcode(1), policy: policy)
+                controlMethod("Init", in: .variantDictionary("options"), .unixFD("passcode")) { call, options, pipe in
+                    let policy = try PasscodePolicy(options: options)
+                    try await service.initialize(passcode: try await call.passcode(from: pipe), policy: policy)
                     return []
                 },
                 controlMethod(
-                    "Unlock", in: [.init("collection", "s"), .init("passcode", "h")], out: [.init("unlocked", "s")]
-                ) { call in
-                    let name = try call.argument(0, \.string)
+                    "Unlock", in: .string("collection"), .unixFD("passcode"), out: [.init("unlocked", "s")]
+                ) { call, name, pipe in
                     let id = try await service.unlock(
-                        name.isEmpty ? nil : CollectionID(name), passcode: try await call.passcode(1))
+                        name.isEmpty ? nil : CollectionID(name), passcode: try await call.passcode(from: pipe))
                     return [.string(id.rawValue)]
                 },
-                controlMethod("Lock", in: [.init("collections", "as")]) { call in
-                    guard case .array(_, let names)? = call.arguments.first else {
-                        throw ServiceError.invalidArgument("collections must be as")
-                    }
-                    try await service.lock(names.compactMap(\.string).map(CollectionID.init))
+                controlMethod("Lock", in: .strings("collections")) { call, names in
+                    try await service.lock(names.map(CollectionID.init))
                     return []
                 },
                 controlMethod(
                     "ChangePasscode",
-                    in: [.init("collection", "s"), .init("old_passcode", "h"), .init("new_passcode", "h")]
-                ) { call in
-                    let id = CollectionID(try call.argument(0, \.string))
+                    in: .string("collection"), .unixFD("old_passcode"), .unixFD("new_passcode")
+                ) { call, name, old, new in
                     try await service.changePasscode(
-                        of: id, old: try await call.passcode(1), new: try await call.passcode(2),
+                        of: CollectionID(name), old: try await call.passcode(from: old),
+                        new: try await call.passcode(from: new),
                         progress: context.progress(of: "ChangePasscode", for: call))
                     return []
                 },
                 controlMethod(
                     "CreateCollection",
-                    in: [.init("label", "s"), .init("options", "a{sv}"), .init("passcode", "h")],
+                    in: .string("label"), .variantDictionary("options"), .unixFD("passcode"),
                     out: [.init("collection", "s")]
-                ) { call in
-                    let options = try call.argument(1, \.variantDictionary)
+                ) { call, label, options, pipe in
                     let policy = try PasscodePolicy(options: options)
-                    let search = try options["locked_search"].map(LockedSearchName.mode)
+                    let search = try options[ControlKey.lockedSearch].map(LockedSearchOption.mode)
                     let id = try await service.createCollection(
-                        label: try call.argument(0, \.string), passcode: try await call.passcode(2),
-                        isPrivate: options["private"]?.bool ?? false, isHidden: options["hidden"]?.bool ?? false,
+                        label: label, passcode: try await call.passcode(from: pipe),
+                        isPrivate: options[ControlKey.isPrivate]?.bool ?? false,
+                        isHidden: options[ControlKey.hidden]?.bool ?? false,
                         policy: policy, lockedSearch: search?.mode, indexStorage: search?.storage)
                     return [.string(id.rawValue)]
                 },
                 controlMethod(
-                    "SetLockedSearch", in: [.init("collection", "s"), .init("mode", "s"), .init("passcode", "h")]
-                ) { call in
-                    let chosen = try LockedSearchName.mode(.string(try call.argument(1, \.string)))
+                    "SetLockedSearch", in: .string("collection"), .string("mode"), .unixFD("passcode")
+                ) { call, name, mode, pipe in
+                    let chosen = try LockedSearchOption.mode(.string(mode))
                     try await service.setLockedSearch(
-                        chosen.mode, of: CollectionID(try call.argument(0, \.string)),
-                        passcode: try await call.passcode(2), caller: call.caller, indexStorage: chosen.storage)
+                        chosen.mode, of: CollectionID(name), passcode: try await call.passcode(from: pipe),
+                        caller: call.caller, indexStorage: chosen.storage)
                     return []
                 },
                 controlMethod(
-                    "DeleteCollection", in: [.init("collection", "s"), .init("options", "a{sv}")],
+                    "DeleteCollection", in: .string("collection"), .variantDictionary("options"),
                     out: [.init("deleted", "a{sv}")]
-                ) { call in
+                ) { call, name, options in
                     // A locked collection needs its passcode, through a pipe in options["passcode"].
-                    let options = try call.argument(1, \.variantDictionary)
                     var passcode: SecureBytes?
-                    if let descriptor = options["passcode"]?.unixFD {
+                    if let descriptor = options[ControlKey.passcode]?.unixFD {
                         passcode = try await CallSlot.released { () async throws(ServiceError) in
                             try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
                         }
                     }
                     let deleted = try await service.deleteCollection(
-                        CollectionID(try call.argument(0, \.string)), passcode: passcode, caller: call.caller)
+                        CollectionID(name), passcode: passcode, caller: call.caller)
                     var entries = deleted.controlEntries
-                    entries["kept_days"] = .uint32(UInt32(clamping: service.keepDeletedDays))
+                    entries[ControlKey.keptDays] = .uint32(UInt32(clamping: service.keepDeletedDays))
                     return [.variantDictionary(entries)]
                 },
                 controlMethod("DeletedCollections", out: [.init("deleted", "aa{sv}")]) { _ in
                     let list = try await service.deletedCollections()
                     return [.array(element: "a{sv}", list.map { .variantDictionary($0.controlEntries) })]
                 },
-                controlMethod("RestoreCollection", in: [.init("name", "s")], out: [.init("collection", "s")]) { call in
-                    let id = try await service.restoreCollection(try call.argument(0, \.string))
+                controlMethod("RestoreCollection", in: .string("name"), out: [.init("collection", "s")]) { call, name in
+                    let id = try await service.restoreCollection(name)
                     return [.string(id?.rawValue ?? "")]
                 },
-                controlMethod("RenameCollection", in: [.init("collection", "s"), .init("label", "s")]) { call in
-                    try await service.setLabel(
-                        try call.argument(1, \.string), of: CollectionID(try call.argument(0, \.string)))
+                controlMethod("RenameCollection", in: .string("collection"), .string("label")) { call, name, label in
+                    try await service.setLabel(label, of: CollectionID(name))
                     return []
                 },
-                controlMethod("SetDefault", in: [.init("collection", "s")]) { call in
-                    try await service.setAlias("default", to: CollectionID(try call.argument(0, \.string)))
+                controlMethod("SetDefault", in: .string("collection")) { call, name in
+                    try await service.setAlias("default", to: CollectionID(name))
                     return []
                 },
-                controlMethod("Compact", in: [.init("collection", "s")], out: [.init("reclaimed", "t")]) { call in
-                    let name = try call.argument(0, \.string)
+                controlMethod("Compact", in: .string("collection"), out: [.init("reclaimed", "t")]) { call, name in
                     let progress = context.progress(of: "Compact", for: call)
                     return [
                         .uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name), progress: progress))
                     ]
                 },
                 controlMethod(
-                    "Repair", in: [.init("collection", "s")],
+                    "Repair", in: .string("collection"),
                     out: [.init("kept", "t"), .init("lost", "as"), .init("kept_at", "s")]
-                ) { call in
-                    let report = try await service.repair(CollectionID(try call.argument(0, \.string)))
+                ) { call, name in
+                    let report = try await service.repair(CollectionID(name))
                     return [
                         .uint64(UInt64(report.keptRecords)), .strings(report.lost),
                         .string(report.keptAt),
                     ]
                 },
-                controlMethod("ListItems", in: [.init("collection", "s")], out: [.init("items", "aa{sv}")]) { call in
-                    let id = CollectionID(try call.argument(0, \.string))
+                controlMethod("ListItems", in: .string("collection"), out: [.init("items", "aa{sv}")]) { call, name in
+                    let id = CollectionID(name)
                     guard await service.collections.contains(id) else { throw ServiceError.noSuchObject }
                     var items: [DBusValue] = []
                     for item in await service.itemIDs(in: id) {
                         guard let info = try? await service.itemInfo(item) else { continue }
                         var fields: [String: DBusValue] = [
-                            "path": .objectPath(ObjectPaths.path(of: item)), "label": .string(info.label),
-                            "attributes": .stringDictionary(info.attributes), "created": .uint64(info.created),
-                            "modified": .uint64(info.modified), "locked": .boolean(info.isLocked),
+                            ControlKey.path: .objectPath(ObjectPaths.path(of: item)),
+                            ControlKey.label: .string(info.label),
+                            ControlKey.attributes: .stringDictionary(info.attributes),
+                            ControlKey.created: .uint64(info.created), ControlKey.modified: .uint64(info.modified),
+                            ControlKey.locked: .boolean(info.isLocked),
                         ]
                         if let record = try? await service.typedRecord(of: item) {
-                            fields["kind"] = .string(record.kind.rawValue)
-                            fields["fields"] = .stringDictionary(record.fields)
+                            fields[ControlKey.kind] = .string(record.kind.rawValue)
+                            fields[ControlKey.fields] = .stringDictionary(record.fields)
                         }
                         items.append(.variantDictionary(fields))
                     }
@@ -172,15 +151,44 @@ func controlMethod(
     _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [],
     _ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
 ) -> Method {
-    Method(name, in: inputs, out: outputs) { call in
-        try call.requireOwner()
-        do {
-            return try await body(call)
-        } catch ServiceError.noSuchObject {
-            throw DBusError(.noSuchCollection, "no such collection")
-        } catch ServiceError.isLocked {
-            throw DBusError(.controlIsLocked, "the collection is locked: run puffctl unlock")
-        }
+    Method(name, in: inputs, out: outputs) { call in try await controlled(call) { try await body(call) } }
+}
+
+/// A control method of one typed input (``Input``).
+func controlMethod<A>(
+    _ name: MemberName, in a: Input<A>, out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall, A) async throws -> [DBusValue]
+) -> Method {
+    Method(name, in: a, out: outputs) { call, a in try await controlled(call) { try await body(call, a) } }
+}
+
+/// A control method of two typed inputs.
+func controlMethod<A, B>(
+    _ name: MemberName, in a: Input<A>, _ b: Input<B>, out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall, A, B) async throws -> [DBusValue]
+) -> Method {
+    Method(name, in: a, b, out: outputs) { call, a, b in try await controlled(call) { try await body(call, a, b) } }
+}
+
+/// A control method of three typed inputs.
+func controlMethod<A, B, C>(
+    _ name: MemberName, in a: Input<A>, _ b: Input<B>, _ c: Input<C>, out outputs: [Argument] = [],
+    _ body: @escaping @Sendable (MethodCall, A, B, C) async throws -> [DBusValue]
+) -> Method {
+    Method(name, in: a, b, c, out: outputs) { call, a, b, c in
+        try await controlled(call) { try await body(call, a, b, c) }
+    }
+}
+
+/// Runs a control method's `body` for its owner only, with the control interface's error names.
+private func controlled(_ call: MethodCall, _ body: () async throws -> [DBusValue]) async throws -> [DBusValue] {
+    try call.requireOwner()
+    do {
+        return try await body()
+    } catch ServiceError.noSuchObject {
+        throw DBusError(.noSuchCollection, "no such collection")
+    } catch ServiceError.isLocked {
+        throw DBusError(.controlIsLocked, "the collection is locked: run puffctl unlock")
     }
 }
 
@@ -196,7 +204,7 @@ extension MethodCall {
         guard index < arguments.count, let options = arguments[index].variantDictionary else {
             throw .invalidArgument("argument \(index) must be a{sv}")
         }
-        guard let entry = options["passcode"] else { return .confirmation }
+        guard let entry = options[ControlKey.passcode] else { return .confirmation }
         guard let descriptor = entry.unixFD else { throw .invalidArgument("passcode must be a pipe's descriptor (h)") }
         return .passcode(try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) })
     }
@@ -206,6 +214,11 @@ extension MethodCall {
         guard index < arguments.count, let descriptor = arguments[index].unixFD else {
             throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
         }
+        return try await passcode(from: descriptor)
+    }
+
+    /// The passcode behind the pipe `descriptor`.
+    func passcode(from descriptor: UnixFD) async throws(ServiceError) -> SecureBytes {
         // A writer may take up to the pipe's timeout: wait outside the cooperative pool, and
         // without holding a call slot.
         return try await CallSlot.released { () async throws(ServiceError) in
@@ -218,14 +231,15 @@ extension DeletedCollection {
     /// The `a{sv}` `DeleteCollection` and `DeletedCollections` answer with.
     var controlEntries: [String: DBusValue] {
         [
-            "id": .string(id ?? ""), "label": .string(label), "items": .uint32(UInt32(clamping: itemCount)),
-            "deleted_at": .uint64(deletedAt), "name": .string(name), "hidden": .boolean(id == nil),
+            ControlKey.id: .string(id ?? ""), ControlKey.label: .string(label),
+            ControlKey.items: .uint32(UInt32(clamping: itemCount)), ControlKey.deletedAt: .uint64(deletedAt),
+            ControlKey.name: .string(name), ControlKey.hidden: .boolean(id == nil),
         ]
     }
 }
 
 /// The `locked_search` option of `CreateCollection` and the mode of `SetLockedSearch`.
-enum LockedSearchName {
+enum LockedSearchOption {
     /// The mode and index storage `value` names: `always`, `tpm2` (`always` with the index key
     /// sealed by the TPM), `after-unlock` or `never`.
     ///

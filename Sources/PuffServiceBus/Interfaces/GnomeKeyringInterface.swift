@@ -13,8 +13,8 @@ extension SecretInterfaces {
         return Interface(
             SecretServiceNames.gnomeKeyringInternal,
             methods: [
-                Method("ChangeWithPrompt", in: [.init("collection", "o")], out: [.init("prompt", "o")]) { call in
-                    let collection = try await context.collection(at: try call.argument(0, \.objectPath))
+                Method("ChangeWithPrompt", in: .objectPath("collection"), out: [.init("prompt", "o")]) { call, path in
+                    let collection = try await context.collection(at: path)
                     let prompt = try await service.changePasscodePrompt(collection, client: call.client)
                     return [.objectPath(ObjectPaths.path(of: prompt))]
                 }

@@ -14,17 +14,13 @@ extension SecretInterfaces {
                     return [.objectPath(.root)]
                 },
                 Method(
-                    "GetSecret", in: [.init("session", "o")], out: [.init("secret", SecretServiceNames.secretSignature)]
-                ) { call in
+                    "GetSecret", in: .session("session"), out: [.init("secret", SecretServiceNames.secretSignature)]
+                ) { call, session in
                     let id = try call.item().0
-                    let session = context.session(at: try call.argument(0, \.objectPath))
                     return [context.value(of: try await service.secret(of: id, session: session, caller: call.caller))]
                 },
-                Method("SetSecret", in: [.init("secret", SecretServiceNames.secretSignature)]) { call in
-                    let id = try call.item().0
-                    try await service.setSecret(
-                        try context.secret(from: call.arguments.first), of: id, client: call.client, caller: call.caller
-                    )
+                Method("SetSecret", in: .secret("secret")) { call, secret in
+                    try await service.setSecret(secret, of: try call.item().0, client: call.client, caller: call.caller)
                     return []
                 },
             ],
@@ -38,23 +34,20 @@ extension SecretInterfaces {
                         return .boolean(context.readers?.noteRead(id, by: call.sender) ?? info.isLocked)
                     }),
                 Property(
-                    "Attributes", "a{ss}", get: { call in .stringDictionary(try read(call, context).attributes) },
-                    set: { call, value in
-                        try await service.setAttributes(
-                            value.stringDictionary ?? [:], of: try call.item().0, caller: call.caller)
+                    "Attributes", .stringDictionary("Attributes"),
+                    get: { call in .stringDictionary(try read(call, context).attributes) },
+                    set: { call, attributes in
+                        try await service.setAttributes(attributes, of: try call.item().0, caller: call.caller)
                     }
                 ),
                 Property(
-                    "Label", "s", get: { call in .string(try read(call, context).label) },
-                    set: { call, value in
-                        try await service.setLabel(value.string ?? "", of: try call.item().0, caller: call.caller)
+                    "Label", .string("Label"), get: { call in .string(try read(call, context).label) },
+                    set: { call, label in try await service.setLabel(label, of: try call.item().0, caller: call.caller)
                     }
                 ),
                 Property(
-                    "Type", "s", get: { call in .string(try read(call, context).type) },
-                    set: { call, value in
-                        try await service.setType(value.string ?? "", of: try call.item().0, caller: call.caller)
-                    }
+                    "Type", .string("Type"), get: { call in .string(try read(call, context).type) },
+                    set: { call, type in try await service.setType(type, of: try call.item().0, caller: call.caller) }
                 ),
                 Property("Created", "t", get: { call in .uint64(try read(call, context).created) }),
                 Property("Modified", "t", get: { call in .uint64(try read(call, context).modified) }),
@@ -88,9 +81,9 @@ extension SecretInterfaces {
         Interface(
             SecretServiceNames.prompt,
             methods: [
-                Method("Prompt", in: [.init("window_id", "s")]) { call in
+                Method("Prompt", in: .string("window_id")) { call, window in
                     try await context.service.startPrompt(
-                        try promptID(call.path), windowID: try call.argument(0, \.string), client: call.client,
+                        try promptID(call.path), windowID: window, client: call.client,
                         application: call.context.executable)
                     return []
                 },

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// The passcode policy as `io.puff.Control1` carries it (dbus/io.puff.Control1.xml): the options
@@ -13,11 +14,11 @@ extension PasscodePolicy {
     ///   name or a minimum length out of range.
     init(options: [String: DBusValue]) throws(ServiceError) {
         var length: Int?
-        if let value = options["min_length"] {
+        if let value = options[ControlContract.Key.minimumLength] {
             guard case .uint32(let number) = value else { throw .invalidArgument("the min_length option must be u") }
             length = Int(number)
         }
-        guard let value = options["policy"] else {
+        guard let value = options[ControlContract.Key.policy] else {
             self =
                 length == nil
                 ? .standard : try PasscodePolicy(name: PasscodePolicy.standard.name, minimumLength: length)
@@ -30,8 +31,9 @@ extension PasscodePolicy {
     /// The `Status` entries describing the policy.
     var statusEntries: [String: DBusValue] {
         [
-            "policy": .string(name), "min_length": .uint32(UInt32(minimumLength)),
-            "policy_text": .string(requirement),
+            ControlContract.Key.policy: .string(name),
+            ControlContract.Key.minimumLength: .uint32(UInt32(minimumLength)),
+            ControlContract.Key.policyText: .string(requirement),
         ]
     }
 }

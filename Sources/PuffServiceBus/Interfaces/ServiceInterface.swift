@@ -11,18 +11,17 @@ extension SecretInterfaces {
             SecretServiceNames.service,
             methods: [
                 Method(
-                    "OpenSession", in: [.init("algorithm", "s"), .init("input", "v")],
+                    "OpenSession", in: .string("algorithm"), .variant("input"),
                     out: [.init("output", "v"), .init("result", "o")]
-                ) { call in
-                    let algorithm = try call.argument(0, \.string)
-                    let input: SessionInput =
-                        switch try call.argument(1, \.variantContents) {
+                ) { call, algorithm, input in
+                    let sessionInput: SessionInput =
+                        switch input {
                         case .string(let text): .string(text)
                         case .bytes(let bytes): .bytes(bytes)  // a public key
                         case let other: .other(signature: other.signature.rawValue)
                         }
                     let (output, session) = try await service.openSession(
-                        algorithm: algorithm, input: input, client: call.client)
+                        algorithm: algorithm, input: sessionInput, client: call.client)
                     let outputValue: DBusValue =
                         switch output {
                         case .string(let text): .string(text)
@@ -31,13 +30,12 @@ extension SecretInterfaces {
                     return [.variant(outputValue), .objectPath(ObjectPaths.path(of: session))]
                 },
                 Method(
-                    "CreateCollection", in: [.init("properties", "a{sv}"), .init("alias", "s")],
+                    "CreateCollection", in: .variantDictionary("properties"), .string("alias"),
                     out: [.init("collection", "o"), .init("prompt", "o")]
-                ) { call in
-                    let properties = try call.argument(0, \.variantDictionary)
-                    let alias = try call.argument(1, \.string)
+                ) { call, properties, alias in
                     var label = ""
                     if let value = properties[SecretServiceNames.collectionLabelKey] {
+                        // A property's value is a variant: any type may arrive.
                         guard let text = value.string else {
                             throw ServiceError.invalidArgument("Label must be a string")
                         }
@@ -51,30 +49,29 @@ extension SecretInterfaces {
                     ]
                 },
                 Method(
-                    "SearchItems", in: [.init("attributes", "a{ss}")],
+                    "SearchItems", in: .stringDictionary("attributes"),
                     out: [.init("unlocked", "ao"), .init("locked", "ao")]
-                ) { call in
-                    let query = try call.argument(0, \.stringDictionary)
+                ) { call, query in
                     let (unlocked, locked) = try await service.searchItems(query)
                     return [.objectPaths(ObjectPaths.paths(of: unlocked)), .objectPaths(ObjectPaths.paths(of: locked))]
                 },
-                Method("Unlock", in: [.init("objects", "ao")], out: [.init("unlocked", "ao"), .init("prompt", "o")]) {
-                    call in
-                    let (unlocked, prompt) = try await service.unlock(
-                        try await references(call, context), client: call.client)
-                    return reply(unlocked, prompt)
+                Method("Unlock", in: .objectPaths("objects"), out: [.init("unlocked", "ao"), .init("prompt", "o")]) {
+                    call, paths in
+                    let spelled = await context.references(for: paths)
+                    let (unlocked, prompt) = try await service.unlock(spelled.map(\.reference), client: call.client)
+                    if let prompt { context.spellings?.remember(spelled, for: prompt, owner: call.sender) }
+                    return reply(PromptSpellings.echo(spelled, of: unlocked), prompt)
                 },
-                Method("Lock", in: [.init("objects", "ao")], out: [.init("locked", "ao"), .init("Prompt", "o")]) {
-                    call in
-                    let (locked, prompt) = await service.lock(try await references(call, context), client: call.client)
-                    return reply(locked, prompt)
+                Method("Lock", in: .objectPaths("objects"), out: [.init("locked", "ao"), .init("Prompt", "o")]) {
+                    call, paths in
+                    let spelled = await context.references(for: paths)
+                    let (locked, prompt) = await service.lock(spelled.map(\.reference), client: call.client)
+                    return reply(PromptSpellings.echo(spelled, of: locked), prompt)
                 },
                 Method(
-                    "GetSecrets", in: [.init("items", "ao"), .init("session", "o")],
+                    "GetSecrets", in: .objectPaths("items"), .session("session"),
                     out: [.init("secrets", "a{o(oayays)}")]
-                ) { call in
-                    let paths = try call.argument(0, \.objectPaths)
-                    let session = context.session(at: try call.argument(1, \.objectPath))
+                ) { call, paths, session in
                     var requested: [(ObjectPath, ItemID)] = []
                     for path in paths {
                         if let id = await context.existingItem(at: path) { requested.append((path, id)) }
@@ -90,14 +87,11 @@ extension SecretInterfaces {
                     }
                     return [.dictionary(key: "o", value: SecretServiceNames.secretSignature, entries)]
                 },
-                Method("ReadAlias", in: [.init("name", "s")], out: [.init("collection", "o")]) { call in
-                    let name = try call.argument(0, \.string)
+                Method("ReadAlias", in: .string("name"), out: [.init("collection", "o")]) { call, name in
                     let id = await service.readAlias(name)
                     return [.objectPath(id.map(ObjectPaths.path(of:)) ?? .root)]
                 },
-                Method("SetAlias", in: [.init("name", "s"), .init("collection", "o")]) { call in
-                    let name = try call.argument(0, \.string)
-                    let path = try call.argument(1, \.objectPath)
+                Method("SetAlias", in: .string("name"), .objectPath("collection")) { call, name, path in
                     if path == .root {
                         try await service.setAlias(name, to: nil)
                     } else if case .collection(let id)? = ObjectPaths.parse(path) {
@@ -126,15 +120,7 @@ extension SecretInterfaces {
     }
 
     /// The `(ao, o)` reply of Lock and Unlock: the caller's spellings, then the prompt or `/`.
-    private static func reply(_ spellings: [String], _ prompt: PromptID?) -> [DBusValue] {
-        [.objectPaths(spellings.compactMap(ObjectPath.init)), .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root)]
-    }
-
-    private static func references(_ call: MethodCall, _ context: BusContext) async throws -> [ObjectReference] {
-        var references: [ObjectReference] = []
-        for path in try call.argument(0, \.objectPaths) {
-            references.append(await context.reference(for: path))
-        }
-        return references
+    private static func reply(_ spellings: [ObjectPath], _ prompt: PromptID?) -> [DBusValue] {
+        [.objectPaths(spellings), .objectPath(prompt.map(ObjectPaths.path(of:)) ?? .root)]
     }
 }

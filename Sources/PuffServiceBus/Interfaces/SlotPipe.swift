@@ -3,6 +3,7 @@ import Glibc
 import PuffConcurrency
 import PuffCrypto
 import PuffDBus
+import PuffProtocol
 import PuffService
 import PuffStore
 
@@ -74,28 +75,32 @@ enum SlotOptionNames {
     /// - Throws: ``ServiceError/invalidArgument(_:)`` for an option of the wrong type, or one that
     ///   does not fit `kind` (pcrs but for tpm2; up, uv, pin but for fido2 types).
     static func options(_ options: [String: DBusValue], kind: KeySlot.Kind) async throws(ServiceError) -> SlotOptions {
-        let known: Set<String> = ["label", "pcrs", "up", "uv", "pin", "tpm2_device", "fido2_device"]
+        let known: Set<String> = [
+            ControlKey.label, ControlKey.pcrs, ControlKey.userPresence, ControlKey.userVerification, ControlKey.pin,
+            ControlKey.tpm2Device, ControlKey.fido2Device,
+        ]
         if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalidArgument("AddSlot takes no option \(unknown)")
         }
         let isFIDO2 = kind == .fido2 || kind == .fido2Passcode
-        for name in ["up", "uv", "pin", "fido2_device"] where options[name] != nil && !isFIDO2 {
+        for name in [ControlKey.userPresence, ControlKey.userVerification, ControlKey.pin, ControlKey.fido2Device]
+        where options[name] != nil && !isFIDO2 {
             throw .invalidArgument("\(name) is for fido2 slots")
         }
-        for name in ["pcrs", "tpm2_device"] where options[name] != nil && kind != .tpm2 {
+        for name in [ControlKey.pcrs, ControlKey.tpm2Device] where options[name] != nil && kind != .tpm2 {
             throw .invalidArgument("\(name) is for tpm2 slots")
         }
         var result = SlotOptions()
-        result.label = try string(options["label"], name: "label")
-        if let pcrs = options["pcrs"] {
+        result.label = try string(options[ControlKey.label], name: ControlKey.label)
+        if let pcrs = options[ControlKey.pcrs] {
             guard let mask = pcrs.uint32 else { throw .invalidArgument("pcrs must be u") }
             result.pcrMask = mask
         }
-        result.presence = try flag(options["up"], name: "up") ?? true
-        result.verification = try flag(options["uv"], name: "uv") ?? false
-        result.pin = try await SlotPipe.read(options["pin"], name: "pin")
-        let fido2Device = try string(options["fido2_device"], name: "fido2_device")
-        let tpm2Device = try string(options["tpm2_device"], name: "tpm2_device")
+        result.presence = try flag(options[ControlKey.userPresence], name: ControlKey.userPresence) ?? true
+        result.verification = try flag(options[ControlKey.userVerification], name: ControlKey.userVerification) ?? false
+        result.pin = try await SlotPipe.read(options[ControlKey.pin], name: ControlKey.pin)
+        let fido2Device = try string(options[ControlKey.fido2Device], name: ControlKey.fido2Device)
+        let tpm2Device = try string(options[ControlKey.tpm2Device], name: ControlKey.tpm2Device)
         result.device = fido2Device ?? tpm2Device
         return result
     }
@@ -106,19 +111,20 @@ enum SlotOptionNames {
     /// - Throws: ``ServiceError/invalidArgument(_:)`` for an unknown option or one of the wrong type.
     static func rekey(_ options: [String: DBusValue]) async throws(ServiceError) -> RekeyOptions {
         let known: Set<String> = [
-            "drop_slots", "security_key", "recovery", "login", "pin", "fido2_passcode", "fido2_device",
+            ControlKey.dropSlots, ControlKey.securityKey, ControlKey.recovery, ControlKey.login, ControlKey.pin,
+            ControlKey.fido2Passcode, ControlKey.fido2Device,
         ]
         if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalidArgument("Rekey takes no option \(unknown)")
         }
         return RekeyOptions(
-            dropSlots: try flag(options["drop_slots"], name: "drop_slots") ?? false,
-            loginPassword: try await SlotPipe.read(options["login"], name: "login"),
-            recoveryCode: try await SlotPipe.read(options["recovery"], name: "recovery"),
-            securityKey: try flag(options["security_key"], name: "security_key") ?? false,
-            pin: try await SlotPipe.read(options["pin"], name: "pin"),
-            device: try string(options["fido2_device"], name: "fido2_device"),
-            fido2Passcode: try await SlotPipe.read(options["fido2_passcode"], name: "fido2_passcode"))
+            dropSlots: try flag(options[ControlKey.dropSlots], name: ControlKey.dropSlots) ?? false,
+            loginPassword: try await SlotPipe.read(options[ControlKey.login], name: ControlKey.login),
+            recoveryCode: try await SlotPipe.read(options[ControlKey.recovery], name: ControlKey.recovery),
+            securityKey: try flag(options[ControlKey.securityKey], name: ControlKey.securityKey) ?? false,
+            pin: try await SlotPipe.read(options[ControlKey.pin], name: ControlKey.pin),
+            device: try string(options[ControlKey.fido2Device], name: ControlKey.fido2Device),
+            fido2Passcode: try await SlotPipe.read(options[ControlKey.fido2Passcode], name: ControlKey.fido2Passcode))
     }
 
     /// The text of an optional `s` option.

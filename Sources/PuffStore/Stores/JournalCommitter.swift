@@ -185,7 +185,7 @@ package final class JournalCommitter: Sendable {
                 let current = requests.filter { $0.generation == generation }
                 for request in stale {
                     waiters += request.ticket.settle(
-                        .failure(.writeFailed("an earlier write to \(request.journalPath) failed")),
+                        .failure(.staleGeneration(space, expected: request.generation, current: generation)),
                         generation: generation)
                 }
                 guard !current.isEmpty else { continue }

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
-/// The same ``RecordStore`` in process memory: for tests, and for `puffd --ephemeral`. Tests can
-/// make writes fail or wait on purpose, and read what a file store would have written.
+/// The same ``RecordStore`` in process memory: for `puffd --ephemeral` (and `[vault] store =
+/// "memory"`), and as the base of tests. It has no test controls of its own: PuffTesting's
+/// decorators (`FaultyRecordStore` and the tampering helpers) wrap it, so the store a daemon
+/// ships cannot be made to fail or be altered on purpose. Its appends never fail part-way, so its
+/// journals stay at generation 0 (``RecordStore/generation(of:)``); an append expecting another
+/// is refused.
 public actor MemoryRecordStore: RecordStore {
     /// `"memory"`.
     public static let kind = "memory"
@@ -35,15 +39,8 @@ public actor MemoryRecordStore: RecordStore {
     private var catalogBytes: [UInt8]?
     private var pendingReplacements: [SpaceReplacement] = []
     private var attemptsBytes: [UInt8]?
-    /// Journals a rewrite kept aside, by file name (tests).
-    public private(set) var keptJournals: [String: [[UInt8]]] = [:]
-    /// How many appends succeeded: each one write and one sync on disk, whatever it held.
-    public private(set) var appendCount = 0
-    private var pendingFailures: [StoreError] = []
-    private var failsAlways: StoreError?
-    private var holdsNextWrite = false
-    private var heldWrite: CheckedContinuation<Void, Never>?
-    private var holdingWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Journals a rewrite kept aside, by their name.
+    private var keptJournals: [String: [[UInt8]]] = [:]
 
     /// An empty store.
     public init() {}
@@ -54,7 +51,7 @@ public actor MemoryRecordStore: RecordStore {
         let found = located.withLock { $0[space]?.records[locator.offset] }
         guard let found, found.count == Int(locator.length) else {
             throw .damaged(
-                file: "\(space.hex).journal", offset: locator.offset,
+                file: name(of: .journal(space)), offset: locator.offset,
                 reason: "the record there changed since it was read")
         }
         return found
@@ -77,7 +74,6 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
-        try await gate()
         let created = stored[space] == nil
         stored[space, default: Space(header: bytes)].header = bytes
         if created { locate(space) }
@@ -100,14 +96,15 @@ public actor MemoryRecordStore: RecordStore {
         try await append(contentsOf: [record], to: space, head: head)
     }
 
-    /// Counts as one append in ``appendCount`` (one write, one sync on disk).
     /// Appends at once, before returning a settled ticket: this store has no queue of its own,
-    /// so its writes stay one at a time.
+    /// so its writes stay one at a time. Compare-and-set: refused, with nothing written, when
+    /// `generation` is not the journal's (always 0 here).
     public func enqueueAppend(
         contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
     ) async throws(StoreError) -> AppendTicket {
+        if let generation, generation != 0 { throw .staleGeneration(space, expected: generation, current: 0) }
         let offset = try await appendReturningOffset(records, to: space, head: head)
-        return AppendTicket(settled: .success(()), generation: generation ?? 0, offset: offset)
+        return AppendTicket(settled: .success(()), generation: 0, offset: offset)
     }
 
     public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
@@ -118,7 +115,6 @@ public actor MemoryRecordStore: RecordStore {
     private func appendReturningOffset(_ records: [[UInt8]], to space: SpaceID, head: [UInt8]?)
         async throws(StoreError) -> UInt64
     {
-        try await gate()
         guard stored[space] != nil else { throw .noSuchSpace(space) }
         stored[space]!.records.append(contentsOf: records)
         let offset = located.withLock { located -> UInt64 in
@@ -130,12 +126,10 @@ public actor MemoryRecordStore: RecordStore {
             stored[space]!.heads[stored[space]!.nextSlot] = head
             stored[space]!.nextSlot = 1 - stored[space]!.nextSlot
         }
-        appendCount += 1
         return offset
     }
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) async throws(StoreError) {
-        try await gate()
         guard stored[space] != nil else { throw .noSuchSpace(space) }
         stored[space]!.heads = [head, nil]
         stored[space]!.nextSlot = 1
@@ -144,16 +138,18 @@ public actor MemoryRecordStore: RecordStore {
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
         async throws(StoreError) -> JournalRewrite
     {
-        try await gate()
         guard let old = stored[space] else { throw .noSuchSpace(space) }
         var keptAs: String?
         if let keepingOldAs {
             var attempt = 1
-            while keptJournals[space.hex + ".journal" + JournalRewrite.suffix(keepingOldAs, attempt: attempt)] != nil {
+            while keptJournals[
+                name(of: .keptJournal(space, suffix: JournalRewrite.suffix(keepingOldAs, attempt: attempt)))]
+                != nil
+            {
                 attempt += 1
             }
             keptAs = JournalRewrite.suffix(keepingOldAs, attempt: attempt)
-            keptJournals[space.hex + ".journal" + keptAs!] = old.records
+            keptJournals[name(of: .keptJournal(space, suffix: keptAs!))] = old.records
         }
         stored[space]!.records = records
         stored[space]!.version = version
@@ -165,7 +161,6 @@ public actor MemoryRecordStore: RecordStore {
     public func replaceSpace(_ old: SpaceID, with new: SpaceID, header: [UInt8], records: [[UInt8]], head: [UInt8]?)
         async throws(StoreError)
     {
-        try await gate()
         guard stored[new] == nil else { throw .writeFailed("cannot replace \(old.hex): \(new.hex) exists already") }
         stored[new] = Space(header: header, records: records, heads: [head, nil])
         locate(new)
@@ -177,20 +172,17 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func settleReplacement(_ replacement: SpaceReplacement, keepingNew: Bool) async throws(StoreError) {
-        try await gate()
         stored[keepingNew ? replacement.old : replacement.new] = nil
         locate(keepingNew ? replacement.old : replacement.new)
         pendingReplacements.removeAll { $0 == replacement }
     }
 
     public func remove(_ space: SpaceID) async throws(StoreError) {
-        try await gate()
         stored[space] = nil
         locate(space)
     }
 
     public func setAside(_ space: SpaceID, at time: UInt64) async throws(StoreError) {
-        try await gate()
         guard let found = stored.removeValue(forKey: space) else { throw .noSuchSpace(space) }
         setAsideStored[SetAsideSpace.Name(space: space, time: time)] = found
         locate(space)
@@ -210,7 +202,6 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func bringBack(_ space: SpaceID, setAsideAt time: UInt64) async throws(StoreError) {
-        try await gate()
         let name = SetAsideSpace.Name(space: space, time: time)
         guard stored[space] == nil, let found = setAsideStored.removeValue(forKey: name) else {
             throw .noSuchSpace(space)
@@ -220,7 +211,6 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func purgeSetAside(before time: UInt64) async throws(StoreError) -> [SetAsideSpace.Name] {
-        try await gate()
         let old = setAsideStored.keys.filter { $0.time < time }
         for name in old { setAsideStored[name] = nil }
         return old
@@ -234,7 +224,6 @@ public actor MemoryRecordStore: RecordStore {
     }
 
     public func replaceCatalog(_ bytes: [UInt8]) async throws(StoreError) {
-        try await gate()
         catalogBytes = bytes
     }
 
@@ -242,70 +231,8 @@ public actor MemoryRecordStore: RecordStore {
         attemptsBytes
     }
 
-    /// Not held or failed by the test controls: they stand for writes of items and collections.
     public func replacePasscodeAttempts(_ bytes: [UInt8]) {
         attemptsBytes = bytes
-    }
-
-    // MARK: - Test controls
-
-    /// Every record of `space` (tests).
-    public func records(of space: SpaceID) -> [[UInt8]] {
-        stored[space]?.records ?? []
-    }
-
-    /// Replaces `space`'s records as someone writing the files would: no head change (tests).
-    public func tamper(_ space: SpaceID, records: [[UInt8]]) {
-        stored[space]?.records = records
-        locate(space)
-    }
-
-    /// Makes `space`'s journal one of an older format, holding `records` (tests, fuzzing).
-    public func setJournal(_ space: SpaceID, version: UInt8, records: [[UInt8]]) {
-        stored[space]?.version = version
-        stored[space]?.records = records
-        stored[space]?.heads = [nil, nil]
-        locate(space)
-    }
-
-    /// Makes the next write throw `error` (tests). Calls queue up, one failure per write.
-    public func failNextWrite(with error: StoreError = .writeFailed("injected failure")) {
-        pendingFailures.append(error)
-    }
-
-    /// Makes every write throw `error` until called with nil (tests).
-    public func failAllWrites(with error: StoreError?) {
-        failsAlways = error
-    }
-
-    /// Makes the next write wait until ``releaseHeldWrite()``, as a slow disk would (tests).
-    public func holdNextWrite() {
-        holdsNextWrite = true
-    }
-
-    /// Returns once a write is being held.
-    public func waitUntilHolding() async {
-        if heldWrite != nil { return }
-        await withCheckedContinuation { holdingWaiters.append($0) }
-    }
-
-    /// Lets the held write go on.
-    public func releaseHeldWrite() {
-        heldWrite?.resume()
-        heldWrite = nil
-    }
-
-    private func gate() async throws(StoreError) {
-        if holdsNextWrite {
-            holdsNextWrite = false
-            await withCheckedContinuation { continuation in
-                heldWrite = continuation
-                for waiter in holdingWaiters { waiter.resume() }
-                holdingWaiters.removeAll()
-            }
-        }
-        if let failsAlways { throw failsAlways }
-        if !pendingFailures.isEmpty { throw pendingFailures.removeFirst() }
     }
 
     public func snapshot() throws(StoreError) -> VaultSnapshot {

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import PuffCrypto
 
 /// Keeps a vault's sealed bytes: per collection space a header and an append-only journal of
 /// records, plus one catalog. Chosen by configuration (architecture.md Part A items 4 and 7).
@@ -206,178 +205,45 @@ public protocol RecordStore: Sendable {
     /// The records of `space` from `offset` on, with its heads, or nil when that is not where
     /// whole, good frames run to the journal's end (the caller then replays it whole).
     func replay(_ space: SpaceID, from offset: UInt64) async throws(StoreError) -> JournalReplay?
-}
 
-/// Names one collection's files: 16 random bytes, so a file name says nothing about the collection.
-public struct SpaceID: Hashable, Sendable, CustomStringConvertible {
-    /// The 16 bytes.
-    public let bytes: [UInt8]
+    /// What the store calls `object`, for messages and damage reports: a file's path for the file
+    /// store, a bare name in memory, a key for a remote store. The service composes none itself.
+    func name(of object: StoreObject) -> String
 
-    /// A new random identifier.
-    public static func random() -> SpaceID {
-        SpaceID(unchecked: SecureRandom.bytes(16))
-    }
-
-    /// The identifier spelled `hex` (32 lowercase hex digits), or nil.
-    public init?(hex: String) {
-        guard let bytes = Hex.decode(hex), bytes.count == 16 else { return nil }
-        self.bytes = bytes
-    }
-
-    /// The identifier made of exactly 16 `bytes`, or nil.
-    public init?(bytes: [UInt8]) {
-        guard bytes.count == 16 else { return nil }
-        self.bytes = bytes
-    }
-
-    private init(unchecked bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    /// 32 lowercase hex digits.
-    public var hex: String { Hex.encode(bytes) }
-
-    public var description: String { hex }
-}
-
-/// Lowercase hexadecimal, for file names and the catalog.
-enum Hex {
-    static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        guard text.utf8.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let high = iterator.next(), let low = iterator.next() {
-            guard let h = nibble(high), let l = nibble(low) else { return nil }
-            bytes.append(h << 4 | l)
-        }
-        return bytes
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
-}
-
-/// A space moved aside by ``RecordStore/setAside(_:at:)``: what a deleted collection left.
-public struct SetAsideSpace: Sendable {
-    /// Which space, set aside when.
-    public struct Name: Sendable, Hashable {
-        public let space: SpaceID
-        /// Seconds since the epoch.
-        public let time: UInt64
-
-        public init(space: SpaceID, time: UInt64) {
-            self.space = space
-            self.time = time
-        }
-    }
-
-    public let name: Name
-    /// The header's bytes (checked like ``RecordStore/header(of:)``).
-    public let header: [UInt8]
-    /// The journal as it was (a torn tail left out, not cut).
-    public let journal: JournalReplay
-
-    public init(name: Name, header: [UInt8], journal: JournalReplay) {
-        self.name = name
-        self.header = header
-        self.journal = journal
-    }
-}
-
-/// A re-key's note (``RecordStore/replaceSpace(_:with:header:records:head:)``): `new` replaces `old`.
-public struct SpaceReplacement: Sendable, Equatable {
-    public let old: SpaceID
-    public let new: SpaceID
-    /// Whether `new`'s header is in place: the switch happened.
-    public let isSwitched: Bool
-
-    public init(old: SpaceID, new: SpaceID, isSwitched: Bool) {
-        self.old = old
-        self.new = new
-        self.isSwitched = isSwitched
-    }
-}
-
-/// What ``RecordStore/replay(_:)`` read.
-public struct JournalReplay: Sendable {
-    /// One record and where it starts in the journal (for error messages).
-    public struct Record: Sendable {
-        public let offset: UInt64
-        public let bytes: [UInt8]
-
-        public init(offset: UInt64, bytes: [UInt8]) {
-            self.offset = offset
-            self.bytes = bytes
-        }
-    }
-
-    /// A stretch of a journal that does not read as frames (a flipped byte in the middle): its
-    /// offset and why. Reading went on at the next good frame.
-    public struct Damage: Sendable, Equatable {
-        public let offset: UInt64
-        public let reason: String
-
-        public init(offset: UInt64, reason: String) {
-            self.offset = offset
-            self.reason = reason
-        }
-    }
-
-    /// A torn tail that was cut off.
-    public struct Cut: Sendable, Equatable {
-        /// Where the cut tail started.
-        public let offset: UInt64
-        /// How many bytes were cut.
-        public let length: UInt64
-        /// Where the cut bytes were kept, if anywhere (nothing is thrown away unseen).
-        public let keptAt: String?
-    }
-
-    /// The records in journal order.
-    public var records: [Record]
-    /// The torn tail cut off while reading, if any.
-    public var cut: Cut?
-    /// The journal's size after any cut, in bytes.
-    public var size: UInt64
-    /// The journal's format version (its preamble): 1 unchained, 2 chained.
-    public var version: UInt8
-    /// The head slots that are whole (checksums match), in no particular order; which one is
-    /// newest is for the reader to find (only it can authenticate them).
-    public var heads: [[UInt8]]
-    /// Frames in the middle that did not read, in journal order; the records around them did.
-    public var damaged: [Damage]
-
-    public init(
-        records: [Record], cut: Cut?, size: UInt64, version: UInt8 = VaultRecord.currentFormat, heads: [[UInt8]] = [],
-        damaged: [Damage] = []
-    ) {
-        self.damaged = damaged
-        self.records = records
-        self.cut = cut
-        self.size = size
-        self.version = version
-        self.heads = heads
-    }
+    /// The generation of `space`'s journal, for compare-and-set appends: an append expecting
+    /// another (``enqueueAppend(contentsOf:to:head:expecting:)``) is refused with
+    /// ``StoreError/staleGeneration(_:expected:current:)`` and writes nothing. It moves when the
+    /// journal changes in a way an appender that did not see it must not build on: a failed
+    /// append and, in a store several processes write (a remote one), another writer's append.
+    ///
+    /// - Throws: ``StoreError/readFailed(_:)`` when a remote store cannot say.
+    func generation(of space: SpaceID) async throws(StoreError) -> UInt64
 }
 
 extension RecordStore {
     /// Appends at once, before returning a settled ticket: a store (or decorator) without a
-    /// queue of its own keeps writes one at a time, as before.
+    /// queue of its own keeps writes one at a time, as before. Compare-and-set against
+    /// ``generation(of:)``: refused, with nothing written, when `generation` is not current.
     public func enqueueAppend(
         contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
     ) async throws(StoreError) -> AppendTicket {
+        let current = try await self.generation(of: space)
+        if let generation, generation != current {
+            throw .staleGeneration(space, expected: generation, current: current)
+        }
         try await append(contentsOf: records, to: space, head: head)
-        return AppendTicket(settled: .success(()), generation: generation ?? 0)
+        return AppendTicket(settled: .success(()), generation: current)
+    }
+
+    /// The name within the vault (``StoreObject/localName``): a store with no folder of its own.
+    public func name(of object: StoreObject) -> String {
+        object.localName
+    }
+
+    /// Always 0: a store that cannot fail part-way nor be written by another process never moves
+    /// its generation.
+    public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
+        0
     }
 
     /// Appends one record without touching the head (tests use it as a forger would).
@@ -400,23 +266,5 @@ extension RecordStore {
     /// ``stageRestore(from:path:counting:)`` counting nothing.
     public func stageRestore(from fd: Int32, path: String) async throws(StoreError) -> StagedRestore {
         try await stageRestore(from: fd, path: path, counting: nil)
-    }
-}
-
-/// What ``RecordStore/rewrite(_:records:version:keepingOldAs:)`` did.
-public struct JournalRewrite: Sendable, Equatable {
-    /// The bytes the journal shrank by.
-    public var shrunk: UInt64
-    /// The suffix the old journal is kept under (`<space>.journal<suffix>`), nil when not kept.
-    public var keptAs: String?
-
-    public init(shrunk: UInt64, keptAs: String?) {
-        self.shrunk = shrunk
-        self.keptAs = keptAs
-    }
-
-    /// The suffix to try after `base` was taken `attempt - 1` times: `base`, `base-2`, `base-3`, …
-    static func suffix(_ base: String, attempt: Int) -> String {
-        attempt == 1 ? base : "\(base)-\(attempt)"
     }
 }
