@@ -97,7 +97,7 @@ extension SecretService {
             guard let vault = collectionStates[id], let space = vault.space, vault.sealer != nil, !vault.isLocked
             else { continue }
             var info = stat()
-            journals[space] = lstat("\(folder)/\(space.hex).journal", &info) == 0 ? Int(info.st_size) : 0
+            journals[space] = lstat(store.name(of: .journal(space)), &info) == 0 ? Int(info.st_size) : 0
         }
         meter.expect(Int(clamping: VaultFileCheck.bytes(folder: folder)) + journals.values.reduce(0, +))
         meter.advance(by: 0)
