@@ -31,3 +31,12 @@ static inline long puff_keyctl(int operation, unsigned long a2, unsigned long a3
 static inline long puff_search_user_key(const char *description) {
     return syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", description, 0);
 }
+
+#include <malloc.h>
+
+/// Bytes the C heap has handed out and not had back (mallinfo2's uordblks, and hblkhd for blocks
+/// it mapped on their own): what tests of a memory budget measure around building a structure.
+static inline size_t puff_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}

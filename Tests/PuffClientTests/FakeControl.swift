@@ -7,6 +7,9 @@ import PuffProtocol
 import PuffTesting
 import Synchronization
 
+/// The keys of `io.puff.Control1`'s records, from the wire contract.
+private typealias Key = ControlContract.Key
+
 /// A stand-in for puffd's control object on a private bus: serves `io.puff.Control1` at
 /// `/io/puff/Control` with the signatures of the interface file (the router refuses any call of
 /// another shape with `InvalidArgs`), records each call with the passcodes read from its
@@ -80,17 +83,14 @@ final class FakeControl: Sendable {
         "Compact": [.uint64(4096)],
         "Backup": [
             Replies.dictionary([
-                (ControlContract.Key.files, .uint32(7)), (ControlContract.Key.collections, .uint32(2)),
-                (ControlContract.Key.bytes, .uint64(9000)), (ControlContract.Key.items, .uint64(5)),
-                (ControlContract.Key.unknown, .uint32(1)),
+                (Key.files, .uint32(7)), (Key.collections, .uint32(2)),
+                (Key.bytes, .uint64(9000)), (Key.items, .uint64(5)), (Key.unknown, .uint32(1)),
             ])
         ],
         "Restore": [
             Replies.dictionary([
-                (ControlContract.Key.files, .uint32(7)), (ControlContract.Key.collections, .uint32(2)),
-                (ControlContract.Key.bytes, .uint64(9000)),
-                (ControlContract.Key.snapshot, .string("/v/snapshots/x-restore.puffbak")),
-                (ControlContract.Key.restored, .strings(["login"])),
+                (Key.files, .uint32(7)), (Key.collections, .uint32(2)), (Key.bytes, .uint64(9000)),
+                (Key.snapshot, .string("/v/snapshots/x-restore.puffbak")), (Key.restored, .strings(["login"])),
             ])
         ],
         "Verify": [
@@ -98,8 +98,7 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        (ControlContract.Key.file, .string("/v/j")), (ControlContract.Key.offset, .uint64(40)),
-                        (ControlContract.Key.what, .string("bad")),
+                        (Key.file, .string("/v/j")), (Key.offset, .uint64(40)), (Key.what, .string("bad")),
                     ])
                 ]),
             .strings(["login"]), .uint64(12), .strings(["work"]),
@@ -109,8 +108,7 @@ final class FakeControl: Sendable {
         ],
         "DeleteCollection": [
             Replies.dictionary([
-                (ControlContract.Key.id, .string("work")), (ControlContract.Key.items, .uint32(2)),
-                (ControlContract.Key.keptDays, .uint32(7)),
+                (Key.id, .string("work")), (Key.items, .uint32(2)), (Key.keptDays, .uint32(7)),
             ])
         ],
         "DeletedCollections": [.array(element: "a{sv}", [])],
@@ -120,13 +118,11 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        (ControlContract.Key.id, .uint16(1)), (ControlContract.Key.type, .string("passcode")),
-                        (ControlContract.Key.label, .string("passcode")),
+                        (Key.id, .uint16(1)), (Key.type, .string("passcode")), (Key.label, .string("passcode")),
                     ]),
                     Replies.dictionary([
-                        (ControlContract.Key.id, .uint16(3)), (ControlContract.Key.type, .string("tpm2")),
-                        (ControlContract.Key.label, .string("laptop")),
-                        (ControlContract.Key.pcrs, .uint32(0x880)),
+                        (Key.id, .uint16(3)), (Key.type, .string("tpm2")), (Key.label, .string("laptop")),
+                        (Key.pcrs, .uint32(0x880)),
                     ]),
                 ])
         ],
@@ -134,7 +130,7 @@ final class FakeControl: Sendable {
         "UnlockWith": [.string("login")],
         "ListItems": [
             .array(
-                element: "a{sv}", [Replies.dictionary([(ControlContract.Key.path, .objectPath(ObjectPath("/i/1")!))])])
+                element: "a{sv}", [Replies.dictionary([(Key.path, .objectPath(ObjectPath("/i/1")!))])])
         ],
         "Audit": Replies.audit,
         "MoveItem": [.objectPath(ObjectPath("/i/2")!)],
@@ -143,26 +139,22 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        (ControlContract.Key.outcome, .string("added")), (ControlContract.Key.index, .uint32(0)),
-                        (ControlContract.Key.label, .string("mail")),
-                        (ControlContract.Key.reason, .string("")),
-                        (ControlContract.Key.path, .objectPath(ObjectPath("/i/3")!)),
+                        (Key.outcome, .string("added")), (Key.index, .uint32(0)), (Key.label, .string("mail")),
+                        (Key.reason, .string("")), (Key.path, .objectPath(ObjectPath("/i/3")!)),
                     ])
                 ])
         ],
         "ExportItems": [
             Replies.dictionary([
-                (ControlContract.Key.label, .string("Work")), (ControlContract.Key.created, .uint64(100)),
-                (ControlContract.Key.modified, .uint64(200)),
-                (ControlContract.Key.items, .uint32(1)),
+                (Key.label, .string("Work")), (Key.created, .uint64(100)), (Key.modified, .uint64(200)),
+                (Key.items, .uint32(1)),
             ]),
             .array(
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        (ControlContract.Key.path, .objectPath(ObjectPath("/i/4")!)),
-                        (ControlContract.Key.label, .string("kept")),
-                        (ControlContract.Key.reason, .string("declined")),
+                        (Key.path, .objectPath(ObjectPath("/i/4")!)), (Key.label, .string("kept")),
+                        (Key.reason, .string("declined")),
                     ])
                 ]),
         ],
@@ -171,18 +163,16 @@ final class FakeControl: Sendable {
                 element: "a{sv}",
                 [
                     Replies.dictionary([
-                        (ControlContract.Key.path, .objectPath(ObjectPath("/i/1")!)),
-                        (ControlContract.Key.label, .string("mail")),
-                        (ControlContract.Key.protected, .boolean(true)),
+                        (Key.path, .objectPath(ObjectPath("/i/1")!)), (Key.label, .string("mail")),
+                        (Key.protected, .boolean(true)),
                         (
                             "rules",
                             .array(
                                 element: "a{sv}",
                                 [
                                     Replies.dictionary([
-                                        (ControlContract.Key.executable, .string("/usr/bin/secret-tool")),
-                                        (ControlContract.Key.allow, .boolean(false)),
-                                        (ControlContract.Key.digest, .string("")),
+                                        (Key.executable, .string("/usr/bin/secret-tool")), (Key.allow, .boolean(false)),
+                                        (Key.digest, .string("")),
                                     ])
                                 ])
                         ),
@@ -251,8 +241,8 @@ final class FakeControl: Sendable {
             case .dictionary:
                 for (key, value) in argument.variantDictionary ?? [:] {
                     switch (key, value) {
-                    case (ControlContract.Key.policy, .string(let name)): call.policy = name
-                    case (ControlContract.Key.minimumLength, .uint32(let length)): call.minimumLength = length
+                    case (Key.policy, .string(let name)): call.policy = name
+                    case (Key.minimumLength, .uint32(let length)): call.minimumLength = length
                     default: call.flags[key] = value.bool
                     }
                 }

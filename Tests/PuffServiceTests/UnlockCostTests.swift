@@ -48,6 +48,25 @@ import Testing
         #expect(await counting.recordsRead == 0)
     }
 
+    @Test func writtenAndTouchedItemsDoNotStayOpenedBeyondTheCachesBound() async throws {
+        let storage = MemoryRecordStore()
+        let filling = try await Fixture.persistent(passcode: "one pass", storage: storage)
+        var made: [ItemID] = []
+        for number in 0..<5_000 {
+            made.append(try await filling.store(["service": "s\(number)"], secret: "secret \(number)"))
+        }
+        let afterFill = await filling.service.itemForms(in: .login).opened
+        #expect(afterFill <= 4_096, "\(afterFill) items written stay opened")
+        for id in made { _ = try await filling.service.itemInfo(id) }
+        let afterReads = await filling.service.itemForms(in: .login).opened
+        #expect(afterReads <= 4_096, "\(afterReads) items read stay opened")
+        // A closed item opens again from its record when touched.
+        #expect(try await filling.service.itemInfo(made[0]).attributes == ["service": "s0"])
+        let session = try await filling.plainSession()
+        let secret = try await filling.service.secret(of: made[1], session: session, caller: Caller(Fixture.alice))
+        #expect(secret.value.unprotectedArray() == Array("secret 1".utf8))
+    }
+
     @Test func aWriteAfterTheUnlockKeepsItsRecordAsTheOnlySealedFormAndLockThenUnlockReadsNothing() async throws {
         let (fixture, counting, items) = try await filledAndRestarted()
         try await fixture.service.unlock(.login, passcode: Fixture.passcode("one pass"))

@@ -208,8 +208,11 @@ extension SecretService {
                 by: record, time: VaultRecord.time(of: draft.kind, plaintext: draft.plaintext))
         }
         let head = tip!.head(space: space, sealer: sealer)
+        let encoded = records.map { $0.encoded() }
+        let ticket: AppendTicket
         do {
-            try await store.append(contentsOf: records.map { $0.encoded() }, to: space, head: head.encoded())
+            ticket = try await store.enqueueAppend(contentsOf: encoded, to: space, head: head.encoded(), expecting: nil)
+            try await ticket.durable()
         } catch {
             logger.error(
                 "Vault write failed",
@@ -219,11 +222,12 @@ extension SecretService {
             throw .failed("the import could not be saved")
         }
         vault.tip = tip
-        vault.noteAppended(records)
+        vault.noteAppended(records, at: ticket.locators(of: encoded, sequences: records.map { $0.link?.sequence }))
         if obsoleting > 0 {
             vault.deadRecords += obsoleting
             await compactIfWorthIt(vault)
         }
+        if records.count >= MemoryTrim.batch { MemoryTrim.trim() }
     }
 }
 

@@ -128,6 +128,8 @@ extension SecretService {
             // Or re-keyed: `master` is then the old key, which must not serve the new space.
             guard vault.space == space else { throw .wrongPasscode(nil) }
             vault.unlock(with: opened, replacingItems: needsItems)
+            // The journal read whole and every record opened are freed now.
+            if needsItems { MemoryTrim.trim() }
             if needsItems, !opened.damage.isEmpty {
                 logger.error(
                     "A collection opened with damage: what authenticates is readable, writes wait for puffctl repair",

@@ -53,6 +53,8 @@ extension SecretService {
         }
         await unlockFromKeeper()
         await purgeDeleted()
+        // The journals' bytes read to scan them are freed by now.
+        MemoryTrim.trim()
         logger.info(
             "Secret service ready",
             metadata: [

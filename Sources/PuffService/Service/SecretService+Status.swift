@@ -180,6 +180,7 @@ extension SecretService {
                 if let head = result.head { try await store.replaceHead(head, of: space) }
             }
             vault.relocate(after: result.records)
+            MemoryTrim.trim()
             vault.tip = result.tip
             vault.format = VaultRecord.currentFormat
             vault.deadRecords = result.deadRecords

@@ -30,6 +30,7 @@ extension CollectionVault {
         do {
             let opened = try Self.opened(item, space: space, sealer: sealer, format: format, from: records)
             table[number] = opened
+            noteOpened(number)
             return opened
         } catch {
             noteUnreadable(number, error)
@@ -170,6 +171,35 @@ extension CollectionVault {
         let item = kept(item)
         table[item.number] = item
         index.insert(item.number, digests: digests)
+        noteOpened(item.number)
+    }
+
+    /// Notes item `number` opened, closing the one opened longest ago past ``OpenedItems/limit``.
+    func noteOpened(_ number: UInt64) {
+        guard let oldest = openedItems.note(number), let item = table[oldest], let closed = Self.closed(item) else {
+            return
+        }
+        table[oldest] = closed
+    }
+
+    /// `item` in its locked form, read again from its record when touched; nil for an item that
+    /// could not be read again (it has no record, or its secret is sealed apart).
+    static func closed(_ item: StoredItem) -> StoredItem? {
+        guard item.isOpened, !item.record.isNone, item.sealedSecret.isEmpty else { return nil }
+        var closed = StoredItem(
+            collection: item.collection, number: item.number, label: "", attributes: [:], type: "", contentType: "",
+            sealedSecret: [], created: 0, modified: 0)
+        closed.record = item.record
+        closed.isOpened = false
+        return closed
+    }
+
+    /// Closes every opened item that can be read again (after an unlock opened them all).
+    func closeEveryItem() {
+        for number in table.numbers {
+            if let item = table[number], let closed = Self.closed(item) { table[number] = closed }
+        }
+        openedItems.removeAll()
     }
 
     /// Overwrites an existing item, re-indexing it when its attributes changed.
@@ -182,6 +212,7 @@ extension CollectionVault {
         guard let old = table[item.number] else { return }
         let item = kept(item)
         table[item.number] = item
+        noteOpened(item.number)
         if !old.isOpened || !old.attributeList.hasSameBytes(as: item.attributeList) {
             unindex(old)
             index.insert(item.number, digests: digests ?? index.digests(of: item.attributeList))
@@ -211,6 +242,13 @@ extension CollectionVault {
 
     /// Takes `item` out of the index: by its attributes once opened, else by its record's tags.
     private func unindex(_ item: StoredItem) {
+        var item = item
+        if !item.isOpened, !writesTags, let sealer, let space,
+            let opened = try? Self.opened(item, space: space, sealer: sealer, format: format, from: records)
+        {
+            // Its index keys come from its attributes (its record carries no tags): read them again.
+            item = opened
+        }
         if item.isOpened {
             index.remove(item.number, attributes: item.attributeList)
         } else {

@@ -51,6 +51,8 @@ final class CollectionVault {
         _read { yield readable.value.items }
         _modify { yield &readable.value.items }
     }
+    /// The items held opened, which it closes again past a limit.
+    var openedItems = OpenedItems()
     /// Where items' records are read from by their locators (the service's store; set when the
     /// service takes the collection in).
     var records: (any RecordStore)? { didSet { publishKey() } }
@@ -173,6 +175,7 @@ final class CollectionVault {
             fields = opened.fields
             fields.nextItemNumber = next
             table = opened.items
+            closeEveryItem()
             index = opened.index
             isIndexed = true
             hasher = opened.hasher
@@ -305,6 +308,7 @@ final class CollectionVault {
             blank[number] = item
         }
         table = blank
+        openedItems.removeAll()
         settings = [:]
         fields = CollectionFields(
             id: id.rawValue, label: id.rawValue, created: 0, modified: 0, nextItemNumber: fields.nextItemNumber,

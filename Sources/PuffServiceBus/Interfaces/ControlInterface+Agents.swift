@@ -12,11 +12,10 @@ import PuffService
 extension SecretInterfaces {
     static func agentMethods(_ context: BusContext) -> [Method] {
         [
-            controlMethod("RegisterAgent", in: [.init("agent", "o")]) { call in
+            controlMethod("RegisterAgent", in: .objectPath("agent")) { call, path in
                 guard let agents = context.agents else {
                     throw DBusError(.notSupported, "this puffd does not ask agents: start it with --prompter agent,...")
                 }
-                let path = try call.argument(0, \.objectPath)
                 let caller = call.caller
                 let who = caller.executable.map { "\($0) (\(call.context.sender))" } ?? call.context.sender
                 let service = context.service
@@ -36,9 +35,8 @@ extension SecretInterfaces {
                 await service.auditEverywhere(.registerAgent, label: who, caller: caller, result: .allowed)
                 return []
             },
-            controlMethod("UnregisterAgent", in: [.init("agent", "o")]) { call in
-                guard let agents = context.agents,
-                    agents.unregister(owner: call.context.sender, path: try call.argument(0, \.objectPath))
+            controlMethod("UnregisterAgent", in: .objectPath("agent")) { call, path in
+                guard let agents = context.agents, agents.unregister(owner: call.context.sender, path: path)
                 else { throw DBusError(.invalidArgs, "no such agent of this connection") }
                 return []
             },

@@ -13,13 +13,10 @@ extension SecretInterfaces {
         let service = context.service
         return [
             controlMethod(
-                "ExportItems", in: [.init("collection", "s"), .init("items", "h"), .init("options", "a{sv}")],
+                "ExportItems", in: .string("collection"), .unixFD("items"), .variantDictionary("options"),
                 out: [.init("summary", "a{sv}"), .init("left_out", "aa{sv}")]
-            ) { call in
-                let collection = CollectionID(try call.argument(0, \.string))
-                guard call.arguments.count > 1, let descriptor = call.arguments[1].unixFD else {
-                    throw ServiceError.invalidArgument("items must be a pipe's file descriptor (h)")
-                }
+            ) { call, name, descriptor, _ in
+                let collection = CollectionID(name)
                 try ExportPipe.check(descriptor)
                 let consent = try await call.consent(2)
                 let result = try await service.exportItems(

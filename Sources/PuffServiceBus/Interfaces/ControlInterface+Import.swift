@@ -11,14 +11,10 @@ extension SecretInterfaces {
         let service = context.service
         return [
             controlMethod(
-                "ImportItems", in: [.init("collection", "s"), .init("items", "h"), .init("options", "a{sv}")],
+                "ImportItems", in: .string("collection"), .unixFD("items"), .variantDictionary("options"),
                 out: [.init("outcomes", "aa{sv}")]
-            ) { call in
-                let collection = CollectionID(try call.argument(0, \.string))
-                guard call.arguments.count > 1, let descriptor = call.arguments[1].unixFD else {
-                    throw ServiceError.invalidArgument("items must be a pipe's file descriptor (h)")
-                }
-                let options = try call.argument(2, \.variantDictionary)
+            ) { call, name, descriptor, options in
+                let collection = CollectionID(name)
                 let dryRun = options[ControlKey.dryRun]?.bool ?? false
                 // Read off the cooperative pool and without a call slot: the batch may be large.
                 let items = try await CallSlot.released { () async throws(ServiceError) in

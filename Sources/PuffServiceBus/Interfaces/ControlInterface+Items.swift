@@ -9,10 +9,10 @@ extension SecretInterfaces {
         let service = context.service
         return [
             controlMethod(
-                "MoveItem", in: [.init("item", "o"), .init("collection", "s")], out: [.init("moved", "o")]
-            ) { call in
-                let item = try await context.controlItem(try call.argument(0, \.objectPath))
-                let target = CollectionID(try call.argument(1, \.string))
+                "MoveItem", in: .objectPath("item"), .string("collection"), out: [.init("moved", "o")]
+            ) { call, path, name in
+                let item = try await context.controlItem(path)
+                let target = CollectionID(name)
                 // Named before the move, so a missing target answers NoSuchCollection.
                 guard await service.collections.contains(target) else { throw ServiceError.noSuchObject }
                 let moved = try await service.moveItem(item, to: target, caller: call.caller)
