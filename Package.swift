@@ -38,7 +38,13 @@ let package = Package(
         // FIDO2 security keys (fido2 slots, docs/design/unlock-slots.md), with I/O hooks for `unix:PATH`.
         .systemLibrary(name: "CFido2", pkgConfig: "libfido2", providers: [.apt(["libfido2-dev"])]),
 
-        .target(name: "PuffCrypto", dependencies: ["CSodium", "COpenSSL", "CArgon2", "CZlib"]),
+        // Whole reads and writes, poll and waitpid over swift-system: EINTR is retried here and nowhere else.
+        .target(name: "PuffSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(
+            name: "PuffCrypto",
+            dependencies: [
+                "CSodium", "COpenSSL", "CArgon2", "CZlib", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // TPM 2.0 seal/unseal over tpm2-tss's ESAPI, in C because TPM unions are painful from Swift
         // (docs/design/unlock-slots.md §3); tctildr opens `device:` and `swtpm:` TCTIs by name.
         .target(
@@ -65,7 +71,11 @@ let package = Package(
                 "CDBus", "PuffCrypto", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
-        .target(name: "PuffStore", dependencies: ["PuffCrypto", "PuffConcurrency"]),
+        .target(
+            name: "PuffStore",
+            dependencies: [
+                "PuffCrypto", "PuffConcurrency", "PuffSystem", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
         // from one portable model, for puffctl's import and export; no D-Bus, no vault.
         .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat", "PuffProtocol"]),
@@ -81,7 +91,7 @@ let package = Package(
         .target(
             name: "PuffPrompters",
             dependencies: [
-                "PuffService", "PuffCrypto", "PuffText", .product(name: "Logging", package: "swift-log"),
+                "PuffService", "PuffCrypto", "PuffText", "PuffSystem", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
@@ -90,7 +100,7 @@ let package = Package(
             name: "PuffServiceBus",
             dependencies: [
                 "PuffDBus", "PuffService", "PuffCrypto", "PuffConcurrency", "PuffVersion", "PuffFormats",
-                "PuffProtocol",
+                "PuffProtocol", "PuffSystem", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -98,8 +108,9 @@ let package = Package(
             name: "PuffDaemon",
             dependencies: [
                 "PuffCrypto", "PuffDBus", "PuffHardware", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore",
-                "PuffVersion", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PuffVersion", "PuffSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "CPuffTOML",
@@ -110,7 +121,7 @@ let package = Package(
             name: "PuffClient",
             dependencies: [
                 "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffVersion", "PuffText", "PuffProtocol",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PuffSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `import` of a pass store runs gpg.
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -122,7 +133,7 @@ let package = Package(
         .target(
             name: "PuffTesting",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", "PuffProtocol",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", "PuffProtocol", "PuffSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -131,6 +142,9 @@ let package = Package(
 
         .testTarget(name: "PuffCryptoTests", dependencies: ["PuffCrypto"]),
         .testTarget(name: "PuffProtocolTests", dependencies: ["PuffProtocol"]),
+        .testTarget(
+            name: "PuffSystemTests",
+            dependencies: ["PuffSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "PuffConcurrencyTests", dependencies: ["PuffConcurrency"]),
         .testTarget(
             name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffService", "PuffTesting"]),
@@ -186,7 +200,12 @@ let package = Package(
         // libFuzzer target for the foreign-format readers an import runs (gnome-keyring, libsecret, KDBX).
         .executableTarget(name: "PuffFuzzFormats", dependencies: ["PuffFormats", "PuffCrypto", "PuffFuzzing"]),
         // `make bench`'s source files for `puffctl import`, written with Puff's own writer (bench/run.sh).
-        .executableTarget(name: "PuffBenchKeyring", dependencies: ["PuffFormats", "PuffCrypto", "PuffProtocol"]),
+        .executableTarget(
+            name: "PuffBenchKeyring",
+            dependencies: [
+                "PuffFormats", "PuffCrypto", "PuffProtocol", "PuffSystem",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -17,6 +17,8 @@ import Glibc
 import PuffCrypto
 import PuffFormats
 import PuffProtocol
+import PuffSystem
+import SystemPackage
 
 /// The item secret bench/puff-bench.c's `make_secret` computes: FNV-1a over the run's id, then k.
 func benchSecret(_ k: Int, runID: String) -> [UInt8] {
@@ -63,12 +65,10 @@ func write(items count: Int, runID: String, to path: String) {
     }
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else { fail("cannot create \(path): \(String(cString: strerror(errno)))") }
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if written < 0, errno == EINTR { continue }
-        guard written > 0 else { fail("cannot write \(path): \(String(cString: strerror(errno)))") }
-        offset += written
+    do throws(Errno) {
+        try FileDescriptor(rawValue: fd).writeFully(bytes)
+    } catch {
+        fail("cannot write \(path): \(String(cString: strerror(error.rawValue)))")
     }
     guard fsync(fd) == 0, close(fd) == 0 else { fail("cannot write \(path)") }
 }

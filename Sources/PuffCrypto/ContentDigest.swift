@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CSodium
 import Glibc
+import SystemPackage
 
 /// An unkeyed BLAKE2b-256 of a whole file (wraps `crypto_generichash` without a key), read in
 /// chunks: what identifies an executable's contents in access rules (docs/vault-format.md).
@@ -21,9 +22,7 @@ public enum ContentDigest {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { chunk.deallocate() }
         while true {
-            let count = read(descriptor, chunk.baseAddress, chunk.count)
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { return nil }
+            guard let count = try? FileDescriptor(rawValue: descriptor).read(into: chunk) else { return nil }
             if count == 0 { break }
             _ = crypto_generichash_update(state, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(count))
         }

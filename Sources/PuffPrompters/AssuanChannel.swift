@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
 import Synchronization
+import SystemPackage
 
 /// One line from an Assuan server (pinentry), as the Assuan protocol defines them.
 enum AssuanLine {
@@ -57,12 +59,10 @@ final class AssuanChannel: Sendable {
         if let argument { line += " " + Self.escaped(argument) }
         let bytes = Array((line + "\n").utf8)
         guard bytes.count <= Self.maxLine else { throw .lineTooLong }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw .closed }
-            written += count
+        do throws(Errno) {
+            try FileDescriptor(rawValue: output).writeFully(bytes)
+        } catch {
+            throw .closed
         }
     }
 
@@ -112,13 +112,16 @@ final class AssuanChannel: Sendable {
     private func readByte(into target: UnsafeMutableRawPointer) throws(AssuanError) {
         while true {
             guard !cancelled.load(ordering: .relaxed) else { throw .cancelled }
-            var poller = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 200)
-            if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw .closed }
-            if ready == 0 { continue }
-            let count = read(input, target, 1)
-            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            let count: Int
+            do throws(Errno) {
+                guard try SystemCalls.wait(for: Int16(POLLIN), on: input, timeout: 200) else { continue }
+                count = try FileDescriptor(rawValue: input).readSome(
+                    into: UnsafeMutableRawBufferPointer(start: target, count: 1))
+            } catch .wouldBlock {
+                continue
+            } catch {
+                throw .closed
+            }
             guard count == 1 else { throw .closed }
             return
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Foundation
+import PuffSystem
 
 /// A private swtpm (Debian's swtpm) on a Unix socket in a fresh temp folder, for one test; stopped and
 /// removed when the value goes away. Each instance has its own TPM state, so its seeds differ from any
@@ -139,8 +140,7 @@ public final class SoftwareTPM {
         var child: pid_t = 0
         let spawned = posix_spawn(&child, path, &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure(description: "\(path): posix_spawn failed (\(spawned))") }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        let status = try SystemCalls.waitForExit(child)
         guard status == 0 else {
             let message = (try? String(contentsOfFile: errorsFile, encoding: .utf8)) ?? ""
             throw Failure(description: "\(path) \(arguments) exited with status \(status): \(message)")

@@ -4,6 +4,8 @@ import Glibc
 import PuffCrypto
 import PuffDBus
 import PuffProtocol
+import PuffSystem
+import SystemPackage
 
 /// `io.puff.Agent1` (dbus/io.puff.Agent1.xml) as `puffctl agent` serves it: each question is
 /// asked in the terminal, one at a time, and the passcode goes into the pipe puffd sent along.
@@ -80,14 +82,7 @@ struct AgentService: ObjectTree {
             return false
         }
         return passcode.withUnsafeBytes { bytes in
-            var written = 0
-            while written < bytes.count {
-                let count = write(answer.rawValue, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                written += count
-            }
-            return true
+            (try? FileDescriptor(rawValue: answer.rawValue).writeFully(bytes)) != nil
         }
     }
 

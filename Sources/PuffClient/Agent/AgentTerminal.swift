@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
 import Synchronization
+import SystemPackage
 
 /// The terminal `puffctl agent` asks in: shows a question and reads a passcode with echo off,
 /// byte by byte into locked memory, polling so that the question ends when puffd closes the
@@ -79,13 +81,18 @@ final class AgentTerminal: Sendable {
                 var pollers = [
                     pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: answer, events: 0, revents: 0),
                 ]
-                let ready = poll(&pollers, 2, 200)
-                if ready < 0, errno == EINTR { continue }
-                guard ready >= 0 else { throw .declined }
+                guard let ready = try? SystemCalls.poll(&pollers, timeout: 200) else { throw .declined }
                 if pollers[1].revents & Int16(POLLERR | POLLHUP) != 0 { throw .cancelled }
                 if ready == 0 || pollers[0].revents == 0 { continue }
-                let count = read(fd, buffer.baseAddress! + length, 1)
-                if count < 0, errno == EINTR || errno == EAGAIN { continue }
+                let count: Int
+                do throws(Errno) {
+                    count = try FileDescriptor(rawValue: fd).readSome(
+                        into: UnsafeMutableRawBufferPointer(rebasing: buffer[length..<length + 1]))
+                } catch .wouldBlock {
+                    continue
+                } catch {
+                    throw .declined
+                }
                 guard count == 1 else { throw .declined }
                 if buffer[length] == UInt8(ascii: "\n") { return }
                 length += 1

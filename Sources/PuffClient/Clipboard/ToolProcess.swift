@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// Runs the clipboard tools with `posix_spawn`: secrets reach them only through a pipe on their
 /// standard input, never as an argument (which `ps` would show to every user), and what they
@@ -28,12 +30,8 @@ enum ToolProcess {
         }
         var count = 0
         let buffer = SecureBytes(count: limit) { (bytes: UnsafeMutableRawBufferPointer) -> Void in
-            while count < limit {
-                let got = read(fd, bytes.baseAddress! + count, limit - count)
-                if got < 0, errno == EINTR { continue }
-                if got <= 0 { break }
-                count += got
-            }
+            // A read error ends the output where it is, as its end would.
+            count = (try? FileDescriptor(rawValue: fd).readFully(into: bytes)) ?? 0
         }
         // Closing early makes a tool with more to say exit on SIGPIPE instead of blocking.
         close(fd)
@@ -113,24 +111,12 @@ enum ToolProcess {
 
     /// Writes all of `bytes`; false when the reader went away first.
     private static func write(_ bytes: SecureBytes, to fd: Int32) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0, errno == EINTR { continue }
-                if written <= 0 { return false }
-                offset += written
-            }
-            return true
-        }
+        bytes.withUnsafeBytes { raw in (try? FileDescriptor(rawValue: fd).writeFully(raw)) != nil }
     }
 
     /// Waits for `pid` and returns its exit status, or 128 + the signal that ended it.
     private static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return 255 }
-        }
+        guard let status = try? SystemCalls.waitForExit(pid) else { return 255 }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import (they are macros).
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
 import PuffText
+import SystemPackage
 
 /// Output for people and scripts: results on standard output, failures on standard error.
 enum Console {
@@ -15,17 +17,8 @@ enum Console {
     /// control characters but the newline are escaped, as by ``out(_:)``.
     static func error(_ line: String) {
         var text = TerminalText.escapedKeepingLines(line) + "\n"
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        // Nowhere is left to tell of a failed write to standard error.
+        text.withUTF8 { bytes in _ = try? FileDescriptor.standardError.writeFully(UnsafeRawBufferPointer(bytes)) }
     }
 
     /// Writes `secret` to standard output exactly, from secure memory and past Swift's buffered
@@ -50,26 +43,18 @@ enum Console {
     static func readInput(count: Int) throws(ClientError) -> SecureBytes {
         var read = 0
         let bytes = SecureBytes(count: count) { (buffer: UnsafeMutableRawBufferPointer) -> Void in
-            while read < count {
-                let got = Glibc.read(STDIN_FILENO, buffer.baseAddress! + read, count - read)
-                if got < 0, errno == EINTR { continue }
-                if got <= 0 { break }
-                read += got
-            }
+            // A read error ends the input where it is; the count below tells the person.
+            read = (try? FileDescriptor.standardInput.readFully(into: buffer)) ?? 0
         }
         guard read == count else { throw .usage("standard input ended after \(read) of \(count) bytes") }
         return bytes
     }
 
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(ClientError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .outputFailed(errno: errno)
-            }
-            offset += written
+        do throws(Errno) {
+            try FileDescriptor(rawValue: fd).writeFully(bytes)
+        } catch {
+            throw .outputFailed(errno: error.rawValue)
         }
     }
 }

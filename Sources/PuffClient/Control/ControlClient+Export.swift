@@ -5,7 +5,9 @@ public import PuffCrypto
 import PuffDBus
 public import PuffFormats
 import PuffProtocol
+import PuffSystem
 import Synchronization
+import SystemPackage
 
 /// An item `ExportItems` kept back, and why (its `left_out` entries).
 public struct ExportLeftOut: Sendable, Equatable {
@@ -148,14 +150,16 @@ private struct PipeInput: PortableBatch.Input {
         var filled = 0
         while filled < buffer.count {
             guard !stopped() else { throw .damaged("batch: the call failed") }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 100)
-            if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw .damaged("batch: the pipe could not be read") }
-            guard ready > 0 else { continue }
-            let count = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-            if count < 0, errno == EINTR || errno == EAGAIN { continue }
-            guard count >= 0 else { throw .damaged("batch: the pipe could not be read") }
+            let count: Int
+            do throws(Errno) {
+                guard try SystemCalls.wait(for: Int16(POLLIN), on: fd, timeout: 100) else { continue }
+                count = try FileDescriptor(rawValue: fd).readSome(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            } catch .wouldBlock {
+                continue
+            } catch {
+                throw .damaged("batch: the pipe could not be read")
+            }
             guard count > 0 else { throw .damaged("batch: cut short") }
             filled += count
         }

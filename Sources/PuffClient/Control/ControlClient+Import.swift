@@ -4,6 +4,8 @@ import Glibc
 import PuffDBus
 public import PuffFormats
 import PuffProtocol
+import PuffSystem
+import SystemPackage
 
 /// What puffd did, or would do, with one item of an import (`ImportItems`' `a{sv}`).
 public struct ImportOutcomeLine: Sendable, Equatable {
@@ -117,12 +119,10 @@ private struct PipeOutput: PortableBatch.Output {
     let fd: Int32
 
     mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { throw ClientError.passcodeIOFailed(errno: errno) }
-            offset += written
+        do throws(Errno) {
+            try FileDescriptor(rawValue: fd).writeFully(bytes)
+        } catch {
+            throw ClientError.passcodeIOFailed(errno: error.rawValue)
         }
     }
 }

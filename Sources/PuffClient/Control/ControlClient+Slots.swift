@@ -3,6 +3,8 @@ import Glibc
 public import PuffCrypto
 import PuffDBus
 import PuffProtocol
+import PuffSystem
+import SystemPackage
 
 /// One unlock slot as `ListSlots` describes it: nothing secret.
 public struct SlotSummary: Sendable, Equatable {
@@ -184,10 +186,10 @@ extension ControlClient {
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw .passcodeIOFailed(errno: errno) }
         var length = 0
         let buffer = SecureBytes(count: 64) { (out: UnsafeMutableRawBufferPointer) -> Void in
+            // Non-blocking: what is not there yet (EAGAIN) is not coming.
             while length < out.count {
-                let count = read(fd, out.baseAddress! + length, out.count - length)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
+                let rest = UnsafeMutableRawBufferPointer(rebasing: out[length...])
+                guard let count = try? FileDescriptor(rawValue: fd).readSome(into: rest), count > 0 else { break }
                 length += count
             }
         }

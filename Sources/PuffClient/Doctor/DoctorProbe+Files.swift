@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffStore
+import PuffSystem
+import SystemPackage
 
 extension DoctorProbe {
     /// The activation files naming the bus name, in the order the bus weighs them: folder by
@@ -105,13 +107,8 @@ extension DoctorProbe {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: 65_536)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            count += got
-        }
+        // A read error keeps what came before it, as the end of the file would.
+        let count = bytes.withUnsafeMutableBytes { try? FileDescriptor(rawValue: descriptor).readFully(into: $0) } ?? 0
         return String(decoding: bytes.prefix(count), as: UTF8.self)
     }
 

@@ -2,6 +2,7 @@
 import Dispatch
 import Glibc
 import PuffCrypto
+import PuffSystem
 import Subprocess
 import SystemPackage
 
@@ -95,12 +96,10 @@ enum GPGDecrypt {
                 var length = 0
                 var failed = false
                 let scratch = SecureBytes(count: limit + 1) { (buffer: UnsafeMutableRawBufferPointer) -> Void in
-                    while length < buffer.count {
-                        let got = read(fd, buffer.baseAddress! + length, buffer.count - length)
-                        if got < 0, errno == EINTR { continue }
-                        if got < 0 { failed = true }
-                        if got <= 0 { break }
-                        length += got
+                    do throws(Errno) {
+                        length = try FileDescriptor(rawValue: fd).readFully(into: buffer)
+                    } catch {
+                        failed = true
                     }
                 }
                 close(fd)

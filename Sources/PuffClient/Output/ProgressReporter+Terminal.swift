@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffSystem
+import SystemPackage
 
 extension ProgressReporter {
     /// The reporter of a puffctl command: JSON lines on standard error with `json`, else a bar
@@ -24,16 +26,7 @@ extension ProgressReporter {
     /// Writes `text` as it is (the bar's own escape sequences included), unbuffered.
     @Sendable private static func writeToStandardError(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+        // A progress bar that cannot be drawn is not worth failing the work for.
+        text.withUTF8 { bytes in _ = try? FileDescriptor.standardError.writeFully(UnsafeRawBufferPointer(bytes)) }
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Dispatch
 import Glibc
+import PuffSystem
+import SystemPackage
 
 /// Enter on the controlling terminal, waited for beside something else (a security key's wait
 /// for a touch): the person's way to say "I will type the passcode instead". Echo is off while
@@ -56,12 +58,12 @@ final class EnterKey: Sendable {
         ]
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
-            let ready = poll(&fds, 2, -1)
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0, fds[1].revents == 0 else { return false }
+            guard let ready = try? SystemCalls.poll(&fds, timeout: -1), ready > 0, fds[1].revents == 0 else {
+                return false
+            }
             guard fds[0].revents & Int16(POLLIN) != 0 else { return false }
-            let count = read(terminal, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
+            let count =
+                buffer.withUnsafeMutableBytes { try? FileDescriptor(rawValue: terminal).readSome(into: $0) } ?? 0
             guard count > 0 else { return false }
             // What was typed is nobody's business: dropped with the buffer.
             let pressed = buffer[..<count].contains(UInt8(ascii: "\n"))

@@ -2,6 +2,8 @@
 import Glibc
 public import PuffCrypto
 public import PuffDBus
+import PuffSystem
+import SystemPackage
 
 /// Hands a passcode to puffd as the read end of a pipe, the only way `io.puff.Control1` takes one.
 public enum PasscodePipe {
@@ -21,14 +23,12 @@ public enum PasscodePipe {
             throw .passcodeIOFailed(errno: error.errno)
         }
         let failure = passcode.withUnsafeBytes { bytes -> Int32? in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(ends.write.rawValue, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return written < 0 ? errno : EIO }
-                offset += written
+            do throws(Errno) {
+                try FileDescriptor(rawValue: ends.write.rawValue).writeFully(bytes)
+                return nil
+            } catch {
+                return error.rawValue
             }
-            return nil
         }
         if let failure { throw .passcodeIOFailed(errno: failure) }
         return ends.read

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 public import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// Reads one passcode line from a file descriptor straight into locked memory.
 ///
@@ -34,13 +36,14 @@ public enum PasscodeReader {
 
     /// Reads byte by byte (a larger read would swallow the next line) and returns the line's length.
     private static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: Int32) throws(ClientError) -> Int {
-        let base = buffer.baseAddress!
         var count = 0
         while true {
-            let result = read(fd, base + count, 1)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .passcodeIOFailed(errno: errno)
+            let result: Int
+            do throws(Errno) {
+                result = try FileDescriptor(rawValue: fd).readSome(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<count + 1]))
+            } catch {
+                throw .passcodeIOFailed(errno: error.rawValue)
             }
             if result == 0 || buffer[count] == UInt8(ascii: "\n") { return count }
             count += 1

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 public import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// Reads an item's secret for `add` and `edit`: typed twice on the terminal with echo off, all of
 /// a descriptor (`--stdin`), straight into locked memory. Never an argument or a variable of the
@@ -20,15 +22,10 @@ public enum SecretInput {
         var length = 0
         // One byte past the limit tells a secret of exactly the limit from a longer one.
         let scratch = try SecureBytes(count: maximumLength + 1) { (buffer) throws(ClientError) -> Void in
-            let base = buffer.baseAddress!
-            while length < buffer.count {
-                let got = read(fd, base + length, buffer.count - length)
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw .passcodeIOFailed(errno: errno)
-                }
-                if got == 0 { break }
-                length += got
+            do throws(Errno) {
+                length = try FileDescriptor(rawValue: fd).readFully(into: buffer)
+            } catch {
+                throw .passcodeIOFailed(errno: error.rawValue)
             }
         }
         guard length <= maximumLength else { throw .usage("the secret is longer than \(maximumLength) bytes") }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffSystem
+import SystemPackage
 
 /// Reads `puffd.toml` with toml++ (through the CPuffTOML shim, ``TOMLValue``) into a ``DaemonConfiguration``.
 ///
@@ -92,16 +94,12 @@ public enum ConfigurationFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Errno(code: errno) }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw Errno(code: errno) }
-            if count == 0 { break }
-            bytes += buffer[..<count]
+        do throws(SystemPackage.Errno) {
+            let bytes = try FileDescriptor(rawValue: descriptor).readToEnd(limit: .max) ?? []
+            return String(decoding: bytes, as: UTF8.self)
+        } catch {
+            throw Errno(code: error.rawValue)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// An `errno` value as an error.

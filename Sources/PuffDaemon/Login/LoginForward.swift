@@ -2,6 +2,8 @@
 import Glibc
 import Logging
 import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// Hands a passcode read from `--unlock-fd` to the puffd that holds the vault, over its login
 /// socket, when this puffd found the vault held and exits (``VaultHolderWait``): the PAM module
@@ -35,21 +37,14 @@ enum LoginForward {
             && passcode.withUnsafeBytes { writeAll(fd, $0) }
             && prefix(0).withUnsafeBytes { writeAll(fd, $0) }
         guard sent else { return nil }
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         // The holder may derive a key with Argon2id first: as long as the PAM module waits.
-        guard poll(&poller, 1, 30_000) > 0 else { return nil }
+        guard (try? SystemCalls.wait(for: Int16(POLLIN), on: fd, timeout: 30_000)) == true else { return nil }
         var reply: UInt8 = 0
-        return read(fd, &reply, 1) == 1 ? reply : nil
+        let count = withUnsafeMutableBytes(of: &reply) { try? FileDescriptor(rawValue: fd).readSome(into: $0) }
+        return count == 1 ? reply : nil
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
+        (try? FileDescriptor(rawValue: fd).sendFully(bytes)) != nil
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// One request of the PAM module over the login socket (docs/pam.md):
 ///
@@ -108,14 +110,16 @@ struct DeadlineReader {
         while true {
             let left = deadline - Self.now()
             guard left > 0 else { throw .timedOut }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(clamping: left))
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { throw .timedOut }
-            let count = Glibc.read(fd, buffer.baseAddress!, buffer.count)
-            if count < 0, errno == EINTR || errno == EAGAIN { continue }
-            guard count >= 0 else { throw .closed }
-            return count
+            guard (try? SystemCalls.wait(for: Int16(POLLIN), on: fd, timeout: Int32(clamping: left))) == true else {
+                throw .timedOut
+            }
+            do throws(Errno) {
+                return try FileDescriptor(rawValue: fd).readSome(into: buffer)
+            } catch .wouldBlock {
+                continue
+            } catch {
+                throw .closed
+            }
         }
     }
 }

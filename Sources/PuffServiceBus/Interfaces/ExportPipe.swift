@@ -3,6 +3,8 @@ import Glibc
 import PuffDBus
 import PuffFormats
 import PuffService
+import PuffSystem
+import SystemPackage
 
 /// Writes an export's items (``PortableBatch``) into the write end of a pipe passed as `h`
 /// (dbus/io.puff.Control1.xml, `ExportItems`): the secrets never sit in a D-Bus message, and go
@@ -63,22 +65,26 @@ enum ExportPipe {
             var offset = 0
             var waited = Duration.zero
             let slice = Duration.milliseconds(200)
+            let descriptor = FileDescriptor(rawValue: fd)
             while offset < bytes.count {
-                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if count > 0 {
+                do throws(Errno) {
+                    let count = try descriptor.writeSome(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+                    guard count > 0 else { throw .brokenPipe }
                     offset += count
                     waited = .zero
                     continue
-                }
-                if count < 0, errno == EINTR { continue }
-                guard count < 0, errno == EAGAIN else {
+                } catch .wouldBlock {
+                    // The pipe is full: wait below for the reader to make room.
+                } catch {
                     throw ServiceError.failed("the export's reader went away (puffctl stopped?)")
                 }
-                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                let ready = poll(&poller, 1, 200)
-                if ready < 0, errno == EINTR { continue }
-                guard ready >= 0 else { throw ServiceError.failed("the export's pipe could not be written") }
-                if ready == 0 {
+                let ready: Bool
+                do throws(Errno) {
+                    ready = try SystemCalls.wait(for: Int16(POLLOUT), on: fd, timeout: 200)
+                } catch {
+                    throw ServiceError.failed("the export's pipe could not be written")
+                }
+                if !ready {
                     waited += slice
                     guard waited < silence else { throw ServiceError.failed("the export's reader went silent") }
                 }

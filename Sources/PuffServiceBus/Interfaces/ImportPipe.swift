@@ -4,6 +4,8 @@ import PuffCrypto
 import PuffDBus
 import PuffFormats
 import PuffService
+import PuffSystem
+import SystemPackage
 
 /// Reads an import batch (``PortableBatch``) from the read end of a pipe passed as `h`
 /// (dbus/io.puff.Control1.xml, `ImportItems`): the items never sit in a D-Bus message, and
@@ -36,18 +38,21 @@ enum ImportPipe {
             var waited = Duration.zero
             let slice = Duration.milliseconds(200)
             while filled < buffer.count {
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, 200)
-                if ready < 0, errno == EINTR { continue }
-                guard ready >= 0 else { throw .damaged("batch: the pipe could not be read") }
-                if ready == 0 {
+                guard (try? SystemCalls.wait(for: Int16(POLLIN), on: fd, timeout: 200)) ?? true else {
                     waited += slice
                     guard waited < silence else { throw .damaged("batch: the writer went silent") }
                     continue
                 }
-                let count = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-                if count < 0, errno == EINTR || errno == EAGAIN { continue }
-                guard count >= 0 else { throw .damaged("batch: the pipe could not be read") }
+                let count: Int
+                do throws(Errno) {
+                    // A failed poll falls through to the read, which reports what is wrong.
+                    count = try FileDescriptor(rawValue: fd).readSome(
+                        into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                } catch .wouldBlock {
+                    continue
+                } catch {
+                    throw .damaged("batch: the pipe could not be read")
+                }
                 guard count > 0 else { throw .damaged("batch: cut short") }
                 filled += count
                 waited = .zero

@@ -3,7 +3,9 @@ import Glibc
 import PuffCrypto
 import PuffDBus
 import PuffService
+import PuffSystem
 import Synchronization
+import SystemPackage
 
 /// Reads a passcode from the read end of a pipe passed as `h` (dbus/io.puff.Control1.xml),
 /// straight into locked memory: no passcode sits in the bus daemon's buffers or in a Swift string.
@@ -35,14 +37,17 @@ enum PasscodePipe {
             while true {
                 let left = clock.now.duration(to: deadline)
                 guard left > .zero else { throw .invalidArgument("the passcode pipe was not closed in time") }
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, Self.milliseconds(min(left, pollSlice)))
-                if ready < 0, errno == EINTR { continue }
-                guard ready >= 0 else { throw .invalidArgument("the passcode pipe could not be read") }
-                if ready == 0 { continue }
-                let count = Glibc.read(fd, out.baseAddress! + filled, out.count - filled)
-                if count < 0, errno == EINTR || errno == EAGAIN { continue }
-                guard count >= 0 else { throw .invalidArgument("the passcode pipe could not be read") }
+                let count: Int
+                do throws(Errno) {
+                    let slice = Self.milliseconds(min(left, pollSlice))
+                    guard try SystemCalls.wait(for: Int16(POLLIN), on: fd, timeout: slice) else { continue }
+                    count = try FileDescriptor(rawValue: fd).readSome(
+                        into: UnsafeMutableRawBufferPointer(rebasing: out[filled...]))
+                } catch .wouldBlock {
+                    continue
+                } catch {
+                    throw .invalidArgument("the passcode pipe could not be read")
+                }
                 if count == 0 { break }
                 filled += count
                 guard filled <= maxBytes else {

@@ -6,6 +6,8 @@ import PuffDBus
 import PuffProtocol
 import PuffService
 import PuffStore
+import PuffSystem
+import SystemPackage
 
 /// The pipes of the slot methods (dbus/io.puff.Control1.xml): passcodes, PINs and recovery codes
 /// read as ``PasscodePipe`` reads a passcode, and a new recovery code written into the caller's pipe.
@@ -48,15 +50,9 @@ enum SlotPipe {
         }
         var written = 0
         if flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 {
+            // Non-blocking: a pipe too full to take the line (EAGAIN) leaves it short.
             written = line.withUnsafeBytes { bytes -> Int in
-                var offset = 0
-                while offset < bytes.count {
-                    let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    if count < 0, errno == EINTR { continue }
-                    guard count > 0 else { break }
-                    offset += count
-                }
-                return offset
+                (try? FileDescriptor(rawValue: fd).writeFully(bytes)) != nil ? bytes.count : 0
             }
         }
         guard written == line.count else {

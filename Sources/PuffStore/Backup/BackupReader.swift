@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// Reads a ``BackupArchive`` from a regular file's descriptor, entry by entry, checking each
 /// entry's checksum as it is read and the whole archive's at the end. Every length is checked
@@ -168,21 +170,16 @@ public struct BackupReader {
 
     private func read(_ count: Int, at start: UInt64) throws(StoreError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + done, count - done, off_t(start) + off_t(done))
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else {
-                if got == 0 {
-                    throw .damaged(
-                        file: path, offset: start + UInt64(done),
-                        reason: "the archive ends in the middle of an entry (cut short?)")
-                }
-                throw .readFailed("cannot read \(path): \(DurableFiles.describe(errno))")
-            }
-            done += got
+        let done: Int
+        do throws(Errno) {
+            done = try FileDescriptor(rawValue: fd).readFully(fromAbsoluteOffset: Int64(start), into: &bytes)
+        } catch {
+            throw .readFailed("cannot read \(path): \(DurableFiles.describe(error.rawValue))")
+        }
+        guard done == count else {
+            throw .damaged(
+                file: path, offset: start + UInt64(done),
+                reason: "the archive ends in the middle of an entry (cut short?)")
         }
         return bytes
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// Writes a ``BackupArchive`` to a descriptor from its start, one entry after another, hashing as
 /// it goes: the archive is never held in memory whole.
@@ -49,8 +51,10 @@ public struct BackupWriter {
         var offset: UInt64 = 0
         while offset < length {
             let want = Int(min(UInt64(chunk.count), length - offset))
-            let got = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress, want, off_t(offset)) }
-            if got < 0, errno == EINTR { continue }
+            let got = chunk.withUnsafeMutableBytes {
+                (try? FileDescriptor(rawValue: source).readSome(
+                    fromAbsoluteOffset: Int64(offset), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want]))) ?? 0
+            }
             guard got > 0 else {
                 throw .readFailed("\(name) became shorter while it was copied into \(path)")
             }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffSystem
+import SystemPackage
 
 /// The POSIX steps a durable vault write is made of: private modes whatever the umask, whole
 /// writes, `fsync` of files and of their folder, atomic replacement by `rename`.
@@ -57,16 +59,12 @@ enum DurableFiles {
         return fd
     }
 
-    /// Writes all of `bytes` at the descriptor's offset, retrying short writes and `EINTR`.
+    /// Writes all of `bytes` at the descriptor's offset, however many calls it takes.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw writeError("cannot write", path, errno)
-            }
-            written += result
+        do throws(Errno) {
+            try FileDescriptor(rawValue: fd).writeFully(bytes)
+        } catch {
+            throw writeError("cannot write", path, error.rawValue)
         }
     }
 
@@ -131,15 +129,11 @@ enum DurableFiles {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .readFailed("cannot stat \(path): \(describe(errno))") }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                if result == 0 { break }
-                throw .readFailed("cannot read \(path): \(describe(errno))")
-            }
-            done += result
+        let done: Int
+        do throws(Errno) {
+            done = try FileDescriptor(rawValue: fd).readFully(into: &bytes)
+        } catch {
+            throw .readFailed("cannot read \(path): \(describe(error.rawValue))")
         }
         if done < bytes.count { bytes.removeLast(bytes.count - done) }
         return bytes

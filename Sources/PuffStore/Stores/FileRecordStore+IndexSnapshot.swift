@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// `<space>.index` (``IndexSnapshot``): written whole beside the journal, read like every vault
 /// file (no link followed, no FIFO waited on, a regular file only, at most
@@ -73,15 +75,9 @@ extension FileRecordStore {
     /// `count` bytes of `fd` from `offset`, or nil when fewer are there.
     private static func read(_ fd: Int32, from offset: UInt64, count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = bytes.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-            }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else { return nil }
-            done += result
+        let done = bytes.withUnsafeMutableBytes {
+            try? FileDescriptor(rawValue: fd).readFully(fromAbsoluteOffset: Int64(offset), into: $0)
         }
-        return bytes
+        return done == count ? bytes : nil
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffSystem
 import Synchronization
+import SystemPackage
 
 /// A ``FileRecordStore``'s read descriptors, one per journal read since it was last replaced:
 /// ``RecordStore/read(_:in:)`` reads a record with one `pread` from any thread (design
@@ -18,17 +20,14 @@ final class JournalReaders: Sendable {
         let fd = try descriptor(space, path: path)
         let count = JournalFraming.frameOverhead + Int(locator.length)
         var frame = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let result = frame.withUnsafeMutableBytes {
-                pread(fd, $0.baseAddress! + done, count - done, off_t(locator.offset) + off_t(done))
-            }
-            if result < 0, errno == EINTR { continue }
-            guard result >= 0 else { throw .readFailed("cannot read \(path): \(DurableFiles.describe(errno))") }
-            guard result > 0 else {
-                throw .damaged(file: path, offset: locator.offset, reason: "the journal ends before the record")
-            }
-            done += result
+        let done: Int
+        do throws(Errno) {
+            done = try FileDescriptor(rawValue: fd).readFully(fromAbsoluteOffset: Int64(locator.offset), into: &frame)
+        } catch {
+            throw .readFailed("cannot read \(path): \(DurableFiles.describe(error.rawValue))")
+        }
+        guard done == count else {
+            throw .damaged(file: path, offset: locator.offset, reason: "the journal ends before the record")
         }
         let length = frame.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
         guard length == locator.length, FileRecordStore.framesAreGood(frame, from: 0, to: count) else {

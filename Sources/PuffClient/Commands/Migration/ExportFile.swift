@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffDBus
+import PuffSystem
+import SystemPackage
 
 /// The file `puffctl export` writes: whole or not at all (a temporary file beside it, 0600,
 /// created with `O_EXCL | O_NOFOLLOW`, `fsync`, then linked or renamed into place and the folder
@@ -38,18 +40,11 @@ struct ExportFile {
     ///
     /// - Throws: ``ClientError/usage(_:)``; the temporary file is removed then, nothing else changes.
     func commit(_ bytes: [UInt8]) throws(ClientError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes {
-                Glibc.write(fd.rawValue, $0.baseAddress! + offset, $0.count - offset)
-            }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else {
-                let code = errno
-                discard()
-                throw .usage("cannot write \(temporary): \(String(cString: strerror(code)))")
-            }
-            offset += written
+        do throws(Errno) {
+            try FileDescriptor(rawValue: fd.rawValue).writeFully(bytes)
+        } catch {
+            discard()
+            throw .usage("cannot write \(temporary): \(String(cString: strerror(error.rawValue)))")
         }
         guard replaces else {
             try keepNew()

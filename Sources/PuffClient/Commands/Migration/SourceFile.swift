@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import PuffSystem
 import PuffText
+import SystemPackage
 
 /// Reads another store's file for `import`: a regular file only, opened without following a
 /// symbolic link or blocking on a FIFO.
@@ -25,17 +27,14 @@ enum SourceFile {
         guard Int(info.st_size) <= maximumBytes else {
             throw .usage("cannot read \(TerminalText.escaped(path)): larger than \(maximumBytes >> 20) MiB")
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw .usage("cannot read \(TerminalText.escaped(path)): \(describe(errno))") }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-            guard bytes.count <= maximumBytes else {
-                throw .usage("cannot read \(TerminalText.escaped(path)): larger than \(maximumBytes >> 20) MiB")
-            }
+        let read: [UInt8]?
+        do throws(Errno) {
+            read = try FileDescriptor(rawValue: fd).readToEnd(limit: maximumBytes)
+        } catch {
+            throw .usage("cannot read \(TerminalText.escaped(path)): \(describe(error.rawValue))")
+        }
+        guard let bytes = read else {
+            throw .usage("cannot read \(TerminalText.escaped(path)): larger than \(maximumBytes >> 20) MiB")
         }
         return bytes
     }

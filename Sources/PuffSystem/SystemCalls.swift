@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+public import SystemPackage
+
+#if canImport(Glibc)
+    public import Glibc
+#endif
+
+/// The system calls swift-system does not wrap, retried when a signal interrupts them (`EINTR`)
+/// here and nowhere else in Puff.
+public enum SystemCalls {
+    /// `poll(2)` over `descriptors`; returns how many are ready (0 when `timeout` milliseconds
+    /// passed, -1 waits for ever). An interrupted wait starts again with the whole timeout, so a
+    /// caller with a deadline recomputes it on each call.
+    public static func poll(_ descriptors: inout [pollfd], timeout: Int32) throws(Errno) -> Int {
+        while true {
+            let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready >= 0 { return Int(ready) }
+            let code = Errno(rawValue: errno)
+            if code != .interrupted { throw code }
+        }
+    }
+
+    /// `poll(2)` on one descriptor for `events`; true when it is ready.
+    public static func wait(for events: Int16, on descriptor: Int32, timeout: Int32) throws(Errno) -> Bool {
+        var descriptors = [pollfd(fd: descriptor, events: events, revents: 0)]
+        return try poll(&descriptors, timeout: timeout) > 0
+    }
+
+    /// Waits for child `pid` to end and returns its raw wait status.
+    public static func waitForExit(_ pid: pid_t) throws(Errno) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            let code = Errno(rawValue: errno)
+            if code != .interrupted { throw code }
+        }
+        return status
+    }
+}
