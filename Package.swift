@@ -73,7 +73,9 @@ let package = Package(
             ]),
         .target(
             name: "PuffStore",
-            dependencies: ["PuffCrypto", "PuffSystem", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: [
+                "PuffCrypto", "PuffConcurrency", "PuffSystem", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
         // from one portable model, for puffctl's import and export; no D-Bus, no vault.
         .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat", "PuffProtocol"]),

@@ -41,6 +41,17 @@ struct CrashTests {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// Eight clients at once: their appends are flushed in groups (design core-reshaped §6), and a
+    /// kill in the middle of a group still loses nothing acknowledged. Each round also fails unless
+    /// puffd's debug log shows a flush of more than one record, so grouping really happened.
+    @Test func killsDuringGroupedWritesFromEightClientsLoseNoAcknowledgedWrite() async throws {
+        let passed = try await ClientDriver.expectPasses(
+            "crash_rounds.py", arguments + ["--rounds", "20", "--writers", "8", "--check-grouping"],
+            environment: environment, timeout: HangGuard.driver)
+        #expect(passed == 21, "every round and the final check: \(logs())")
+        try? FileManager.default.removeItem(at: folder)
+    }
+
     @Test func aWriteRefusedForAFullDiskGetsAnErrorAndLosesNothingBeforeIt() async throws {
         let passed = try await ClientDriver.expectPasses("full_disk.py", arguments, environment: environment)
         #expect(passed == 9, "every case: \(logs())")

@@ -43,8 +43,10 @@ struct DamagedJournalFlowTests {
         var offsets: [Int] = []
         var offset = 16
         while offset + 4 <= bytes.count {
-            offsets.append(offset)
             let length = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16
+            // Zeros where a frame would start: puffd's zero tail after the records.
+            if length == 0 { break }
+            offsets.append(offset)
             offset += 20 + length
         }
         #expect(offsets.count == 4, "collection and three items")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Glibc
+import PuffStore
 import PuffTesting
 import Testing
 
@@ -81,10 +82,12 @@ struct DoctorDamageTests {
     @Test func aCutJournalAndAPlantedFifoFailDoctor() async throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let journal = try await makeVault()
-        let size = try #require(FileManager.default.contents(atPath: journal)).count
-        // A torn append: its length and a few of its bytes.
+        // Where the records end: puffd keeps a zero tail after them (design core-reshaped §6).
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: journal)))
+        let size = try JournalFraming.parse(bytes, file: journal).goodEnd
+        // A torn append: its length and a few of its bytes, written over the zeros.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: journal))
-        try handle.seekToEnd()
+        try handle.seek(toOffset: UInt64(size))
         try handle.write(contentsOf: Data([9, 0, 0, 0, 7, 7]))
         try handle.close()
         let idle = try TestBus()

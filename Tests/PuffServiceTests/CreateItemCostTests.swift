@@ -56,12 +56,8 @@ import Testing
                 in: .login, label: "mail", attributes: Self.attributes, type: "",
                 secret: Fixture.plain(Array("pw".utf8), session: session), replace: false, client: Fixture.alice)
         }
-        // The record, the journal head's authenticator and the audit entry: three seals. Today a
-        // fourth seals the secret again for memory; it goes when an open collection keeps the
-        // record's place instead of a second sealed copy (work package B, lazy records).
-        withKnownIssue("the secret is sealed a second time for memory until items are kept as locators") {
-            #expect(counts.seals == 3)
-        }
-        #expect(counts.seals <= 4)
+        // The record, the journal head's authenticator and the audit entry: three seals. The
+        // secret is not sealed a second time for memory: the record is the item's only sealed form.
+        #expect(counts.seals == 3)
     }
 }

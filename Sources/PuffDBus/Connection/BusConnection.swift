@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CDBus
 import Glibc
+import PuffConcurrency
 import Synchronization
 
 /// A private connection to a message bus, served by its own ``BusLoop`` thread.
@@ -36,7 +37,7 @@ public final class BusConnection: Sendable {
         let callHandler = CallHandlerSlot()
         return try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<BusConnection, any Error>) in
-            startThread {
+            DedicatedThread.start("the bus thread") {
                 let loop: BusLoop
                 do {
                     loop = try BusLoop(address: address)
@@ -117,24 +118,6 @@ public final class BusConnection: Sendable {
     /// Stops the loop thread after it has flushed what is queued; ``messages`` then ends.
     public func close() {
         loop.enqueue(.stop)
-    }
-
-    private static func startThread(_ body: @escaping @Sendable () -> Void) {
-        final class Box: Sendable {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, nil,
-            { raw in
-                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-                box.body()
-                return nil
-            }, box)
-        precondition(result == 0, "could not start the bus thread")
-        pthread_detach(thread)
     }
 }
 

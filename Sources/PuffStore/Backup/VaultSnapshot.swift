@@ -95,7 +95,7 @@ public final class VaultSnapshot: Sendable {
     /// Opens `path` for a snapshot under `name`: read whole when `whole`, else kept open with its
     /// length now. Nil when it is gone or is not a regular file (never followed or waited on; the
     /// vault reports it as a problem on its own).
-    static func capture(_ path: String, name: String, whole: Bool) throws(StoreError) -> File? {
+    static func capture(_ path: String, name: String, whole: Bool, upTo end: Int? = nil) throws(StoreError) -> File? {
         do throws(StoreError) {
             if whole {
                 guard let bytes = try DurableFiles.readWhole(path) else { return nil }
@@ -107,7 +107,9 @@ public final class VaultSnapshot: Sendable {
                 close(fd)
                 throw .readFailed("cannot stat \(path): \(DurableFiles.describe(errno))")
             }
-            return File(name: name, contents: .open(fd: fd, length: UInt64(info.st_size)))
+            // A journal's zero tail is not copied: its records end at `end`.
+            let length = min(UInt64(info.st_size), end.map { UInt64(max(0, $0)) } ?? UInt64(info.st_size))
+            return File(name: name, contents: .open(fd: fd, length: length))
         } catch {
             if case .damaged = error { return nil }
             throw error

@@ -68,6 +68,21 @@ enum DurableFiles {
         }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`), retrying after interruptions.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(offset + written))
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw writeError("cannot write", path, errno)
+            }
+            written += result
+        }
+    }
+
     /// Flushes the descriptor's data and size to the disk.
     static func sync(_ fd: Int32, path: String) throws(StoreError) {
         guard fsync(fd) == 0 else { throw writeError("cannot fsync", path, errno) }

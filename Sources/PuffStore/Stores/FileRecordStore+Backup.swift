@@ -15,7 +15,8 @@ extension FileRecordStore {
             // The audit logs come from the audit store, which serialises their appends.
             guard !name.hasSuffix(".audit"), !name.hasSuffix(".audit.1") else { continue }
             let grows = name.hasSuffix(".journal")
-            if let file = try VaultSnapshot.capture("\(folder)/\(name)", name: name, whole: !grows) {
+            let end = grows ? SpaceID(hex: String(name.dropLast(8))).flatMap { committer.end(of: $0) } : nil
+            if let file = try VaultSnapshot.capture("\(folder)/\(name)", name: name, whole: !grows, upTo: end) {
                 files.append(file)
             }
         }

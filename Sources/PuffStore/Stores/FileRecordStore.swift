@@ -8,7 +8,8 @@ import Glibc
 /// in turn, one `fdatasync` per group); one `catalog`; a
 /// `lock` file held with `flock` so two daemons never share a vault.
 /// Folders are 0700 and files 0600 whatever the umask. A torn journal tail is moved to
-/// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen.
+/// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen; a
+/// zero-filled tail is not torn: the journal's logical end is where its zeros start.
 /// A deleted collection's files are moved to `deleted/<time>-<hex>/` until purged.
 public actor FileRecordStore: RecordStore {
     /// `"file"`.
@@ -25,6 +26,9 @@ public actor FileRecordStore: RecordStore {
     /// Where a head file's second slot starts: its own disk sector, so a torn write of one slot
     /// never reaches the other.
     static let headSlotSize = 512
+    /// The zero tail puffd keeps ahead of its journals' appends (design core-reshaped §6): about
+    /// 2,700 item records, so one flush in that many writes the file's size.
+    public static let zeroTailStep = 1 << 20
     /// Durable steps left before the store stops as if killed (``crash(afterSteps:)``, tests).
     var stepsBeforeCrash: Int?
     /// Whether it stopped so.
@@ -34,13 +38,15 @@ public actor FileRecordStore: RecordStore {
     ///
     /// - Throws: ``StoreError/busy(_:)`` when another process holds the lock,
     ///   ``StoreError/writeFailed(_:)`` when the folder cannot be made private.
-    public init(folder: String) throws(StoreError) {
-        try self.init(folder: folder, sync: { fd, _ in fdatasync(fd) })
+    /// - Parameter zeroTail: How many zero bytes a growing journal is extended by at once
+    ///   (``zeroTailStep`` for puffd); 0 (tests that read or flip every byte): none.
+    public init(folder: String, zeroTail: Int = 0) throws(StoreError) {
+        try self.init(folder: folder, sync: { fd, _ in fdatasync(fd) }, zeroTail: zeroTail)
     }
 
-    /// ``init(folder:)`` whose journal and head flushes go through `sync` (tests count, hold or
-    /// fail them).
-    package init(folder: String, sync: @escaping JournalCommitter.Sync) throws(StoreError) {
+    /// ``init(folder:zeroTail:)`` whose journal and head flushes go through `sync` (tests count,
+    /// hold or fail them).
+    package init(folder: String, sync: @escaping JournalCommitter.Sync, zeroTail: Int = 0) throws(StoreError) {
         try DurableFiles.makePrivateFolder(folder)
         let lockFD = try DurableFiles.openPrivate(folder + "/lock", O_RDWR | O_CREAT)
         guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
@@ -58,7 +64,7 @@ public actor FileRecordStore: RecordStore {
         }
         self.folder = folder
         self.lockFD = lockFD
-        committer = JournalCommitter(sync: sync)
+        committer = JournalCommitter(sync: sync, zeroTail: zeroTail)
     }
 
     deinit {
@@ -111,6 +117,7 @@ public actor FileRecordStore: RecordStore {
         if access(journal, F_OK) != 0 {
             // The journal first: a header without its journal would be a space that cannot open.
             try DurableFiles.replace(journal, with: JournalFraming.preamble, folder: folder)
+            committer.noteEnd(JournalFraming.preamble.count, of: space)
         }
         try DurableFiles.replace(
             headerPath(space), with: ChecksummedFile.encode(bytes, magic: ChecksummedFile.headerMagic), folder: folder)
@@ -120,15 +127,28 @@ public actor FileRecordStore: RecordStore {
         let path = journalPath(space)
         guard let bytes = try DurableFiles.readWhole(path) else { throw .noSuchSpace(space) }
         let version = JournalFraming.version(of: bytes) ?? VaultRecord.currentFormat
-        let parsed = try JournalFraming.salvage(bytes, file: path, preamble: JournalFraming.preamble(version: version))
+        var parsed = try JournalFraming.salvage(bytes, file: path, preamble: JournalFraming.preamble(version: version))
+        let heads = try headSlots(space)
+        var torn = false
+        if let gap = parsed.damaged.first.map({ Int($0.offset) }),
+            JournalFraming.ZeroTail.isUnacknowledgedGroup(at: gap, in: bytes, records: parsed.records, heads: heads)
+        {
+            // Zeros where a frame should start, then more: a group written over the zero-filled
+            // tail that a power cut kept only in part. The head says none of it was acknowledged.
+            parsed.records.removeAll { $0.offset >= UInt64(gap) }
+            parsed.damaged = []
+            parsed.goodEnd = gap
+            torn = true
+        }
         var cut: JournalReplay.Cut?
-        if parsed.goodEnd < bytes.count {
+        if parsed.goodEnd < bytes.count, torn || !JournalFraming.ZeroTail.isZeros(bytes, from: parsed.goodEnd) {
             cut = try cutTail(of: path, bytes: bytes, at: parsed.goodEnd, space: space)
         }
+        // The logical end: a zero-filled tail written ahead of appends holds no record.
         let size = UInt64(max(parsed.goodEnd, JournalFraming.preamble.count))
+        committer.noteEnd(Int(size), of: space)
         return JournalReplay(
-            records: parsed.records, cut: cut, size: size, version: version, heads: try headSlots(space),
-            damaged: parsed.damaged)
+            records: parsed.records, cut: cut, size: size, version: version, heads: heads, damaged: parsed.damaged)
     }
 
     /// The whole head slots of `space` (none when it has no head file).
@@ -143,12 +163,14 @@ public actor FileRecordStore: RecordStore {
         }
     }
 
-    /// Keeps the torn bytes in a side file, then truncates the journal before them.
+    /// Keeps the torn bytes in a side file (without the zero tail after them), then truncates the
+    /// journal before them.
     private func cutTail(of path: String, bytes: [UInt8], at offset: Int, space: SpaceID) throws(StoreError)
         -> JournalReplay.Cut
     {
         let kept = "\(path).cut-\(offset)"
-        try DurableFiles.replace(kept, with: Array(bytes[offset...]), folder: folder)
+        let torn = bytes[offset...].lastIndex { $0 != 0 }.map { offset...$0 }.map { Array(bytes[$0]) } ?? []
+        try DurableFiles.replace(kept, with: torn, folder: folder)
         committer.forget(space)
         readers.forget(space)
         let fd = try DurableFiles.openPrivate(path, O_WRONLY)
@@ -163,7 +185,7 @@ public actor FileRecordStore: RecordStore {
             }
         }
         try DurableFiles.sync(fd, path: path)
-        return JournalReplay.Cut(offset: UInt64(offset), length: UInt64(bytes.count - offset), keptAt: kept)
+        return JournalReplay.Cut(offset: UInt64(offset), length: UInt64(torn.count), keptAt: kept)
     }
 
     public func append(_ record: [UInt8], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
@@ -199,7 +221,7 @@ public actor FileRecordStore: RecordStore {
 
     public func replaceHead(_ head: [UInt8], of space: SpaceID) throws(StoreError) {
         try checkRunning()
-        committer.forget(space)
+        committer.forgetHead(space)
         readers.forget(space)
         try DurableFiles.replace(headPath(space), with: JournalFraming.frame(head), folder: folder)
     }
@@ -231,6 +253,7 @@ public actor FileRecordStore: RecordStore {
             }
         }
         try DurableFiles.replace(path, with: bytes, folder: folder)
+        committer.noteEnd(bytes.count, of: space)
         return JournalRewrite(shrunk: UInt64(max(0, Int(info.st_size) - bytes.count)), keptAs: keptAs)
     }
 

@@ -42,8 +42,9 @@ public enum JournalFraming {
 
     /// The records of a whole journal file's `bytes`, and where its good part ends.
     ///
-    /// A frame that runs past the end, or fails its checksum and is the last one, is a torn tail:
-    /// the good part ends before it. Anything else wrong is damage.
+    /// A frame that runs past the end, or fails its checksum and is the last one (only zeros after
+    /// it), is a torn tail: the good part ends before it; zeros where a frame should start end the
+    /// records (a zero tail). Anything else wrong is damage.
     ///
     /// - Parameter preamble: What the file starts with: a journal's, or an audit log's
     ///   (``AuditFraming/preamble``), whose frames are the same.
@@ -96,7 +97,8 @@ public enum JournalFraming {
                 checksum(length: Array(bytes[offset..<offset + 4]), payload: payload, cost: &cost)[...]
                     == bytes[offset + 4..<payloadStart]
             else {
-                if end == bytes.count { return (records, offset) }
+                // The last frame, or the last before a zero tail: a torn append.
+                if end == bytes.count || ZeroTail.isZeros(bytes, from: end) { return (records, offset) }
                 throw .damaged(file: file, offset: UInt64(offset), reason: "record checksum does not match")
             }
             records.append(JournalReplay.Record(offset: UInt64(offset), bytes: Array(payload)))

@@ -105,10 +105,11 @@ public enum VaultFileCheck {
                     ? JournalFraming.preamble(version: JournalFraming.version(of: bytes) ?? VaultRecord.currentFormat)
                     : AuditFraming.preamble
                 let parsed = try JournalFraming.parse(bytes, file: path, preamble: preamble)
-                if isJournal, parsed.goodEnd < bytes.count {
+                // A zero-filled tail is written ahead of appends: not a torn one.
+                if isJournal, let last = bytes[parsed.goodEnd...].lastIndex(where: { $0 != 0 }) {
                     return Finding(
                         kind: .torn, file: path, offset: UInt64(parsed.goodEnd),
-                        what: "ends in a torn append of \(bytes.count - parsed.goodEnd) bytes")
+                        what: "ends in a torn append of \(last + 1 - parsed.goodEnd) bytes")
                 }
             }
         } catch {

@@ -3,7 +3,7 @@
 acknowledged write (issue 13, "Crash").
 
     /usr/bin/python3 crash_rounds.py --puffd PATH --puffctl PATH --data-dir DIR \
-        [--rounds 50] [--writers 3] [--seed N]
+        [--rounds 50] [--writers 3] [--check-grouping] [--seed N]
 
 DBUS_SESSION_BUS_ADDRESS names a private bus on which nothing else owns
 org.freedesktop.secrets. Round 0 runs `puffctl init`; every round then starts
@@ -17,12 +17,18 @@ there after the restart with its exact secret. Each writer has at most one
 write in flight when puffd dies; that one may or may not have happened, but
 nothing else may differ, and every item found must give its secret.
 
+With --check-grouping puffd logs at debug level, and a round also fails unless
+one journal flush of that round made more than one record durable (the log line
+`journal flush records=K` with K > 1, design core-reshaped §6): the writers'
+appends were really grouped, not flushed one by one.
+
 Prints `ok round N` or `FAIL round N: <reason>` (key names and counts only,
 never a secret), then `N passed, M failed`.
 """
 
 import argparse
 import os
+import re
 import random
 import sys
 import threading
@@ -36,6 +42,7 @@ from harness import HANG_GUARD  # noqa: E402
 from puffd_process import Puffd, puffctl  # noqa: E402
 
 ATTRIBUTE = "puff-crash-key"
+FLUSH_LINE = re.compile(rb"journal flush records=(\d+)")
 MAX_KEYS_PER_WRITER = 12
 
 
@@ -134,6 +141,13 @@ def verify(model, pendings):
     return None
 
 
+def largest_flush(log_path, start):
+    """The most records one journal flush made durable, by puffd's debug log from `start` on."""
+    with open(log_path, "rb") as log:
+        log.seek(start)
+        return max((int(count) for count in FLUSH_LINE.findall(log.read())), default=0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--puffd", required=True)
@@ -141,11 +155,14 @@ def main():
     parser.add_argument("--data-dir", required=True)
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--writers", type=int, default=3)
+    parser.add_argument("--check-grouping", action="store_true")
     parser.add_argument("--seed", type=int, default=int(time.time()))
     args = parser.parse_args()
+    args.log_level = "debug" if args.check_grouping else "info"
     rng = random.Random(args.seed)
     print(f"seed {args.seed}", flush=True)
-    log = open(os.path.join(os.path.dirname(args.data_dir.rstrip("/")), "crash-puffd.log"), "ab")
+    log_path = os.path.join(os.path.dirname(args.data_dir.rstrip("/")), "crash-puffd.log")
+    log = open(log_path, "ab")
     model = {}
     pendings = []
     passed = failed = acknowledged = 0
@@ -166,6 +183,8 @@ def main():
             print(f"FAIL round {round_number}: {reason}", flush=True)
             daemon.kill()
             break
+        log.flush()
+        round_log_start = os.path.getsize(log_path)
         writers = [Writer(n, round_number, model, random.Random(rng.random())) for n in range(args.writers)]
         for writer in writers:
             writer.start()
@@ -180,8 +199,18 @@ def main():
         pendings = [writer.pending for writer in writers if writer.pending is not None]
         round_writes = sum(writer.acknowledged for writer in writers)
         acknowledged += round_writes
+        grouped = ""
+        if args.check_grouping:
+            largest = largest_flush(log_path, round_log_start)
+            if largest < 2:
+                failed += 1
+                print(f"FAIL round {round_number}: no journal flush made more than one record durable "
+                      f"(largest {largest}, {round_writes} writes acknowledged)", flush=True)
+                break
+            grouped = f", largest flush {largest} records"
         passed += 1
-        print(f"ok round {round_number} ({round_writes} writes acknowledged, {len(model)} items)", flush=True)
+        print(f"ok round {round_number} ({round_writes} writes acknowledged, {len(model)} items{grouped})",
+              flush=True)
     # The last kill is checked too: one more start, unlock and verification.
     if failed == 0:
         try:

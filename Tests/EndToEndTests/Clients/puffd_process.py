@@ -25,7 +25,7 @@ class Puffd:
 
         self.process = subprocess.Popen(
             [args.puffd, "--address", os.environ["DBUS_SESSION_BUS_ADDRESS"], "--data-dir", args.data_dir,
-             "--kdf", "interactive", "--log-level", "info"],
+             "--kdf", "interactive", "--log-level", getattr(args, "log_level", "info")],
             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             preexec_fn=limit if file_size_limit is not None else None)
         bus = open_dbus_connection(bus="SESSION")
