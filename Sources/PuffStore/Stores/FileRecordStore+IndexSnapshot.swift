@@ -50,7 +50,7 @@ extension FileRecordStore {
         let end = parsed.goodEnd - preamble.count
         guard rest[end...].allSatisfy({ $0 == 0 }) else { return nil }
         let shift = offset - UInt64(preamble.count)
-        committer.noteEnd(end, of: space)
+        committer.noteEnd(Int(offset) + end, of: space)
         return JournalReplay(
             records: parsed.records.map { JournalReplay.Record(offset: $0.offset + shift, bytes: $0.bytes) },
             cut: nil, size: offset + UInt64(end), version: version, heads: try headSlots(space))
