@@ -20,8 +20,9 @@ import Testing
 }
 
 /// The memory budget of a collection's items (design core-reshaped §5), measured on the C heap
-/// with `mallinfo2`. Other tests allocate in the same process meanwhile, so the smallest of three
-/// builds counts.
+/// with `mallinfo2`, which counts every thread's allocations: `make check` and `make test` run
+/// this suite alone, in a process of its own (the Makefile's ALONE_TESTS), and the smallest of
+/// three builds counts.
 @Suite(.serialized) struct MemoryBudgetTests {
     @Test func oneHundredThousandItemsReadFromAJournalStayUnderThreeMiBOnTheHeap() {
         var used = Int.max
