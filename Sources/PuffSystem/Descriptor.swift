@@ -59,6 +59,11 @@ extension FileDescriptor {
         _ = try typed { try writeAll(bytes) }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`), leaving the descriptor's own offset alone.
+    public func writeFully(_ bytes: [UInt8], atAbsoluteOffset offset: Int64) throws(Errno) {
+        _ = try typed { try writeAll(toAbsoluteOffset: offset, bytes) }
+    }
+
     /// Reads until `bytes` is full or the input ends; returns how many bytes came.
     public func readFully(into bytes: inout [UInt8]) throws(Errno) -> Int {
         try typed { try bytes.withUnsafeMutableBytes { (raw) throws in try readFully(into: raw) } }

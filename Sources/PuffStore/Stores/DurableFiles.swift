@@ -68,18 +68,12 @@ enum DurableFiles {
         }
     }
 
-    /// Writes all of `bytes` at `offset` (`pwrite`), retrying after interruptions.
+    /// Writes all of `bytes` at `offset` (`pwrite`), however many calls it takes.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes {
-                pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(offset + written))
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw writeError("cannot write", path, errno)
-            }
-            written += result
+        do throws(Errno) {
+            try FileDescriptor(rawValue: fd).writeFully(bytes, atAbsoluteOffset: Int64(offset))
+        } catch {
+            throw writeError("cannot write", path, error.rawValue)
         }
     }
 

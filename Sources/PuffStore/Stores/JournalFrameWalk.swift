@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import PuffCrypto
+import PuffSystem
+import SystemPackage
 
 /// Walks a journal's frames from a descriptor, a piece at a time, checking each one's length and
 /// checksum: what a start from an index snapshot checks of the part the snapshot covers, after the
@@ -55,14 +57,11 @@ struct FrameWalk {
         start = at
         filled = kept
         let wanted = Int(min(UInt64(piece.count - filled), end - (start + UInt64(filled))))
-        var done = 0
-        while done < wanted {
-            let result = pread(
-                fd, piece.baseAddress! + filled + done, wanted - done, off_t(start) + off_t(filled + done))
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else { break }
-            done += result
-        }
+        // A read error ends the walk here, as the file's end would: the frame is then incomplete.
+        let target = UnsafeMutableRawBufferPointer(rebasing: piece[filled..<filled + wanted])
+        let done =
+            (try? FileDescriptor(rawValue: fd).readFully(fromAbsoluteOffset: Int64(start) + Int64(filled), into: target))
+            ?? 0
         filled += done
         return filled >= count
     }
