@@ -17,10 +17,12 @@ there after the restart with its exact secret. Each writer has at most one
 write in flight when puffd dies; that one may or may not have happened, but
 nothing else may differ, and every item found must give its secret.
 
-With --check-grouping puffd logs at debug level, and a round also fails unless
-one journal flush of that round made more than one record durable (the log line
+With --check-grouping puffd logs at debug level, and the run also fails unless
+some journal flush made more than one record durable (the log line
 `journal flush records=K` with K > 1, design core-reshaped §6): the writers'
-appends were really grouped, not flushed one by one.
+appends were really grouped, not flushed one by one. Not every round: the kill
+lands at a random moment, and a round cut short after a few writes may not
+have had two of them in flight at once (CI at load 20: 11 writes, no group).
 
 Prints `ok round N` or `FAIL round N: <reason>` (key names and counts only,
 never a secret), then `N passed, M failed`.
@@ -166,6 +168,7 @@ def main():
     model = {}
     pendings = []
     passed = failed = acknowledged = 0
+    largest_group = 0
     for round_number in range(args.rounds):
         try:
             daemon = Puffd(args, log)
@@ -202,11 +205,7 @@ def main():
         grouped = ""
         if args.check_grouping:
             largest = largest_flush(log_path, round_log_start)
-            if largest < 2:
-                failed += 1
-                print(f"FAIL round {round_number}: no journal flush made more than one record durable "
-                      f"(largest {largest}, {round_writes} writes acknowledged)", flush=True)
-                break
+            largest_group = max(largest_group, largest)
             grouped = f", largest flush {largest} records"
         passed += 1
         print(f"ok round {round_number} ({round_writes} writes acknowledged, {len(model)} items{grouped})",
@@ -229,6 +228,10 @@ def main():
     if acknowledged == 0:
         failed += 1
         print("FAIL no write was acknowledged in any round", flush=True)
+    if args.check_grouping and largest_group < 2:
+        failed += 1
+        print(f"FAIL no journal flush of any round made more than one record durable "
+              f"({acknowledged} writes acknowledged in all)", flush=True)
     print(f"{passed} passed, {failed} failed", flush=True)
     return 1 if failed else 0
 
