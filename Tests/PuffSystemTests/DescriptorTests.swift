@@ -14,14 +14,19 @@ import Testing
 
     @Test func readFullyGathersPiecesUntilTheBufferIsFull() throws {
         let ends = try pipe()
-        defer { try? ends.read.close() }
+        let written = Received()
         let writer = Thread {
             for piece in 0..<8 { _ = try? ends.write.writeAll([UInt8](repeating: UInt8(piece), count: 1000)) }
             try? ends.write.close()
+            written.done.signal()
         }
         writer.start()
         var buffer = [UInt8](repeating: 0xFF, count: 5000)
         let count = try buffer.withUnsafeMutableBytes { try ends.read.readFully(into: $0) }
+        // The read end stays open until the writer is done: a write to a pipe nobody reads
+        // raises SIGPIPE, which ends the whole test process (CI ci65 died of signal 13).
+        written.done.wait()
+        try ends.read.close()
         #expect(count == 5000)
         #expect(buffer[999] == 0 && buffer[1000] == 1 && buffer[4999] == 4)
     }
