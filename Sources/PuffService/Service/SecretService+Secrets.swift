@@ -13,6 +13,8 @@ extension SecretService {
     public func secret(of id: ItemID, session sessionID: SessionID, caller: Caller) async throws(ServiceError)
         -> TransportSecret
     {
+        // Reads answered on the bus thread before this one count as used first (session LRU, audit order).
+        flushFastReads()
         _ = try session(sessionID, client: caller.client)
         _ = try record(of: id)
         guard !(try state(of: id.collection)).isLocked else { throw .isLocked }
@@ -42,6 +44,7 @@ extension SecretService {
     public func secrets(
         for ids: [ItemID], session sessionID: SessionID, caller: Caller
     ) async throws(ServiceError) -> [(ItemID, TransportSecret)] {
+        flushFastReads()
         _ = try session(sessionID, client: caller.client)
         let deadline = readDeadline()
         // The reads' audit entries are written together as the call ends, however it ends.
