@@ -28,12 +28,20 @@ struct LoginRekeyFlowTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let first = try await daemon(loginPassword: "old login pw")
-        #expect(first.log.contains("login created with the passcode from --unlock-fd"), "\(first.log.suffix(1500))")
+        // The vault loads after the bus name is owned: the line may come after the start.
+        #expect(
+            await poll(limit: HangGuard.step) {
+                first.log.contains("login created with the passcode from --unlock-fd")
+            }, "\(first.log.suffix(1500))")
         _ = await first.terminate()
 
         // The password changed while puffd did not run; nobody answers the re-sync question.
         let puffd = try await daemon(loginPassword: "new login pw")
-        #expect(puffd.log.contains("The passcode from --unlock-fd does not open login"), "\(puffd.log.suffix(1500))")
+        // The vault loads after the bus name is owned: the line may come after the start.
+        #expect(
+            await poll(limit: HangGuard.step) {
+                puffd.log.contains("The passcode from --unlock-fd does not open login")
+            }, "\(puffd.log.suffix(1500))")
         let advised = await poll(limit: HangGuard.step) { puffd.log.contains("run: puffctl passwd login") }
         #expect(advised, "the log says what to do: \(puffd.log.suffix(1500))")
 
@@ -51,7 +59,11 @@ struct LoginRekeyFlowTests {
 
         // The next login, as the PAM module hands it over, opens it with the new password.
         let next = try await daemon(loginPassword: "new login pw")
-        #expect(next.log.contains("login unlocked with the passcode from --unlock-fd"), "\(next.log.suffix(1500))")
+        // The vault loads after the bus name is owned: the line may come after the start.
+        #expect(
+            await poll(limit: HangGuard.step) {
+                next.log.contains("login unlocked with the passcode from --unlock-fd")
+            }, "\(next.log.suffix(1500))")
         #expect(!next.log.contains("new login pw") && !next.log.contains("old login pw"))
     }
 }

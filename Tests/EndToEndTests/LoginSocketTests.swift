@@ -84,7 +84,11 @@ struct LoginSocketTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let arguments = ["--data-dir", vault, "--kdf", "interactive", "--unlock-fd", "0"]
         let first = try await TestDaemon(arguments: arguments, input: Data("fd pass".utf8))
-        #expect(first.log.contains("login created with the passcode from --unlock-fd"), "\(first.log.suffix(1500))")
+        // The vault loads after the bus name is owned: the line may come after the start.
+        #expect(
+            await poll(limit: HangGuard.step) {
+                first.log.contains("login created with the passcode from --unlock-fd")
+            }, "\(first.log.suffix(1500))")
         let store = try await ChildProcess.run(
             "/usr/bin/secret-tool", ["store", "--label=fd", "service", "unlock-fd"],
             environment: first.clientEnvironment, input: Data("fd-secret".utf8))
@@ -111,6 +115,10 @@ struct LoginSocketTests {
         let second = try await TestDaemon(
             arguments: ["--data-dir", vault, "--kdf", "interactive", "--unlock-fd", "0"],
             input: Data("line pass\n".utf8))
-        #expect(second.log.contains("login unlocked with the passcode from --unlock-fd"), "\(second.log.suffix(1500))")
+        // The vault loads after the bus name is owned: the line may come after the start.
+        #expect(
+            await poll(limit: HangGuard.step) {
+                second.log.contains("login unlocked with the passcode from --unlock-fd")
+            }, "\(second.log.suffix(1500))")
     }
 }
