@@ -32,7 +32,7 @@ final class CollectionVault {
     /// What the bus thread may read (``ReadView``): the items, their settings and, while open,
     /// the key. Written only through ``table``, ``settings`` and ``publishKey()``.
     let readable = SharedState(ReadableCollection())
-    /// Runs inside ``lock()`` after the key left ``readable`` and before it is wiped (tests).
+    /// Runs inside ``lock(forGood:)`` after the key left ``readable`` and before it is wiped (tests).
     var afterUnpublishing: (() -> Void)?
     /// The items by number; read through ``items``, which opens them.
     var table: ItemTable {
