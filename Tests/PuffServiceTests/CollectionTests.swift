@@ -9,12 +9,16 @@ import Testing
 @Suite struct CollectionTests {
     static let keys = CollectionKeys(records: SecretSealer(), audit: SecretSealer())
     static let keeps = LockRetention.records(keepsIndex: true, complete: true)
+    /// An auto-lock timer that does nothing: the state only hands it back to be cancelled.
+    static let timer = Task<Void, Never> {}
+    static let clocks = UnlockActivity(token: 1, unlockedAt: .seconds(10), lastUse: .seconds(10), timer: timer)
 
     /// A collection scanned at start and opened by one unlock.
     static func opened(_ read: UnlockRead = .inPlace) throws -> CollectionState {
         var state = CollectionState(scannedWith: [])
         _ = try state.apply(.unlockStarted)
         _ = try state.apply(.keyUnwrapped(keys, read: read))
+        _ = try state.apply(.autoLockStarted(clocks))
         return state
     }
 
@@ -60,7 +64,8 @@ import Testing
     @Test func aLockUnpublishesTheKeyBeforeAnythingElseAndForgetsWhatTheKeyShowed() throws {
         var state = try Self.opened()
         let actions = try state.apply(.lockRequested(Self.keeps))
-        #expect(actions == [.unpublishKey, .stopAutoLock, .forgetLabels, .forgetKey, .announce(locked: true)])
+        #expect(
+            actions == [.unpublishKey, .stopAutoLock(Self.timer), .forgetLabels, .forgetKey, .announce(locked: true)])
         #expect(state.keys == nil && state.records == .checked)
         guard case .locked = state.lock else {
             Issue.record("a lock of an open collection locks it, was \(state.lock)")
@@ -72,14 +77,17 @@ import Testing
         var never = try Self.opened()
         #expect(
             try never.apply(.lockRequested(.records(keepsIndex: false, complete: true)))
-                == [.unpublishKey, .stopAutoLock, .forgetLabels, .dropIndex, .forgetKey, .announce(locked: true)])
+                == [
+                    .unpublishKey, .stopAutoLock(Self.timer), .forgetLabels, .dropIndex, .forgetKey,
+                    .announce(locked: true),
+                ])
         var unrecorded = try Self.opened()
         _ = try unrecorded.apply(.lockRequested(.records(keepsIndex: true, complete: false)))
         #expect(unrecorded.records == .incomplete, "an item without a record sends the next unlock to the journal")
         var privately = try Self.opened()
         #expect(
             try privately.apply(.closed(.nothing))
-                == [.unpublishKey, .stopAutoLock, .forgetItems, .dropIndex, .forgetKey])
+                == [.unpublishKey, .stopAutoLock(Self.timer), .forgetItems, .dropIndex, .forgetKey])
         #expect(privately.records == .incomplete)
     }
 
@@ -145,8 +153,26 @@ import Testing
 
     @Test func aCollectionCreatedOpenIsCheckedAndLocksLikeAnyOther() throws {
         var state = CollectionState(openedWith: Self.keys, damage: [])
-        #expect(state.isOpen && state.records == .checked)
-        #expect(try state.apply(.closed(Self.keeps)) == [.unpublishKey, .stopAutoLock, .forgetLabels, .forgetKey])
+        #expect(state.isOpen && state.records == .checked && state.activity == nil)
+        #expect(try state.apply(.closed(Self.keeps)) == [.unpublishKey, .forgetLabels, .forgetKey])
         #expect(!state.isOpen)
+    }
+
+    @Test func autoLockClocksLiveOnlyWhileOpenAndARestartOrALockCancelsTheirTimer() throws {
+        var state = try Self.opened()
+        #expect(try state.apply(.used(at: .seconds(25))) == [])
+        #expect(state.activity?.lastUse == .seconds(25) && state.activity?.unlockedAt == .seconds(10))
+        let later = Task<Void, Never> {}
+        let again = UnlockActivity(token: 2, unlockedAt: .seconds(30), lastUse: .seconds(30), timer: later)
+        #expect(try state.apply(.autoLockStarted(again)) == [.stopAutoLock(Self.timer)])
+        #expect(try state.apply(.autoLockTimerEnded) == [])
+        #expect(state.activity?.token == 2 && state.activity?.timer == nil)
+        #expect(
+            try state.apply(.lockRequested(Self.keeps)) == [
+                .unpublishKey, .forgetLabels, .forgetKey, .announce(locked: true),
+            ])
+        #expect(state.activity == nil)
+        #expect(throws: CollectionRefusal.notOpen) { try state.apply(.autoLockStarted(Self.clocks)) }
+        #expect(try state.apply(.used(at: .seconds(40))) == [] && state.activity == nil)
     }
 }

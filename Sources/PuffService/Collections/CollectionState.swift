@@ -19,7 +19,8 @@ struct CollectionState {
         /// Locked, with `attempts` unlocks under way (a key derivation, a journal read): the
         /// first to unwrap the key opens it. A `Lock` meanwhile stops none of them.
         case opening(attempts: Int)
-        case open(CollectionKeys)
+        /// Unlocked, with the clocks auto-lock reads once it started them.
+        case open(CollectionKeys, activity: UnlockActivity?)
     }
 
     /// Orthogonal to ``Lock``: a damaged collection may be open, and reads what authenticates.
@@ -55,14 +56,20 @@ struct CollectionState {
 
     /// A collection read whole with its key (created, or the `session` collection).
     init(openedWith keys: CollectionKeys, damage: [String]) {
-        lock = .open(keys)
+        lock = .open(keys, activity: nil)
         writes = Writes(damage)
         records = .checked
     }
 
     var keys: CollectionKeys? {
-        guard case .open(let keys) = lock else { return nil }
+        guard case .open(let keys, _) = lock else { return nil }
         return keys
+    }
+
+    /// Since when it is unlocked and used, for auto-lock; nil while locked.
+    var activity: UnlockActivity? {
+        guard case .open(_, let activity) = lock else { return nil }
+        return activity
     }
 
     var isOpen: Bool { keys != nil }
@@ -92,6 +99,12 @@ enum CollectionEvent {
     case lockRequested(LockRetention)
     /// The collection goes for good (deleted, or its files are replaced): locked, not announced.
     case closed(LockRetention)
+    /// The auto-lock clocks of this unlock started (or started again), with their timer.
+    case autoLockStarted(UnlockActivity)
+    /// A secret was read or written at `time`: the idle time starts again.
+    case used(at: Duration)
+    /// The auto-lock timer is ending on its own (it locks the collection next).
+    case autoLockTimerEnded
     /// A record that does not open, or damage a compaction found.
     case damageFound([String])
     /// `puffctl repair` rewrote the journal with every record that authenticates.
@@ -129,8 +142,8 @@ enum CollectionAction: Equatable {
     case unpublishKey
     /// Start the auto-lock clocks (and timer) of an unlock.
     case startAutoLock
-    /// Stop the auto-lock timer.
-    case stopAutoLock
+    /// Cancel the auto-lock timer of an unlock that ends, or that started again.
+    case stopAutoLock(Task<Void, Never>)
     /// Keep the master key where a restart finds it (the kernel keyring).
     case keepKey
     /// Make that keeper forget it.
@@ -164,8 +177,8 @@ extension CollectionState {
     ///
     /// - Throws: ``CollectionRefusal`` for an event the state does not take (the state is then
     ///   unchanged): an unlock of an open collection, keys or a failure with no unlock under way,
-    ///   new keys for a locked collection, a locked collection's move for an open one. A lock,
-    ///   damage and a repair are taken in every state.
+    ///   new keys or auto-lock clocks for a locked collection, a locked collection's move for an
+    ///   open one. A lock, a use, damage and a repair are taken in every state.
     mutating func apply(_ event: CollectionEvent) throws(CollectionRefusal) -> [CollectionAction] {
         switch event {
         case .unlockStarted:
@@ -181,7 +194,7 @@ extension CollectionState {
             case .locked: throw .noUnlockUnderWay
             case .opening: break
             }
-            lock = .open(keys)
+            lock = .open(keys, activity: nil)
             records = .checked
             let opened: [CollectionAction] = [.keepKey, .startAutoLock, .announce(locked: false)]
             guard case .journal(let damage) = read else { return [.publishKey] + opened }
@@ -196,6 +209,22 @@ extension CollectionState {
             return locking(retention) + [.forgetKey, .announce(locked: true)]
         case .closed(let retention):
             return locking(retention) + [.forgetKey]
+        case .autoLockStarted(let activity):
+            guard case .open(let keys, let old) = lock else { throw .notOpen }
+            lock = .open(keys, activity: activity)
+            return old?.timer.map { [.stopAutoLock($0)] } ?? []
+        case .used(let time):
+            if case .open(let keys, var activity?) = lock {
+                activity.lastUse = time
+                lock = .open(keys, activity: activity)
+            }
+            return []
+        case .autoLockTimerEnded:
+            if case .open(let keys, var activity?) = lock {
+                activity.timer = nil
+                lock = .open(keys, activity: activity)
+            }
+            return []
         case .damageFound(let findings):
             var all = damage
             for finding in findings where !all.contains(finding) { all.append(finding) }
@@ -205,8 +234,8 @@ extension CollectionState {
             writes = .writable
             return []
         case .rekeyed(let keys, let damage):
-            guard isOpen else { throw .notOpen }
-            lock = .open(keys)
+            guard case .open(_, let activity) = lock else { throw .notOpen }
+            lock = .open(keys, activity: activity)
             writes = Writes(damage)
             records = .checked
             return [.publishKey]
@@ -222,9 +251,9 @@ extension CollectionState {
     /// goes from memory with the keys.
     private mutating func locking(_ retention: LockRetention) -> [CollectionAction] {
         var actions: [CollectionAction] = []
-        if isOpen {
+        if case .open(_, let activity) = lock {
             // The key leaves the bus thread's reach first; the keys are wiped after the actions.
-            actions = [.unpublishKey, .stopAutoLock]
+            actions = [.unpublishKey] + (activity?.timer.map { [.stopAutoLock($0)] } ?? [])
             lock = .locked
             if case .records(_, let complete) = retention {
                 actions.append(.forgetLabels)

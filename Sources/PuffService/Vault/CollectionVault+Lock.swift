@@ -13,13 +13,13 @@ extension CollectionVault {
         perform(try applied(event))
     }
 
-    /// ``send(_:)`` for an event every state takes: a lock, damage, a repair.
+    /// ``send(_:)`` for an event every state takes: a lock, a use, damage, a repair.
     @discardableResult
     private func take(_ event: CollectionEvent) -> [CollectionAction] {
         do {
             return try send(event)
         } catch {
-            preconditionFailure("a lock, damage and a repair are taken in every state (CollectionTests)")
+            preconditionFailure("a lock, a use, damage and a repair are taken in every state (CollectionTests)")
         }
     }
 
@@ -33,9 +33,7 @@ extension CollectionVault {
             case .unpublishKey:
                 publishKey()
                 afterUnpublishing?()
-            case .stopAutoLock:
-                activity?.timer?.cancel()
-                activity = nil
+            case .stopAutoLock(let timer): timer.cancel()
             case .forgetItems:
                 table = ItemTable()
                 settings = [:]
@@ -68,6 +66,19 @@ extension CollectionVault {
             take(forGood ? .closed(retention) : .lockRequested(retention))
         }
     }
+
+    /// Starts the auto-lock clocks of an open collection (cancelling an earlier timer); false,
+    /// changing nothing, when it is locked.
+    @discardableResult
+    func startAutoLock(_ activity: UnlockActivity) -> Bool {
+        (try? send(.autoLockStarted(activity))) != nil
+    }
+
+    /// Notes a use at `time`: auto-lock's idle clock starts again.
+    func noteUse(at time: Duration) { take(.used(at: time)) }
+
+    /// Notes that the auto-lock timer is ending on its own, so the lock it makes cancels nothing.
+    func noteTimerEnded() { take(.autoLockTimerEnded) }
 
     /// Names damage found in the journal or a record: the collection takes no writes.
     func noteDamage(_ findings: [String]) { take(.damageFound(findings)) }

@@ -32,7 +32,7 @@ final class CollectionVault {
     /// What the bus thread may read (``ReadView``): the items, their settings and, while open,
     /// the key. Written only through ``table``, ``settings`` and ``publishKey()``.
     let readable = SharedState(ReadableCollection())
-    /// Runs inside ``lock()`` after the key left ``readable`` and before it is wiped (tests).
+    /// Runs inside ``lock(forGood:)`` after the key left ``readable`` and before it is wiped (tests).
     var afterUnpublishing: (() -> Void)?
     /// The items by number; read through ``items``, which opens them.
     var table: ItemTable {
@@ -73,8 +73,6 @@ final class CollectionVault {
     var deadRecords: Int
     /// The connection that created it since start, which may delete it without a prompt.
     var creator: ClientID?
-    /// Since when it is unlocked and used, for auto-lock; nil while locked.
-    var activity: UnlockActivity?
     /// The journal's format: 1 (unchained, written before issue 24) is upgraded by the first write.
     var format: UInt8 { didSet { publishKey() } }
     /// The newest record of the journal's chain, which the next append names; nil for format 1
@@ -145,6 +143,8 @@ final class CollectionVault {
     /// Whether the records in memory were checked against the journal's sealed head since they
     /// were read (an unlock did, or they were written since): a later unlock need not check again.
     var chainChecked: Bool { state.records == .checked }
+    /// Since when it is unlocked and used, for auto-lock; nil while locked.
+    var activity: UnlockActivity? { state.activity }
 
     var isPrivate: Bool { header?.flags.contains(.private) ?? false }
     var isHidden: Bool { header?.flags.contains(.hidden) ?? false }
