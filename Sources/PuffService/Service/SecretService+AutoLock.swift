@@ -35,7 +35,6 @@ extension SecretService {
     /// its timer when a limit is on. The in-memory `session` collection never locks.
     func startAutoLock(_ vault: CollectionVault) {
         guard vault.space != nil, !vault.isLocked else { return }
-        vault.activity?.timer?.cancel()
         nextAutoLockToken += 1
         let now = timeline.now
         var activity = UnlockActivity(token: nextAutoLockToken, unlockedAt: now, lastUse: now)
@@ -52,12 +51,13 @@ extension SecretService {
                 }
             }
         }
-        vault.activity = activity
+        // Open (checked above), so it takes the clocks and cancels an earlier timer.
+        vault.startAutoLock(activity)
     }
 
     /// Notes that a secret of the collection was read or written: its idle time starts again.
     func noteUse(_ vault: CollectionVault) {
-        vault.activity?.lastUse = timeline.now
+        vault.noteUse(at: timeline.now)
     }
 
     /// How many unlocked collections have an auto-lock timer (tests check that 0 turns limits off).
@@ -80,7 +80,7 @@ extension SecretService {
         logger.info(
             "Collection locked",
             metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)", "reason": "\(due.reason)"])
-        vault.activity?.timer = nil  // this task is ending; cancelling itself would be pointless
+        vault.noteTimerEnded()  // this task is ending; cancelling itself would be pointless
         lockNow(id)
         return nil
     }

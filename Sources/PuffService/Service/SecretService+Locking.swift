@@ -72,10 +72,22 @@ extension SecretService {
         if isLocked {
             // Reads answered on the bus thread are logged while the audit key is still here.
             flushFastReads()
-            state.lock()
-            forgetKey(of: state)
+            finishLocking(state, state.lock())
+        } else {
+            announceLock(isLocked, collection)
         }
-        announceLock(isLocked, collection)
+    }
+
+    /// Performs what locking `vault` asks of the service (``CollectionVault/lock(forGood:)``):
+    /// the key keeper forgets its key, and clients hear that it locked.
+    func finishLocking(_ vault: CollectionVault, _ actions: [CollectionAction]) {
+        for action in actions {
+            switch action {
+            case .forgetKey: forgetKey(of: vault)
+            case .announce(let locked): announceLock(locked, vault.id)
+            default: break  // the vault's own, performed already
+            }
+        }
     }
 
     /// Emits one `lockChanged` for the collection (§7), whatever its size. When an unlock read the

@@ -96,33 +96,34 @@ extension SecretService {
         }
         guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
         let id = vault.id
+        // Locked, so the state takes it; an attempt that ends without opening says so.
+        guard (try? vault.send(.unlockStarted)) != nil else { return }
+        var opening: [CollectionAction]?
+        defer { if opening == nil { _ = try? vault.send(.unlockFailed) } }
         // Read before the first audit entry, while nothing can append (no audit key yet).
         await primeAuditSequence(of: space)
         // The collection may have been deleted, opened by another call or re-keyed meanwhile.
         guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
         guard vault.space == space else { throw .wrongPasscode(nil) }
-        if vault.unlockInPlace(master: master) {
-            finishOpening(vault, master: master, viewChanged: !vault.isPrivate)
-            return
+        do {
+            opening = try vault.unlockInPlace(master: master)
+        } catch {
+            return  // another unlock opened it
+        }
+        if let opening {
+            return finishOpening(vault, master: master, opening)
         }
         let file = store.name(of: .journal(space))
-        // A collection not open yet is read whole from its journal, so every record, live or not,
-        // is authenticated in its place in the chain (a scan's clear prefixes prove nothing).
-        let needsItems = !vault.isOpen
+        // A locked collection is read whole from its journal, so every record, live or not, is
+        // authenticated in its place in the chain (a scan's clear prefixes prove nothing).
         let journal: JournalReplay
         do {
-            journal = needsItems ? try await store.replay(space) : JournalReplay(records: [], cut: nil, size: 0)
+            journal = try await store.replay(space)
         } catch {
             throw .damaged("\(error)")
         }
         let opened = await BlockingWork.result { () throws(VaultDamage) in
-            try VaultOpening.open(
-                journal, header: header, master: master, id: id, file: file,
-                fields: needsItems
-                    ? nil
-                    : CollectionFields(
-                        id: id.rawValue, label: "", created: 0, modified: 0,
-                        nextItemNumber: 1, aliases: []))
+            try VaultOpening.open(journal, header: header, master: master, id: id, file: file, fields: nil)
         }
         switch opened {
         case .failure(let damage):
@@ -134,10 +135,12 @@ extension SecretService {
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
             // Or re-keyed: `master` is then the old key, which must not serve the new space.
             guard vault.space == space else { throw .wrongPasscode(nil) }
-            vault.unlock(with: opened, replacingItems: needsItems)
-            // The journal read whole and every record opened are freed now.
-            if needsItems { MemoryTrim.trim() }
-            if needsItems, !opened.damage.isEmpty {
+            do {
+                opening = try vault.unlock(with: opened)
+            } catch {
+                return  // another unlock opened it, or did and a lock came after
+            }
+            if !opened.damage.isEmpty {
                 logger.error(
                     "A collection opened with damage: what authenticates is readable, writes wait for puffctl repair",
                     metadata: ["collection.id": "\(id)", "damage": "\(opened.damage.joined(separator: "; "))"])
@@ -145,7 +148,7 @@ extension SecretService {
         }
         // A version 1 head is not rewritten here: opening writes nothing (an older puffd still
         // reads the vault); the next append writes a version 2 head.
-        finishOpening(vault, master: master, viewChanged: needsItems && !vault.isPrivate)
+        if let opening { finishOpening(vault, master: master, opening) }
     }
 
     /// Reads the audit log's next sequence number for `space` off the actor, once, so the
@@ -157,21 +160,26 @@ extension SecretService {
         if !auditLog.knowsSequence(of: space) { auditLog.prime(space, next: next) }
     }
 
-    /// Keeps the key of a collection just unlocked, starts its auto-lock, and announces it (a
-    /// hidden one appears).
-    private func finishOpening(_ vault: CollectionVault, master: MasterKey, viewChanged: Bool) {
+    /// Performs what unlocking `vault` with `master` asks of the service: trims the memory of a
+    /// journal read whole, keeps the key, starts the auto-lock, announces it (a hidden one appears).
+    private func finishOpening(_ vault: CollectionVault, master: MasterKey, _ actions: [CollectionAction]) {
         let id = vault.id
-        if case .ephemeral = mode { vault.escrow = master }
-        keepKey(master, of: vault)
-        startAutoLock(vault)
-        if vault.isHidden, collectionStates[id] == nil {
-            collectionStates[id] = vault
-            collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
-            if let space = vault.space { hiddenHeaders[space] = nil }
-            for alias in vault.fields.aliases { aliases[alias] = id }
-            emit(.collectionCreated(id))
-        } else {
-            announceLock(false, id, viewChanged: viewChanged)
+        for action in actions {
+            switch action {
+            case .trimMemory: MemoryTrim.trim()  // the journal read whole and every record opened
+            case .keepKey:
+                if case .ephemeral = mode { vault.escrow = master }
+                keepKey(master, of: vault)
+            case .startAutoLock: startAutoLock(vault)
+            case .announce where vault.isHidden && collectionStates[id] == nil:
+                collectionStates[id] = vault
+                collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
+                if let space = vault.space { hiddenHeaders[space] = nil }
+                for alias in vault.fields.aliases { aliases[alias] = id }
+                emit(.collectionCreated(id))
+            case .announce(let locked): announceLock(locked, id, viewChanged: !vault.isPrivate)
+            default: break  // the vault's own, performed already
+            }
         }
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
     }
@@ -194,7 +202,8 @@ extension SecretService {
             return
         }
         flushFastReads()
-        vault.lock()
+        // Hidden, it disappears instead of announcing; its key was never kept.
+        _ = vault.lock()
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
         releaseAliases(of: id)
