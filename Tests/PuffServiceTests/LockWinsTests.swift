@@ -92,6 +92,30 @@ import Testing
         #expect(try await fixture.read(item) == "mail secret")
     }
 
+    @Test func aChangeThatOpensALockedCollectionIsRefusedWhenALockCameWhileItsProofWasUnwrapped() async throws {
+        let keys = FakeSecurityKeys()
+        let fixture = try await Fixture.persistent(securityKeys: keys)
+        let mail = try await fixture.makeCollection("Mail", passcode: "mail passcode")
+        _ = try await fixture.service.addSlot(
+            to: mail, kind: .fido2, options: SlotOptions(label: "yubikey"),
+            proof: .typed(Fixture.passcode("mail passcode")), caller: Caller(Fixture.alice))
+        try await fixture.service.lock([mail])
+        keys.setTouch(.wait)
+        let changing = Task {
+            await serviceError { () async throws(ServiceError) in
+                try await fixture.service.setLockedSearch(
+                    .never, of: mail, with: .hardware(pin: nil, passcode: nil, device: nil),
+                    caller: Caller(Fixture.alice))
+            }
+        }
+        while keys.waitingForTouch == 0 { await Task.yield() }
+        await fixture.service.lockAll(reason: .systemSleep)
+        keys.touch()
+
+        #expect(await changing.value == Self.refused)
+        #expect(try await fixture.service.collectionInfo(mail).isLocked, "the Lock won")
+    }
+
     @Test func aFailedUnlockDuringAnotherLeavesOneUnderWayAndNoneOnceThatOneEnds() async throws {
         let (fixture, holding, diary, item) = try await Self.lockedDiary()
         let service = fixture.service
