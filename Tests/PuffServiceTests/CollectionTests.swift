@@ -16,8 +16,8 @@ import Testing
     /// A collection scanned at start and opened by one unlock.
     static func opened(_ read: UnlockRead = .inPlace) throws -> CollectionState {
         var state = CollectionState(scannedWith: [])
-        _ = try state.apply(.unlockStarted)
-        _ = try state.apply(.keyUnwrapped(keys, read: read))
+        _ = try state.apply(.unlockStarted(since: 0))
+        _ = try state.apply(.keyUnwrapped(keys, read: read, since: 0))
         _ = try state.apply(.autoLockStarted(clocks))
         return state
     }
@@ -25,21 +25,22 @@ import Testing
     @Test func anUnlockOpensInPlaceAndAsksToPublishKeepTimeAndAnnounce() throws {
         var state = CollectionState(scannedWith: [])
         #expect(!state.isOpen && state.records == .unchecked)
-        #expect(try state.apply(.unlockStarted) == [])
+        #expect(try state.apply(.unlockStarted(since: 0)) == [])
         guard case .opening(attempts: 1) = state.lock else {
             Issue.record("an unlock under way is opening, was \(state.lock)")
             return
         }
         #expect(!state.isOpen)
-        let actions = try state.apply(.keyUnwrapped(Self.keys, read: .inPlace))
+        let actions = try state.apply(.keyUnwrapped(Self.keys, read: .inPlace, since: 0))
         #expect(actions == [.publishKey, .keepKey, .startAutoLock, .announce(locked: false)])
         #expect(state.isOpen && state.records == .checked && state.writes == .writable)
     }
 
     @Test func anUnlockThatReadTheJournalTrimsMemoryAndTakesTheDamageItFound() throws {
         var state = CollectionState(scannedWith: ["journal: record 3 is not the one the head names"])
-        _ = try state.apply(.unlockStarted)
-        let actions = try state.apply(.keyUnwrapped(Self.keys, read: .journal(damage: ["journal: cut at 120"])))
+        _ = try state.apply(.unlockStarted(since: 0))
+        let actions = try state.apply(
+            .keyUnwrapped(Self.keys, read: .journal(damage: ["journal: cut at 120"]), since: 0))
         #expect(actions == [.publishKey, .trimMemory, .keepKey, .startAutoLock, .announce(locked: false)])
         #expect(state.damage == ["journal: cut at 120"], "the whole read replaces what the scan guessed")
         let clean = try Self.opened(.journal(damage: []))
@@ -101,20 +102,19 @@ import Testing
         #expect(state.records == .incomplete)
     }
 
-    @Test func aLockDuringAnUnlockLetsThatUnlockFinishAndTwoAttemptsCountApart() throws {
+    @Test func twoUnlocksUnderWayCountApartAndTheLastFailureLeavesItLocked() throws {
         var state = CollectionState(scannedWith: [])
-        _ = try state.apply(.unlockStarted)
-        _ = try state.apply(.unlockStarted)
-        _ = try state.apply(.lockRequested(Self.keeps))
+        _ = try state.apply(.unlockStarted(since: 0))
+        _ = try state.apply(.unlockStarted(since: 0))
         #expect(try state.apply(.unlockFailed) == [])
         guard case .opening(attempts: 1) = state.lock else {
             Issue.record("one attempt is still under way, was \(state.lock)")
             return
         }
-        _ = try state.apply(.keyUnwrapped(Self.keys, read: .inPlace))
+        _ = try state.apply(.keyUnwrapped(Self.keys, read: .inPlace, since: 0))
         #expect(state.isOpen)
         var failed = CollectionState(scannedWith: [])
-        _ = try failed.apply(.unlockStarted)
+        _ = try failed.apply(.unlockStarted(since: 0))
         _ = try failed.apply(.unlockFailed)
         guard case .locked = failed.lock else {
             Issue.record("the only attempt failed: locked, was \(failed.lock)")
@@ -122,16 +122,49 @@ import Testing
         }
     }
 
+    @Test func aLockDuringAnUnlockWinsItsKeysAreRefusedAndAnUnlockBegunAfterTheLockOpens() throws {
+        var state = CollectionState(scannedWith: [])
+        let before = state.lockCount
+        _ = try state.apply(.unlockStarted(since: before))
+        _ = try state.apply(.lockRequested(Self.keeps))
+        let after = state.lockCount
+        #expect(after == before + 1)
+        _ = try state.apply(.unlockStarted(since: after))
+        #expect(throws: CollectionRefusal.lockedMeanwhile) {
+            try state.apply(.keyUnwrapped(Self.keys, read: .inPlace, since: before))
+        }
+        #expect(!state.isOpen && state.keys == nil, "the late keys are not taken")
+        #expect(try state.apply(.unlockFailed) == [], "the refused unlock ends as a failure")
+        guard case .opening(attempts: 1) = state.lock else {
+            Issue.record("the unlock begun after the Lock is still under way, was \(state.lock)")
+            return
+        }
+        let actions = try state.apply(.keyUnwrapped(Self.keys, read: .inPlace, since: after))
+        #expect(actions == [.publishKey, .keepKey, .startAutoLock, .announce(locked: false)])
+        #expect(state.isOpen)
+        // One still deriving its key when the Lock came does not start reading the journal.
+        var deriving = CollectionState(scannedWith: [])
+        let ticket = deriving.lockCount
+        _ = try deriving.apply(.lockRequested(.nothing))
+        #expect(throws: CollectionRefusal.lockedMeanwhile) { try deriving.apply(.unlockStarted(since: ticket)) }
+        guard case .locked = deriving.lock else {
+            Issue.record("a refused start changes nothing, was \(deriving.lock)")
+            return
+        }
+    }
+
     @Test func illegalEventsAreRefusedByNameAndChangeNothing() throws {
         var open = try Self.opened()
-        #expect(throws: CollectionRefusal.alreadyOpen) { try open.apply(.unlockStarted) }
-        #expect(throws: CollectionRefusal.alreadyOpen) { try open.apply(.keyUnwrapped(Self.keys, read: .inPlace)) }
+        #expect(throws: CollectionRefusal.alreadyOpen) { try open.apply(.unlockStarted(since: 0)) }
+        #expect(throws: CollectionRefusal.alreadyOpen) {
+            try open.apply(.keyUnwrapped(Self.keys, read: .inPlace, since: 0))
+        }
         #expect(throws: CollectionRefusal.noUnlockUnderWay) { try open.apply(.unlockFailed) }
         #expect(throws: CollectionRefusal.notLocked) { try open.apply(.rescanned(damage: [], keptOld: false)) }
         #expect(open.isOpen && open.records == .checked)
         var locked = CollectionState(scannedWith: ["cut"])
         #expect(throws: CollectionRefusal.noUnlockUnderWay) {
-            try locked.apply(.keyUnwrapped(Self.keys, read: .journal(damage: [])))
+            try locked.apply(.keyUnwrapped(Self.keys, read: .journal(damage: []), since: 0))
         }
         #expect(throws: CollectionRefusal.noUnlockUnderWay) { try locked.apply(.unlockFailed) }
         #expect(throws: CollectionRefusal.notOpen) { try locked.apply(.rekeyed(Self.keys, damage: [])) }

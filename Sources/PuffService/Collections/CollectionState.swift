@@ -16,8 +16,8 @@ struct CollectionKeys {
 struct CollectionState {
     enum Lock {
         case locked
-        /// Locked, with `attempts` unlocks under way (a key derivation, a journal read): the
-        /// first to unwrap the key opens it. A `Lock` meanwhile stops none of them.
+        /// Locked, with `attempts` unlocks under way (a journal read): the first to unwrap the key
+        /// opens it. A `Lock` meanwhile stops each of them (``lockCount``).
         case opening(attempts: Int)
         /// Unlocked, with the clocks auto-lock reads once it started them.
         case open(CollectionKeys, activity: UnlockActivity?)
@@ -46,6 +46,10 @@ struct CollectionState {
     private(set) var lock: Lock
     private(set) var writes: Writes
     private(set) var records: Records
+    /// The `Lock`s it took. An unlock carries the count it began under (before its key
+    /// derivation), and one that a `Lock` came after is refused: a Lock wins over an unlock under
+    /// way, whose keys are then never published (a person who locks expects everything locked).
+    private(set) var lockCount = 0
 
     /// A collection known only from its journal, locked.
     init(scannedWith damage: [String]) {
@@ -89,10 +93,11 @@ extension CollectionState.Writes {
 
 /// What happens to a collection (``CollectionState/apply(_:)``).
 enum CollectionEvent {
-    /// An unlock began: a key derivation, or a journal read, is under way.
-    case unlockStarted
-    /// The unlock under way unwrapped the keys and installed what it read.
-    case keyUnwrapped(CollectionKeys, read: UnlockRead)
+    /// An unlock that began (its key derivation) at ``CollectionState/lockCount`` `since` reads
+    /// the collection.
+    case unlockStarted(since: Int)
+    /// That unlock unwrapped the keys and installed what it read.
+    case keyUnwrapped(CollectionKeys, read: UnlockRead, since: Int)
     /// The unlock under way ended without opening the collection.
     case unlockFailed
     /// A `Lock` (a client's, auto-lock's, `puffctl lock`'s), keeping what `retention` says.
@@ -166,6 +171,8 @@ enum CollectionRefusal: Error, Equatable {
     case alreadyOpen
     /// Keys or a failure of an unlock, with none under way (a lock or another unlock ended it).
     case noUnlockUnderWay
+    /// An unlock, or its keys, for a collection that took a `Lock` since the unlock began.
+    case lockedMeanwhile
     /// New keys for a collection that is not open.
     case notOpen
     /// A locked collection's move for one that is open.
@@ -176,24 +183,28 @@ extension CollectionState {
     /// Moves to the state `event` leads to and returns what that asks for, in order.
     ///
     /// - Throws: ``CollectionRefusal`` for an event the state does not take (the state is then
-    ///   unchanged): an unlock of an open collection, keys or a failure with no unlock under way,
+    ///   unchanged): an unlock of an open collection, or one a `Lock` came after, keys or a failure
+    ///   with no unlock under way,
     ///   new keys or auto-lock clocks for a locked collection, a locked collection's move for an
     ///   open one. A lock, a use, damage and a repair are taken in every state.
     mutating func apply(_ event: CollectionEvent) throws(CollectionRefusal) -> [CollectionAction] {
         switch event {
-        case .unlockStarted:
+        case .unlockStarted(let since):
+            guard since == lockCount else { throw .lockedMeanwhile }
             switch lock {
             case .locked: lock = .opening(attempts: 1)
             case .opening(let attempts): lock = .opening(attempts: attempts + 1)
             case .open: throw .alreadyOpen
             }
             return []
-        case .keyUnwrapped(let keys, let read):
+        case .keyUnwrapped(let keys, let read, let since):
             switch lock {
             case .open: throw .alreadyOpen
             case .locked: throw .noUnlockUnderWay
             case .opening: break
             }
+            // A Lock wins: the keys of an unlock it came after go unused (its failure follows).
+            guard since == lockCount else { throw .lockedMeanwhile }
             lock = .open(keys, activity: nil)
             records = .checked
             let opened: [CollectionAction] = [.keepKey, .startAutoLock, .announce(locked: false)]
@@ -247,9 +258,10 @@ extension CollectionState {
         }
     }
 
-    /// Locks (an unlock under way goes on: it opens the collection when it ends) and says what
-    /// goes from memory with the keys.
+    /// Locks (an unlock under way will be refused its keys) and says what goes from memory with
+    /// the keys.
     private mutating func locking(_ retention: LockRetention) -> [CollectionAction] {
+        lockCount += 1
         var actions: [CollectionAction] = []
         if case .open(_, let activity) = lock {
             // The key leaves the bus thread's reach first; the keys are wiped after the actions.

@@ -15,8 +15,9 @@ struct UnlockActivity {
 
 extension SecretService {
     /// Locks every unlocked collection without a prompt, as a client's `Lock` does (the same
-    /// events, keys wiped, hidden collections gone), and logs why. Collections already locked are
-    /// left alone and announce nothing.
+    /// events, keys wiped, hidden collections gone), and logs why. Collections already locked
+    /// announce nothing, but take the Lock too: an unlock under way (deriving its key, reading the
+    /// journal) is refused when it ends.
     ///
     /// Takes the write turn, so a change already under way lands before the lock.
     ///
@@ -27,6 +28,10 @@ extension SecretService {
         defer { endWrite() }
         let unlocked = collectionOrder.filter { $0 != .session && collectionStates[$0]?.isLocked == false }
         for id in unlocked { lockNow(id) }
+        for id in collectionOrder where id != .session && !unlocked.contains(id) {
+            guard let vault = collectionStates[id] else { continue }
+            finishLocking(vault, vault.lock().filter { $0 == .forgetKey })  // a key kept at start
+        }
         logger.notice("Locked every collection", metadata: ["reason": "\(reason)", "collections": "\(unlocked.count)"])
         return unlocked
     }

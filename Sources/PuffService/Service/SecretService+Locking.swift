@@ -58,6 +58,38 @@ extension SecretService {
         return (locked, nil)
     }
 
+    /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown id (nothing is locked then).
+    public func lock(_ ids: [CollectionID]) async throws(ServiceError) {
+        await beginWrite()
+        defer { endWrite() }
+        for id in ids where collectionStates[id] == nil { throw .noSuchObject }
+        for id in ids.isEmpty ? collectionOrder : ids { lockNow(id) }
+    }
+
+    /// Locks one collection now: wipes its keys (``setLocked(_:_:)`` announces it).
+    func lockNow(_ id: CollectionID) {
+        guard id != .session, let vault = collectionStates[id] else { return }
+        guard vault.isHidden else {
+            setLocked(true, id)
+            return
+        }
+        flushFastReads()
+        // Hidden, it disappears instead of announcing; its key was never kept.
+        _ = vault.lock()
+        collectionStates[id] = nil
+        collectionOrder.removeAll { $0 == id }
+        releaseAliases(of: id)
+        if let space = vault.space, let header = vault.header { hiddenHeaders[space] = header }
+        emit(.collectionDeleted(id))
+    }
+
+    /// How many unlocks are reading `id`'s collection now (tests: none is left over once each ended).
+    package func unlocksUnderWay(of id: CollectionID) -> Int {
+        collectionStates[id]?.unlocksUnderWay ?? 0
+    }
+
     /// Resolves an `Unlock`/`Lock` target to an existing collection (items act on their collection).
     func collection(for target: ObjectReference) -> CollectionID? {
         switch target {

@@ -31,12 +31,14 @@ extension SecretService {
         }
         let vault = try state(of: collection)
         guard vault.isLocked, vault.header != nil else { return collection }
+        // A Lock from now on, while this waits its turn or derives the key, wins over it.
+        let since = vault.lockCount
         return try await credentialAttempt(credential, collection.rawValue) { () throws(ServiceError) in
             // Another attempt may have unlocked it, or it may be gone, while this waited its turn.
             guard collectionStates[collection] === vault else { throw .noSuchObject }
             guard vault.isLocked, let header = vault.header else { return collection }
             let opened = try await openSlot(of: header, with: credential, only: slot)
-            try await open(vault, master: opened.master)
+            try await open(vault, master: opened.master, since: since)
             return collection
         }
     }
@@ -59,9 +61,10 @@ extension SecretService {
                 let header = vault.header, header.slots.contains(where: { $0.kind == .tpm2 })
             else { continue }
             do throws(ServiceError) {
+                let since = vault.lockCount
                 let slot = try await openSlot(
                     of: header, with: .hardware(pin: nil, passcode: nil, device: nil), tpmOnly: true)
-                try await open(vault, master: slot.master)
+                try await open(vault, master: slot.master, since: since)
                 opened.append(id)
             } catch {
                 logger.notice(
@@ -86,18 +89,32 @@ extension SecretService {
     /// opens in place: no journal read, no item record opened (``CollectionVault/unlockInPlace(master:)``).
     /// Any other reads its journal and opens every record once, off the actor, then installs the
     /// keys; either way the unlock is announced.
-    func open(_ vault: CollectionVault, master: MasterKey) async throws(ServiceError) {
+    ///
+    /// - Parameter since: The vault's ``CollectionVault/lockCount`` when the unlock began (before
+    ///   its key derivation); nil: now.
+    /// - Throws: ``ServiceError/notConfirmed(_:)`` when a `Lock` came since (it wins: the key goes
+    ///   unused), ``ServiceError/damaged(_:)``, ``ServiceError/wrongPasscode(_:)`` for a key of a
+    ///   space the collection left meanwhile.
+    func open(_ vault: CollectionVault, master: MasterKey, since: Int? = nil) async throws(ServiceError) {
+        let since = since ?? vault.lockCount
         if let check = journalCheck {
             // A journal read from its snapshot is checked first; a bad frame replaces the vault.
             await check.value
             if let current = collectionStates[vault.id], current !== vault, !vault.isHidden {
+                guard vault.lockCount == since else { throw lockWon(vault) }
                 return try await open(current, master: master)
             }
         }
         guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
         let id = vault.id
-        // Locked, so the state takes it; an attempt that ends without opening says so.
-        guard (try? vault.send(.unlockStarted)) != nil else { return }
+        do throws(CollectionRefusal) {
+            try vault.send(.unlockStarted(since: since))
+        } catch .lockedMeanwhile {
+            throw lockWon(vault)
+        } catch {
+            return  // another unlock opened it
+        }
+        // An attempt that ends without opening says so.
         var opening: [CollectionAction]?
         defer { if opening == nil { _ = try? vault.send(.unlockFailed) } }
         // Read before the first audit entry, while nothing can append (no audit key yet).
@@ -105,8 +122,10 @@ extension SecretService {
         // The collection may have been deleted, opened by another call or re-keyed meanwhile.
         guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
         guard vault.space == space else { throw .wrongPasscode(nil) }
-        do {
-            opening = try vault.unlockInPlace(master: master)
+        do throws(CollectionRefusal) {
+            opening = try vault.unlockInPlace(master: master, since: since)
+        } catch .lockedMeanwhile {
+            throw lockWon(vault)
         } catch {
             return  // another unlock opened it
         }
@@ -135,8 +154,10 @@ extension SecretService {
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
             // Or re-keyed: `master` is then the old key, which must not serve the new space.
             guard vault.space == space else { throw .wrongPasscode(nil) }
-            do {
-                opening = try vault.unlock(with: opened)
+            do throws(CollectionRefusal) {
+                opening = try vault.unlock(with: opened, since: since)
+            } catch .lockedMeanwhile {
+                throw lockWon(vault)
             } catch {
                 return  // another unlock opened it, or did and a lock came after
             }
@@ -149,6 +170,15 @@ extension SecretService {
         // A version 1 head is not rewritten here: opening writes nothing (an older puffd still
         // reads the vault); the next append writes a version 2 head.
         if let opening { finishOpening(vault, master: master, opening) }
+    }
+
+    /// Logs an unlock that a `Lock` came after, and the error it answers: the Lock won, the key
+    /// that unlock unwrapped goes unused (a Secret Service prompt ends dismissed).
+    private func lockWon(_ vault: CollectionVault) -> ServiceError {
+        logger.notice(
+            "An unlock was refused: the collection was locked while it was under way",
+            metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : vault.id.rawValue)"])
+        return .notConfirmed("the collection was locked again while this unlock was under way")
     }
 
     /// Reads the audit log's next sequence number for `space` off the actor, once, so the
@@ -182,33 +212,6 @@ extension SecretService {
             }
         }
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
-    }
-
-    /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
-    ///
-    /// - Throws: ``ServiceError/noSuchObject`` for an unknown id (nothing is locked then).
-    public func lock(_ ids: [CollectionID]) async throws(ServiceError) {
-        await beginWrite()
-        defer { endWrite() }
-        for id in ids where collectionStates[id] == nil { throw .noSuchObject }
-        for id in ids.isEmpty ? collectionOrder : ids { lockNow(id) }
-    }
-
-    /// Locks one collection now: wipes its keys (``setLocked(_:_:)`` announces it).
-    func lockNow(_ id: CollectionID) {
-        guard id != .session, let vault = collectionStates[id] else { return }
-        guard vault.isHidden else {
-            setLocked(true, id)
-            return
-        }
-        flushFastReads()
-        // Hidden, it disappears instead of announcing; its key was never kept.
-        _ = vault.lock()
-        collectionStates[id] = nil
-        collectionOrder.removeAll { $0 == id }
-        releaseAliases(of: id)
-        if let space = vault.space, let header = vault.header { hiddenHeaders[space] = header }
-        emit(.collectionDeleted(id))
     }
 
     /// Re-keys the collection under `new`, which must meet the collection's policy: a new master

@@ -6,11 +6,13 @@ extension CollectionVault {
     /// Installs what an unlock read from the whole journal (keys, items) and publishes the key.
     ///
     /// - Returns: What the service does next (``perform(_:)``).
-    /// - Throws: ``CollectionRefusal`` when another unlock opened the collection, or none is under
-    ///   way (another opened it and a lock came after); nothing is installed.
-    func unlock(with opened: OpenedCollection) throws(CollectionRefusal) -> [CollectionAction] {
+    /// - Parameter since: The ``CollectionState/lockCount`` the unlock began under.
+    /// - Throws: ``CollectionRefusal`` when another unlock opened the collection, none is under
+    ///   way (another opened it and a lock came after), or a `Lock` came after this one began
+    ///   (``CollectionRefusal/lockedMeanwhile``); nothing is installed.
+    func unlock(with opened: OpenedCollection, since: Int) throws(CollectionRefusal) -> [CollectionAction] {
         let keys = CollectionKeys(records: opened.sealer, audit: opened.auditSealer)
-        let actions = try applied(.keyUnwrapped(keys, read: .journal(damage: opened.damage)))
+        let actions = try applied(.keyUnwrapped(keys, read: .journal(damage: opened.damage), since: since))
         install(opened)
         return perform(actions)
     }
@@ -27,8 +29,8 @@ extension CollectionVault {
     ///   still TPM-keyed collection builds it at unlock), the journal is of format 1 or shows
     ///   damage, or its head is of version 1, does not authenticate, or names another record or
     ///   digest (the full read then names what is wrong).
-    /// - Throws: ``CollectionRefusal`` as ``unlock(with:)`` does.
-    func unlockInPlace(master: MasterKey) throws(CollectionRefusal) -> [CollectionAction]? {
+    /// - Throws: ``CollectionRefusal`` as ``unlock(with:since:)`` does.
+    func unlockInPlace(master: MasterKey, since: Int) throws(CollectionRefusal) -> [CollectionAction]? {
         guard isLocked, let space, isIndexed, !readsJournalToOpen, !isPrivate,
             format >= VaultRecord.currentFormat, damage.isEmpty, let tip, let collectionRecord,
             !collectionRecord.isEmpty, let sealer = try? SecretSealer(key: master.subkey(.records)),
@@ -63,7 +65,7 @@ extension CollectionVault {
             settings[number] = opened
         }
         let keys = CollectionKeys(records: sealer, audit: try? SecretSealer(key: master.subkey(.audit)))
-        let actions = try applied(.keyUnwrapped(keys, read: .inPlace))
+        let actions = try applied(.keyUnwrapped(keys, read: .inPlace, since: since))
         let next = max(self.fields.nextItemNumber, fields.nextItemNumber)
         self.fields = fields
         self.fields.nextItemNumber = next

@@ -145,6 +145,14 @@ final class CollectionVault {
     var chainChecked: Bool { state.records == .checked }
     /// Since when it is unlocked and used, for auto-lock; nil while locked.
     var activity: UnlockActivity? { state.activity }
+    /// The `Lock`s it took: an unlock begins under this count, and one taken since refuses it.
+    var lockCount: Int { state.lockCount }
+    /// How many unlocks are reading the collection (between ``CollectionEvent/unlockStarted(since:)``
+    /// and their keys or failure).
+    var unlocksUnderWay: Int {
+        guard case .opening(let attempts) = state.lock else { return 0 }
+        return attempts
+    }
 
     var isPrivate: Bool { header?.flags.contains(.private) ?? false }
     var isHidden: Bool { header?.flags.contains(.hidden) ?? false }
