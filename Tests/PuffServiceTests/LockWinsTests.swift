@@ -116,6 +116,35 @@ import Testing
         #expect(try await fixture.service.collectionInfo(mail).isLocked, "the Lock won")
     }
 
+    /// A hidden collection's unlock reads its journal twice: to find its id (before it has a
+    /// vault), then to open it; a Lock of everything during either wins.
+    @Test(arguments: [1, 2])
+    func aLockOfEverythingWhileAHiddenCollectionOpensKeepsItHidden(heldRead: Int) async throws {
+        let holding = HoldingRecordStore(MemoryRecordStore())
+        let fixture = try await Fixture.persistent(storage: holding)
+        let stash = try await fixture.makeCollection("Stash", passcode: "stash pass", isHidden: true)
+        let item = try await fixture.store(["app": "stash"], secret: "hidden value", in: stash)
+        try await fixture.service.lock([stash])
+        holding.holdReplays()
+        let unlocking = Task {
+            await serviceError { () async throws(ServiceError) in try await fixture.unlock(nil, "stash pass") }
+        }
+        while holding.replaysHolding == 0 { await Task.yield() }
+        if heldRead == 2 {
+            holding.releaseReplays()
+            holding.holdReplays()
+            while holding.replaysHolding == 0 { await Task.yield() }
+        }
+        await fixture.service.lockAll(reason: .signal)
+        holding.releaseReplays()
+
+        #expect(await unlocking.value == Self.refused)
+        #expect(await fixture.service.collections == [.login, .session], "still hidden")
+        #expect(await fixture.service.itemIDs(in: stash).isEmpty)
+        try await fixture.unlock(nil, "stash pass")
+        #expect(try await fixture.read(item) == "hidden value")
+    }
+
     @Test func aFailedUnlockDuringAnotherLeavesOneUnderWayAndNoneOnceThatOneEnds() async throws {
         let (fixture, holding, diary, item) = try await Self.lockedDiary()
         let service = fixture.service
