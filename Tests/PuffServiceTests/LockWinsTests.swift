@@ -63,6 +63,29 @@ import Testing
         #expect(try await fixture.read(item) == "dear diary")
     }
 
+    /// libsecret and secretstorage see the refused unlock as a dismissed prompt (secret-service.md
+    /// §6.11: `Completed(true, <@ao []>)`).
+    @Test func anUnlockPromptWhoseUnlockALockOvertookEndsDismissed() async throws {
+        let holding = HoldingRecordStore(MemoryRecordStore())
+        let fixture = try await Fixture(
+            script: [.reply(.passcode(Fixture.passcode("diary pass")))], storage: holding,
+            mode: .persistent(kdf: .interactive))
+        try await fixture.service.initialize(passcode: Fixture.passcode("correct horse"))
+        let diary = try await fixture.makeCollection("Diary", passcode: "diary pass", isPrivate: true)
+        try await fixture.service.lock([diary])
+        let asked = try await fixture.service.unlock([Fixture.reference(diary)], client: Fixture.alice)
+        let prompt = try #require(asked.prompt)
+        holding.holdReplays()
+        try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        while holding.replaysHolding == 0 { await Task.yield() }
+        _ = await fixture.service.lock([Fixture.reference(diary)], client: Fixture.alice)
+        holding.releaseReplays()
+
+        let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
+        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .objects([])))
+        #expect(try await fixture.service.collectionInfo(diary).isLocked)
+    }
+
     /// The key derivation's window: the unlock is held while it unwraps the key (a security key
     /// waiting for its touch stands for Argon2id), before it starts reading the collection.
     @Test(arguments: LockKind.allCases)
