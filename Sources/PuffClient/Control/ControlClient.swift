@@ -100,7 +100,7 @@ public final class ControlClient: Sendable {
     ) async throws(ClientError) {
         let oldPipe = try PasscodePipe.readEnd(carrying: old)
         let newPipe = try PasscodePipe.readEnd(carrying: new)
-        _ = try await observingProgress("ChangePasscode", progress) { () async throws(ClientError) in
+        _ = try await observingProgress(.changePasscode, progress) { () async throws(ClientError) in
             try await call(
                 .changePasscode, [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], collection: collection,
                 timeout: Self.passcodeCallTimeout)
@@ -199,7 +199,7 @@ public final class ControlClient: Sendable {
     public func compact(_ collection: String, progress: (@Sendable (ProgressUpdate) -> Void)? = nil)
         async throws(ClientError) -> UInt64
     {
-        let reply = try await observingProgress("Compact", progress) { () async throws(ClientError) in
+        let reply = try await observingProgress(.compact, progress) { () async throws(ClientError) in
             try await call(.compact, [.string(collection)], collection: collection)
         }
         guard case .uint64(let reclaimed) = reply[0] else { throw .unexpectedReply(member: "Compact") }
