@@ -165,17 +165,27 @@ unset DISPLAY WAYLAND_DISPLAY
 
 # Starts a bus with config $1 (made from dbus/test-session.conf's policy), logging to $2; sets
 # DBUS_SESSION_BUS_ADDRESS and bus_pid.
+# The socket is there from bind(), a moment before listen(): a client connecting in between is
+# refused, so the bus counts as started once it answers a call. Each bus gets a new socket path (a
+# killed bus leaves its socket file behind, which a reused name would mistake for a live bus).
+bus_count=0
 start_bus() {
-    local socket="$work/bus-$RANDOM" config="$work/bus-$RANDOM.conf" log="$2" i
+    bus_count=$((bus_count + 1))
+    local socket="$work/bus-$bus_count" config="$work/bus-$bus_count.conf" log="$2" i
     sed "s|@LISTEN@|unix:path=$socket|" "$1" >"$config"
     dbus-daemon --config-file="$config" --nofork --nopidfile --nosyslog 2>"$log" &
     bus_pid=$!
     buses+=("$bus_pid")
+    local answered=no
     for i in $(seq "$HANG_GUARD_POLLS"); do
-        [ -S "$socket" ] && break
+        if [ -S "$socket" ] && dbus-send --bus="unix:path=$socket" --print-reply --dest=org.freedesktop.DBus \
+            /org/freedesktop/DBus org.freedesktop.DBus.GetId >/dev/null 2>&1; then
+            answered=yes
+            break
+        fi
         sleep 0.05
     done
-    [ -S "$socket" ] || fail "dbus-daemon did not start: $(cat "$log")"
+    [ "$answered" = yes ] || fail "dbus-daemon did not start: $(cat "$log")"
     export DBUS_SESSION_BUS_ADDRESS="unix:path=$socket"
 }
 stop_bus() {
@@ -327,8 +337,9 @@ for filesystem in "$work" "$work/tmpfs"; do
         bus_config "<servicedir>$dir</servicedir>" >"$work/tie.conf"
         start_bus "$work/tie.conf" "$work/tie.log"
         dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-            org.freedesktop.DBus.StartServiceByName "string:$name" uint32:0 >/dev/null 2>&1 &
-        started_by "$dir/started" || fail "the bus started neither file of $dir"
+            org.freedesktop.DBus.StartServiceByName "string:$name" uint32:0 >/dev/null 2>"$work/tie.err" &
+        started_by "$dir/started" ||
+            fail "the bus started neither file of $dir (dbus-send: $(cat "$work/tie.err"); bus: $(cat "$work/tie.log"))"
         started="$(cat "$dir/started")"
         [ "$started.service" = "$first" ] ||
             fail "created $order: the bus started $started, but $first comes first in the folder listing"

@@ -5,6 +5,7 @@ import Synchronization
 /// A record store that forwards to another and can hold the vault's load: while held,
 /// ``spaces()`` (the load's first step) waits until ``release()``. It counts every call, so a
 /// test can see that nothing touched the vault (a service made with ``VaultLoading/later``).
+/// Whole-journal reads can be held or failed too (an unlock under way).
 public final class HoldingRecordStore: RecordStore {
     public static var kind: String { "holding" }
 
@@ -16,6 +17,9 @@ public final class HoldingRecordStore: RecordStore {
         var checksHeld = false
         var checksHolding: [CheckedContinuation<Void, Never>] = []
         var frameChecks = 0
+        var replaysHeld = false
+        var replaysHolding: [CheckedContinuation<Void, Never>] = []
+        var replayFailure: StoreError?
     }
 
     private let base: any RecordStore
@@ -51,6 +55,29 @@ public final class HoldingRecordStore: RecordStore {
             return state.checksHolding
         }
         for each in waiting { each.resume() }
+    }
+
+    /// How many whole-journal reads (an unlock's, say) are parked.
+    public var replaysHolding: Int { state.withLock { $0.replaysHolding.count } }
+
+    /// From now on ``replay(_:)`` waits for ``releaseReplays()``.
+    public func holdReplays() {
+        state.withLock { $0.replaysHeld = true }
+    }
+
+    /// Lets held whole-journal reads go on.
+    public func releaseReplays() {
+        let waiting = state.withLock { state in
+            state.replaysHeld = false
+            defer { state.replaysHolding = [] }
+            return state.replaysHolding
+        }
+        for each in waiting { each.resume() }
+    }
+
+    /// Makes the next ``replay(_:)`` throw `error` at once, held or not (a read error).
+    public func failNextReplay(with error: StoreError) {
+        state.withLock { $0.replayFailure = error }
     }
 
     /// Whether a load is parked in ``spaces()``.
@@ -99,7 +126,19 @@ public final class HoldingRecordStore: RecordStore {
 
     public func replay(_ space: SpaceID) async throws(StoreError) -> JournalReplay {
         count()
-        state.withLock { $0.wholeReplays += 1 }
+        let failure = state.withLock { state in
+            state.wholeReplays += 1
+            defer { state.replayFailure = nil }
+            return state.replayFailure
+        }
+        if let failure { throw failure }
+        await withCheckedContinuation { continuation in
+            let wait = state.withLock { state in
+                if state.replaysHeld { state.replaysHolding.append(continuation) }
+                return state.replaysHeld
+            }
+            if !wait { continuation.resume() }
+        }
         return try await base.replay(space)
     }
 

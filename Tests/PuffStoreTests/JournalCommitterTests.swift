@@ -7,8 +7,8 @@ import Testing
 
 @testable import PuffStore
 
-/// Stands in for `fdatasync`: counts each flush per file, can hold the first journal flush until
-/// released, and can fail a chosen one; logs flushes and what the test notes, in order.
+/// Stands in for `fdatasync`: counts each flush per file, can hold the first journal (or head)
+/// flush until released, and can fail a chosen one; logs flushes and what the test notes, in order.
 final class SyncProbe: Sendable {
     private struct State {
         var journalFlushes = 0
@@ -16,16 +16,30 @@ final class SyncProbe: Sendable {
         var log: [String] = []
         var held: CheckedContinuation<Void, Never>?
         var isHeld = false
+        /// Who waits for a line in the log.
+        var watchers: [(line: String, waiter: CheckedContinuation<Void, Never>)] = []
+
+        mutating func append(_ line: String) -> [CheckedContinuation<Void, Never>] {
+            log.append(line)
+            let due = watchers.filter { $0.line == line }.map(\.waiter)
+            watchers.removeAll { $0.line == line }
+            return due
+        }
     }
 
     private let state = Mutex(State())
     private let gate = DispatchSemaphore(value: 0)
     private let holdsFirst: Bool
+    private let holdsFirstHead: Bool
     private let failsJournalFlush: Int?
 
-    /// - Parameter failsJournalFlush: Which journal flush (1 = the first) returns EIO.
-    init(holdsFirst: Bool, failsJournalFlush: Int? = nil) {
+    /// - Parameters:
+    ///   - holdsFirst: Whether the first journal flush waits for ``release()``.
+    ///   - holdsFirstHead: Whether the first head flush waits for ``release()``.
+    ///   - failsJournalFlush: Which journal flush (1 = the first) returns EIO.
+    init(holdsFirst: Bool, holdsFirstHead: Bool = false, failsJournalFlush: Int? = nil) {
         self.holdsFirst = holdsFirst
+        self.holdsFirstHead = holdsFirstHead
         self.failsJournalFlush = failsJournalFlush
     }
 
@@ -33,23 +47,31 @@ final class SyncProbe: Sendable {
     var headFlushes: Int { state.withLock { $0.headFlushes } }
     var log: [String] { state.withLock { $0.log } }
 
-    func note(_ line: String) { state.withLock { $0.log.append(line) } }
+    func note(_ line: String) {
+        for waiter in state.withLock({ $0.append(line) }) { waiter.resume() }
+    }
+
+    /// Returns once `line` is in the log.
+    func until(_ line: String) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let already = state.withLock { state -> Bool in
+                if state.log.contains(line) { return true }
+                state.watchers.append((line, waiter))
+                return false
+            }
+            if already { waiter.resume() }
+        }
+    }
 
     var sync: JournalCommitter.Sync {
         { [self] fd, target in flush(fd, target) }
     }
 
     private func flush(_ fd: Int32, _ target: JournalCommitter.Target) -> Int32 {
-        guard case .journal = target else {
-            state.withLock { state in
-                state.headFlushes += 1
-                state.log.append("head flushed")
-            }
-            return fdatasync(fd)
-        }
+        guard case .journal = target else { return flushHead(fd) }
         let (count, waiter) = state.withLock { state -> (Int, CheckedContinuation<Void, Never>?) in
             state.journalFlushes += 1
-            state.log.append("journal flush \(state.journalFlushes) started")
+            _ = state.append("journal flush \(state.journalFlushes) started")
             guard holdsFirst, state.journalFlushes == 1 else { return (state.journalFlushes, nil) }
             state.isHeld = true
             let waiter = state.held
@@ -66,7 +88,23 @@ final class SyncProbe: Sendable {
         return fdatasync(fd)
     }
 
-    /// Returns once the first journal flush has started and is held.
+    private func flushHead(_ fd: Int32) -> Int32 {
+        let (count, waiter) = state.withLock { state -> (Int, CheckedContinuation<Void, Never>?) in
+            state.headFlushes += 1
+            _ = state.append("head flush \(state.headFlushes) started")
+            guard holdsFirstHead, state.headFlushes == 1 else { return (state.headFlushes, nil) }
+            state.isHeld = true
+            defer { state.held = nil }
+            return (state.headFlushes, state.held)
+        }
+        waiter?.resume()
+        if holdsFirstHead, count == 1 { gate.wait() }
+        let result = fdatasync(fd)
+        note("head flush \(count) returned")
+        return result
+    }
+
+    /// Returns once the first journal (or head) flush has started and is held.
     func untilHeld() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let already = state.withLock { state -> Bool in
@@ -113,6 +151,7 @@ struct JournalCommitterTests {
         }
         #expect(tickets.allSatisfy { $0.outcome.map { (try? $0.get()) != nil } == true })
         #expect(probe.journalFlushes == 2, "the held flush, then one for the seven queued behind it")
+        await probe.until("head flush 2 returned")
         #expect(probe.headFlushes == 2)
         let log = probe.log
         let firstReturned = try #require(log.firstIndex(of: "journal flush 1 returned"))
@@ -156,5 +195,32 @@ struct JournalCommitterTests {
         let next = try await store.enqueueAppend(contentsOf: [[8]], to: space, head: nil, expecting: 1)
         try await next.durable()
         #expect(try await store.replay(space).records.map(\.bytes) == [[0], [8]])
+    }
+
+    /// The head's flush is off the reply path (design core-reshaped §6, §13): an append is durable
+    /// once its records are flushed and its head written, and its head is flushed before the
+    /// journal's next group is written, so a torn group always follows a head naming the record
+    /// before it.
+    @Test func aReplyDoesNotWaitForTheHeadFlushButTheNextGroupDoes() async throws {
+        let probe = SyncProbe(holdsFirst: false, holdsFirstHead: true)
+        let store = try FileRecordStore(folder: folder, sync: probe.sync)
+        try await store.replaceHeader([1], of: space)
+        let first = try await store.enqueueAppend(contentsOf: [[0]], to: space, head: [0xA0], expecting: nil)
+        await probe.untilHeld()
+        #expect(first.outcome.map { (try? $0.get()) != nil } == true, "durable while its head's flush is held")
+        #expect(try await store.headSlots(space) == [[0xA0]], "its head is written (not flushed) before it is durable")
+
+        let second = try await store.enqueueAppend(contentsOf: [[1]], to: space, head: [0xA1], expecting: nil)
+        probe.release()
+        try await first.durable()
+        try await second.durable()
+        await probe.until("head flush 2 returned")
+        let log = probe.log
+        #expect(
+            try #require(log.firstIndex(of: "journal flush 2 started"))
+                > (try #require(log.firstIndex(of: "head flush 1 returned"))),
+            "the next group is written once the head before it is durable")
+        #expect(probe.journalFlushes == 2)
+        #expect(try await store.replay(space).records.map(\.bytes) == [[0], [1]])
     }
 }

@@ -15,8 +15,9 @@ struct UnlockActivity {
 
 extension SecretService {
     /// Locks every unlocked collection without a prompt, as a client's `Lock` does (the same
-    /// events, keys wiped, hidden collections gone), and logs why. Collections already locked are
-    /// left alone and announce nothing.
+    /// events, keys wiped, hidden collections gone), and logs why. Collections already locked
+    /// announce nothing, but take the Lock too: an unlock under way (deriving its key, reading the
+    /// journal) is refused when it ends.
     ///
     /// Takes the write turn, so a change already under way lands before the lock.
     ///
@@ -27,6 +28,10 @@ extension SecretService {
         defer { endWrite() }
         let unlocked = collectionOrder.filter { $0 != .session && collectionStates[$0]?.isLocked == false }
         for id in unlocked { lockNow(id) }
+        for id in collectionOrder where id != .session && !unlocked.contains(id) {
+            guard let vault = collectionStates[id] else { continue }
+            finishLocking(vault, vault.lock().filter { $0 == .forgetKey })  // a key kept at start
+        }
         logger.notice("Locked every collection", metadata: ["reason": "\(reason)", "collections": "\(unlocked.count)"])
         return unlocked
     }
@@ -35,7 +40,6 @@ extension SecretService {
     /// its timer when a limit is on. The in-memory `session` collection never locks.
     func startAutoLock(_ vault: CollectionVault) {
         guard vault.space != nil, !vault.isLocked else { return }
-        vault.activity?.timer?.cancel()
         nextAutoLockToken += 1
         let now = timeline.now
         var activity = UnlockActivity(token: nextAutoLockToken, unlockedAt: now, lastUse: now)
@@ -52,12 +56,13 @@ extension SecretService {
                 }
             }
         }
-        vault.activity = activity
+        // Open (checked above), so it takes the clocks and cancels an earlier timer.
+        vault.startAutoLock(activity)
     }
 
     /// Notes that a secret of the collection was read or written: its idle time starts again.
     func noteUse(_ vault: CollectionVault) {
-        vault.activity?.lastUse = timeline.now
+        vault.noteUse(at: timeline.now)
     }
 
     /// How many unlocked collections have an auto-lock timer (tests check that 0 turns limits off).
@@ -80,7 +85,7 @@ extension SecretService {
         logger.info(
             "Collection locked",
             metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)", "reason": "\(due.reason)"])
-        vault.activity?.timer = nil  // this task is ending; cancelling itself would be pointless
+        vault.noteTimerEnded()  // this task is ending; cancelling itself would be pointless
         lockNow(id)
         return nil
     }

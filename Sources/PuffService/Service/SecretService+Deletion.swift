@@ -156,8 +156,7 @@ extension SecretService {
             throw unsaved(error, "the change could not be saved")
         }
         flushFastReads()
-        vault.lock()
-        forgetKey(of: vault)
+        finishLocking(vault, vault.lock(forGood: true))
         collectionStates[id] = nil
         collectionOrder.removeAll { $0 == id }
         // Its own log goes aside with it, and a locked one's cannot take an entry at all: the

@@ -98,7 +98,8 @@ extension SecretService {
         do throws(ServiceError) {
             if vault.isLocked {
                 guard case .passcode(let passcode) = consent else { throw .isLocked }
-                try await open(vault, master: try await masterKey(of: collection, with: .typed(passcode)))
+                let since = vault.lockCount  // a Lock while the passcode is derived wins
+                try await open(vault, master: try await masterKey(of: collection, with: .typed(passcode)), since: since)
             } else {
                 let change =
                     "export its \(vault.count) items to a file that another program opens with another password"

@@ -57,7 +57,8 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/invalidArgument(_:)`` for a
     ///   private collection, ``ServiceError/wrongPasscode``, ``ServiceError/damaged(_:)``,
-    ///   ``ServiceError/hardware(_:)``, ``ServiceError/failed(_:)``.
+    ///   ``ServiceError/hardware(_:)``, ``ServiceError/failed(_:)``; ``ServiceError/notConfirmed(_:)``
+    ///   when a `Lock` came while the credential opened a locked collection.
     public func setLockedSearch(
         _ mode: VaultHeader.LockedSearch, of id: CollectionID, with credential: SlotCredential, caller: Caller,
         indexStorage: VaultHeader.IndexStorage? = nil
@@ -71,6 +72,7 @@ extension SecretService {
         let change = "\(Self.described(old.lockedSearch, old.indexStorage)) → \(Self.described(mode, indexStorage))"
         let opened: OpenedSlot
         let sealed: SealedIndexKey?
+        let since = vault.lockCount  // a Lock while the credential is derived wins
         do throws(ServiceError) {
             opened = try await openedSlot(of: id, with: credential)
             sealed = try await sealIndexKey(indexStorage, lockedSearch: mode)
@@ -81,7 +83,7 @@ extension SecretService {
             throw error
         }
         let master = opened.master
-        if vault.isLocked { try await open(vault, master: master) }
+        if vault.isLocked { try await open(vault, master: master, since: since) }
         await beginWrite()
         defer { endWrite() }
         guard collectionStates[id] === vault, !vault.isLocked, let current = vault.header else { throw .noSuchObject }

@@ -58,6 +58,38 @@ extension SecretService {
         return (locked, nil)
     }
 
+    /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` for an unknown id (nothing is locked then).
+    public func lock(_ ids: [CollectionID]) async throws(ServiceError) {
+        await beginWrite()
+        defer { endWrite() }
+        for id in ids where collectionStates[id] == nil { throw .noSuchObject }
+        for id in ids.isEmpty ? collectionOrder : ids { lockNow(id) }
+    }
+
+    /// Locks one collection now: wipes its keys (``setLocked(_:_:)`` announces it).
+    func lockNow(_ id: CollectionID) {
+        guard id != .session, let vault = collectionStates[id] else { return }
+        guard vault.isHidden else {
+            setLocked(true, id)
+            return
+        }
+        flushFastReads()
+        // Hidden, it disappears instead of announcing; its key was never kept.
+        _ = vault.lock()
+        collectionStates[id] = nil
+        collectionOrder.removeAll { $0 == id }
+        releaseAliases(of: id)
+        if let space = vault.space, let header = vault.header { hiddenHeaders[space] = header }
+        emit(.collectionDeleted(id))
+    }
+
+    /// How many unlocks are reading `id`'s collection now (tests: none is left over once each ended).
+    package func unlocksUnderWay(of id: CollectionID) -> Int {
+        collectionStates[id]?.unlocksUnderWay ?? 0
+    }
+
     /// Resolves an `Unlock`/`Lock` target to an existing collection (items act on their collection).
     func collection(for target: ObjectReference) -> CollectionID? {
         switch target {
@@ -72,10 +104,22 @@ extension SecretService {
         if isLocked {
             // Reads answered on the bus thread are logged while the audit key is still here.
             flushFastReads()
-            state.lock()
-            forgetKey(of: state)
+            finishLocking(state, state.lock())
+        } else {
+            announceLock(isLocked, collection)
         }
-        announceLock(isLocked, collection)
+    }
+
+    /// Performs what locking `vault` asks of the service (``CollectionVault/lock(forGood:)``):
+    /// the key keeper forgets its key, and clients hear that it locked.
+    func finishLocking(_ vault: CollectionVault, _ actions: [CollectionAction]) {
+        for action in actions {
+            switch action {
+            case .forgetKey: forgetKey(of: vault)
+            case .announce(let locked): announceLock(locked, vault.id)
+            default: break  // the vault's own, performed already
+            }
+        }
     }
 
     /// Emits one `lockChanged` for the collection (§7), whatever its size. When an unlock read the

@@ -31,12 +31,14 @@ extension SecretService {
         }
         let vault = try state(of: collection)
         guard vault.isLocked, vault.header != nil else { return collection }
+        // A Lock from now on, while this waits its turn or derives the key, wins over it.
+        let since = vault.lockCount
         return try await credentialAttempt(credential, collection.rawValue) { () throws(ServiceError) in
             // Another attempt may have unlocked it, or it may be gone, while this waited its turn.
             guard collectionStates[collection] === vault else { throw .noSuchObject }
             guard vault.isLocked, let header = vault.header else { return collection }
             let opened = try await openSlot(of: header, with: credential, only: slot)
-            try await open(vault, master: opened.master)
+            try await open(vault, master: opened.master, since: since)
             return collection
         }
     }
@@ -59,9 +61,10 @@ extension SecretService {
                 let header = vault.header, header.slots.contains(where: { $0.kind == .tpm2 })
             else { continue }
             do throws(ServiceError) {
+                let since = vault.lockCount
                 let slot = try await openSlot(
                     of: header, with: .hardware(pin: nil, passcode: nil, device: nil), tpmOnly: true)
-                try await open(vault, master: slot.master)
+                try await open(vault, master: slot.master, since: since)
                 opened.append(id)
             } catch {
                 logger.notice(
@@ -86,43 +89,60 @@ extension SecretService {
     /// opens in place: no journal read, no item record opened (``CollectionVault/unlockInPlace(master:)``).
     /// Any other reads its journal and opens every record once, off the actor, then installs the
     /// keys; either way the unlock is announced.
-    func open(_ vault: CollectionVault, master: MasterKey) async throws(ServiceError) {
+    ///
+    /// - Parameter since: The vault's ``CollectionVault/lockCount`` when the unlock began (before
+    ///   its key derivation); nil: now.
+    /// - Throws: ``ServiceError/notConfirmed(_:)`` when a `Lock` came since (it wins: the key goes
+    ///   unused), ``ServiceError/damaged(_:)``, ``ServiceError/wrongPasscode(_:)`` for a key of a
+    ///   space the collection left meanwhile.
+    func open(_ vault: CollectionVault, master: MasterKey, since: Int? = nil) async throws(ServiceError) {
+        let since = since ?? vault.lockCount
         if let check = journalCheck {
             // A journal read from its snapshot is checked first; a bad frame replaces the vault.
             await check.value
             if let current = collectionStates[vault.id], current !== vault, !vault.isHidden {
+                guard vault.lockCount == since else { throw lockWon(vault) }
                 return try await open(current, master: master)
             }
         }
         guard vault.isLocked, let header = vault.header, let space = vault.space else { return }
         let id = vault.id
+        do throws(CollectionRefusal) {
+            try vault.send(.unlockStarted(since: since))
+        } catch .lockedMeanwhile {
+            throw lockWon(vault)
+        } catch {
+            return  // another unlock opened it
+        }
+        // An attempt that ends without opening says so.
+        var opening: [CollectionAction]?
+        defer { if opening == nil { _ = try? vault.send(.unlockFailed) } }
         // Read before the first audit entry, while nothing can append (no audit key yet).
         await primeAuditSequence(of: space)
         // The collection may have been deleted, opened by another call or re-keyed meanwhile.
         guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
         guard vault.space == space else { throw .wrongPasscode(nil) }
-        if vault.unlockInPlace(master: master) {
-            finishOpening(vault, master: master, viewChanged: !vault.isPrivate)
-            return
+        do throws(CollectionRefusal) {
+            opening = try vault.unlockInPlace(master: master, since: since)
+        } catch .lockedMeanwhile {
+            throw lockWon(vault)
+        } catch {
+            return  // another unlock opened it
+        }
+        if let opening {
+            return finishOpening(vault, master: master, opening)
         }
         let file = store.name(of: .journal(space))
-        // A collection not open yet is read whole from its journal, so every record, live or not,
-        // is authenticated in its place in the chain (a scan's clear prefixes prove nothing).
-        let needsItems = !vault.isOpen
+        // A locked collection is read whole from its journal, so every record, live or not, is
+        // authenticated in its place in the chain (a scan's clear prefixes prove nothing).
         let journal: JournalReplay
         do {
-            journal = needsItems ? try await store.replay(space) : JournalReplay(records: [], cut: nil, size: 0)
+            journal = try await store.replay(space)
         } catch {
             throw .damaged("\(error)")
         }
         let opened = await BlockingWork.result { () throws(VaultDamage) in
-            try VaultOpening.open(
-                journal, header: header, master: master, id: id, file: file,
-                fields: needsItems
-                    ? nil
-                    : CollectionFields(
-                        id: id.rawValue, label: "", created: 0, modified: 0,
-                        nextItemNumber: 1, aliases: []))
+            try VaultOpening.open(journal, header: header, master: master, id: id, file: file, fields: nil)
         }
         switch opened {
         case .failure(let damage):
@@ -134,10 +154,14 @@ extension SecretService {
             guard collectionStates[id] === vault || vault.isHidden, vault.isLocked else { return }
             // Or re-keyed: `master` is then the old key, which must not serve the new space.
             guard vault.space == space else { throw .wrongPasscode(nil) }
-            vault.unlock(with: opened, replacingItems: needsItems)
-            // The journal read whole and every record opened are freed now.
-            if needsItems { MemoryTrim.trim() }
-            if needsItems, !opened.damage.isEmpty {
+            do throws(CollectionRefusal) {
+                opening = try vault.unlock(with: opened, since: since)
+            } catch .lockedMeanwhile {
+                throw lockWon(vault)
+            } catch {
+                return  // another unlock opened it, or did and a lock came after
+            }
+            if !opened.damage.isEmpty {
                 logger.error(
                     "A collection opened with damage: what authenticates is readable, writes wait for puffctl repair",
                     metadata: ["collection.id": "\(id)", "damage": "\(opened.damage.joined(separator: "; "))"])
@@ -145,7 +169,16 @@ extension SecretService {
         }
         // A version 1 head is not rewritten here: opening writes nothing (an older puffd still
         // reads the vault); the next append writes a version 2 head.
-        finishOpening(vault, master: master, viewChanged: needsItems && !vault.isPrivate)
+        if let opening { finishOpening(vault, master: master, opening) }
+    }
+
+    /// Logs an unlock that a `Lock` came after, and the error it answers: the Lock won, the key
+    /// that unlock unwrapped goes unused (a Secret Service prompt ends dismissed).
+    private func lockWon(_ vault: CollectionVault) -> ServiceError {
+        logger.notice(
+            "An unlock was refused: the collection was locked while it was under way",
+            metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : vault.id.rawValue)"])
+        return .notConfirmed("the collection was locked again while this unlock was under way")
     }
 
     /// Reads the audit log's next sequence number for `space` off the actor, once, so the
@@ -157,49 +190,28 @@ extension SecretService {
         if !auditLog.knowsSequence(of: space) { auditLog.prime(space, next: next) }
     }
 
-    /// Keeps the key of a collection just unlocked, starts its auto-lock, and announces it (a
-    /// hidden one appears).
-    private func finishOpening(_ vault: CollectionVault, master: MasterKey, viewChanged: Bool) {
+    /// Performs what unlocking `vault` with `master` asks of the service: trims the memory of a
+    /// journal read whole, keeps the key, starts the auto-lock, announces it (a hidden one appears).
+    private func finishOpening(_ vault: CollectionVault, master: MasterKey, _ actions: [CollectionAction]) {
         let id = vault.id
-        if case .ephemeral = mode { vault.escrow = master }
-        keepKey(master, of: vault)
-        startAutoLock(vault)
-        if vault.isHidden, collectionStates[id] == nil {
-            collectionStates[id] = vault
-            collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
-            if let space = vault.space { hiddenHeaders[space] = nil }
-            for alias in vault.fields.aliases { aliases[alias] = id }
-            emit(.collectionCreated(id))
-        } else {
-            announceLock(false, id, viewChanged: viewChanged)
+        for action in actions {
+            switch action {
+            case .trimMemory: MemoryTrim.trim()  // the journal read whole and every record opened
+            case .keepKey:
+                if case .ephemeral = mode { vault.escrow = master }
+                keepKey(master, of: vault)
+            case .startAutoLock: startAutoLock(vault)
+            case .announce where vault.isHidden && collectionStates[id] == nil:
+                collectionStates[id] = vault
+                collectionOrder.insert(id, at: collectionOrder.firstIndex(of: .session) ?? collectionOrder.endIndex)
+                if let space = vault.space { hiddenHeaders[space] = nil }
+                for alias in vault.fields.aliases { aliases[alias] = id }
+                emit(.collectionCreated(id))
+            case .announce(let locked): announceLock(locked, id, viewChanged: !vault.isPrivate)
+            default: break  // the vault's own, performed already
+            }
         }
         logger.info("Collection unlocked", metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : id.rawValue)"])
-    }
-
-    /// Locks collections (all when `ids` is empty) without a prompt; hidden ones disappear again.
-    ///
-    /// - Throws: ``ServiceError/noSuchObject`` for an unknown id (nothing is locked then).
-    public func lock(_ ids: [CollectionID]) async throws(ServiceError) {
-        await beginWrite()
-        defer { endWrite() }
-        for id in ids where collectionStates[id] == nil { throw .noSuchObject }
-        for id in ids.isEmpty ? collectionOrder : ids { lockNow(id) }
-    }
-
-    /// Locks one collection now: wipes its keys (``setLocked(_:_:)`` announces it).
-    func lockNow(_ id: CollectionID) {
-        guard id != .session, let vault = collectionStates[id] else { return }
-        guard vault.isHidden else {
-            setLocked(true, id)
-            return
-        }
-        flushFastReads()
-        vault.lock()
-        collectionStates[id] = nil
-        collectionOrder.removeAll { $0 == id }
-        releaseAliases(of: id)
-        if let space = vault.space, let header = vault.header { hiddenHeaders[space] = header }
-        emit(.collectionDeleted(id))
     }
 
     /// Re-keys the collection under `new`, which must meet the collection's policy: a new master

@@ -103,6 +103,8 @@ extension SecretService {
             vault.rekeyed(
                 space: header.space, header: header, opened: opened, deadRecords: output.resealed.deadRecords)
         } else if let scanned = output.scanned {
+            // An unlock that ended meanwhile opened the old space, whose key serves no more.
+            if !vault.isLocked { lockNow(id) }
             vault.rekeyed(space: header.space, header: header, scanned: scanned)
         }
         if case .ephemeral = mode { vault.escrow = newMaster }

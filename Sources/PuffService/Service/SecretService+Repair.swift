@@ -56,7 +56,7 @@ extension SecretService {
             throw .failed("the repaired journal could not be written: \(error)")
         }
         vault.relocate(after: result.records)
-        vault.damage = []
+        vault.noteRepaired()
         vault.tip = result.tip
         vault.format = VaultRecord.currentFormat
         vault.deadRecords = result.deadRecords

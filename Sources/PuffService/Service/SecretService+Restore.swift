@@ -138,8 +138,7 @@ extension SecretService {
         for id in collectionOrder where id != .session {
             guard let vault = collectionStates[id] else { continue }
             flushFastReads()
-            vault.lock()
-            forgetKey(of: vault)
+            finishLocking(vault, vault.lock(forGood: true))
             if let space = vault.space { auditLog?.close(space) }
         }
         for space in hiddenHeaders.keys { auditLog?.close(space) }

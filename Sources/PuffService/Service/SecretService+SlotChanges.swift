@@ -42,8 +42,9 @@ extension SecretService {
                 throw .invalidArgument("a hidden collection opens with its one passcode: its slots do not change")
             }
             try check(header)
+            let since = vault.lockCount  // a Lock while the proof is derived wins
             opened = try await openedSlot(of: id, with: proof)
-            if vault.isLocked { try await open(vault, master: opened.master) }
+            if vault.isLocked { try await open(vault, master: opened.master, since: since) }
             prepared = try await prepare(header, opened)
         } catch {
             audit(action, of: entry, label: label, caller: caller, result: Self.auditResult(of: error))

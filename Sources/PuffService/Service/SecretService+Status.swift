@@ -168,7 +168,7 @@ extension SecretService {
         }
         guard case .success(let result) = resealed else {
             if case .failure(let damage) = resealed {
-                vault.damage = [damage.message]
+                vault.noteDamage([damage.message])
                 logger.error(
                     "Compaction found damage: writes wait for puffctl repair",
                     metadata: ["collection.id": "\(vault.id)", "reason": "\(damage.message)"])

@@ -28,9 +28,9 @@ extension CollectionVault {
     /// Puts the key that opens the items where the bus thread reads it while the collection is
     /// open and unlocked, and takes it away otherwise.
     func publishKey() {
-        let open = !isLocked && isOpen
-        readable.value.key =
-            open ? sealer.map { ItemKey(sealer: $0, space: space, format: format, records: records) } : nil
+        readable.value.key = state.keys.map {
+            ItemKey(sealer: $0.records, space: space, format: format, records: records)
+        }
         readable.value.isLocked = isLocked
     }
 }

@@ -18,33 +18,21 @@ final class CollectionVault {
     private(set) var space: SpaceID? { didSet { publishKey() } }
     var header: VaultHeader?
     var fields: CollectionFields
-    var isLocked: Bool { didSet { publishKey() } }
-    /// Whether items' labels, attributes and secrets can be read (unlocked since start, or since
-    /// the last lock): opened from their records as calls touch them.
-    private(set) var isOpen: Bool { didSet { publishKey() } }
-    /// Whether the next unlock reads the journal: an item holds no record (a private collection
-    /// forgets its items at `Lock`), or the records in memory are not all the journal's.
-    private(set) var readsJournalToOpen = false
-    /// Whether the records in memory were checked against the journal's sealed head since they
-    /// were read (an unlock did, or they were written since): a later unlock need not check again.
-    private(set) var chainChecked: Bool
+    /// Its lock, writes and trust in the records it holds, changed only by ``send(_:)``.
+    private(set) var state: CollectionState
     /// The head slots a scan read, which the first unlock authenticates.
     private(set) var scannedHeads: [JournalHead] = []
     /// Whether the scan started from an index snapshot, and its seal, which an unlock in place
     /// must authenticate before trusting the snapshot's locators and index.
     private(set) var fromSnapshot = false
     private(set) var snapshotSeal: IndexSnapshot.Seal?
-    /// The record key; nil while locked.
-    private(set) var sealer: SecretSealer? { didSet { publishKey() } }
-    /// The audit log's key; nil while locked and for `session`.
-    private(set) var auditSealer: SecretSealer?
     /// Only for an ephemeral vault: the master key, kept while locked since no passcode exists.
     var escrow: MasterKey?
     private(set) var hasher: KeyedHash
     /// What the bus thread may read (``ReadView``): the items, their settings and, while open,
     /// the key. Written only through ``table``, ``settings`` and ``publishKey()``.
     let readable = SharedState(ReadableCollection())
-    /// Runs inside ``lock()`` after the key left ``readable`` and before it is wiped (tests).
+    /// Runs inside ``lock(forGood:)`` after the key left ``readable`` and before it is wiped (tests).
     var afterUnpublishing: (() -> Void)?
     /// The items by number; read through ``items``, which opens them.
     var table: ItemTable {
@@ -85,16 +73,11 @@ final class CollectionVault {
     var deadRecords: Int
     /// The connection that created it since start, which may delete it without a prompt.
     var creator: ClientID?
-    /// Since when it is unlocked and used, for auto-lock; nil while locked.
-    var activity: UnlockActivity?
     /// The journal's format: 1 (unchained, written before issue 24) is upgraded by the first write.
     var format: UInt8 { didSet { publishKey() } }
     /// The newest record of the journal's chain, which the next append names; nil for format 1
     /// and for `session`.
     var tip: JournalChain.Tip?
-    /// What reading the journal found wrong (file, offset, why); while not empty the collection is
-    /// read-only until `puffctl repair` (an append would move the head past the evidence).
-    var damage: [String]
     /// Writes queued for the journal and not settled yet (``PendingWrites``).
     let pending = PendingWrites()
 
@@ -104,18 +87,14 @@ final class CollectionVault {
         self.space = space
         self.header = header
         fields = opened.fields
-        isLocked = false
-        isOpen = true
-        sealer = opened.sealer
-        auditSealer = opened.auditSealer
+        state = CollectionState(
+            openedWith: CollectionKeys(records: opened.sealer, audit: opened.auditSealer), damage: opened.damage)
         hasher = opened.hasher
-        chainChecked = true
         deadRecords = opened.deadRecords
         collectionRecord = opened.collectionRecord
         settingsRecords = opened.settingsRecords
         format = opened.format
         tip = opened.tip
-        damage = opened.damage
         table = opened.items
         settings = opened.settings
         index = opened.index
@@ -131,11 +110,8 @@ final class CollectionVault {
         fields = CollectionFields(
             id: id.rawValue, label: id.rawValue, created: 0, modified: 0, nextItemNumber: scanned.nextNumber,
             aliases: [])
-        isLocked = true
-        isOpen = false
-        sealer = nil
+        state = CollectionState(scannedWith: scanned.damage)
         hasher = scanned.hasher
-        chainChecked = false
         scannedHeads = scanned.heads
         fromSnapshot = scanned.fromSnapshot
         snapshotSeal = scanned.snapshotSeal
@@ -144,10 +120,38 @@ final class CollectionVault {
         deadRecords = scanned.deadRecords
         format = scanned.format
         tip = scanned.tip
-        damage = scanned.damage
         table = scanned.items
         index = scanned.index
         isIndexed = header.lockedSearch == .always && !scanned.waitsForIndexKey
+    }
+
+    /// Whether the collection is locked (or an unlock is under way).
+    var isLocked: Bool { !state.isOpen }
+    /// Whether items' labels, attributes and secrets can be read (unlocked since start, or since
+    /// the last lock): opened from their records as calls touch them.
+    var isOpen: Bool { state.isOpen }
+    /// The record key; nil while locked.
+    var sealer: SecretSealer? { state.keys?.records }
+    /// The audit log's key; nil while locked and for `session`.
+    var auditSealer: SecretSealer? { state.keys?.audit }
+    /// What reading the journal found wrong (file, offset, why); while not empty the collection is
+    /// read-only until `puffctl repair` (an append would move the head past the evidence).
+    var damage: [String] { state.damage }
+    /// Whether the next unlock reads the journal: an item holds no record (a private collection
+    /// forgets its items at `Lock`), or the records in memory are not all the journal's.
+    var readsJournalToOpen: Bool { state.records == .incomplete }
+    /// Whether the records in memory were checked against the journal's sealed head since they
+    /// were read (an unlock did, or they were written since): a later unlock need not check again.
+    var chainChecked: Bool { state.records == .checked }
+    /// Since when it is unlocked and used, for auto-lock; nil while locked.
+    var activity: UnlockActivity? { state.activity }
+    /// The `Lock`s it took: an unlock begins under this count, and one taken since refuses it.
+    var lockCount: Int { state.lockCount }
+    /// How many unlocks are reading the collection (between ``CollectionEvent/unlockStarted(since:)``
+    /// and their keys or failure).
+    var unlocksUnderWay: Int {
+        guard case .opening(let attempts) = state.lock else { return 0 }
+        return attempts
     }
 
     var isPrivate: Bool { header?.flags.contains(.private) ?? false }
@@ -164,52 +168,6 @@ final class CollectionVault {
     /// How many items the collection holds.
     var count: Int { table.count }
 
-    /// Installs what unlocking read from the journal (keys, and for a collection not open yet its
-    /// items).
-    func unlock(with opened: OpenedCollection, replacingItems: Bool) {
-        sealer = opened.sealer
-        auditSealer = opened.auditSealer
-        if replacingItems {
-            // Numbers seen only in records that are gone from memory (deletions) still count.
-            let next = max(fields.nextItemNumber, opened.fields.nextItemNumber)
-            fields = opened.fields
-            fields.nextItemNumber = next
-            table = opened.items
-            closeEveryItem()
-            index = opened.index
-            isIndexed = true
-            hasher = opened.hasher
-            // Opened from a scan's live records, it counts none dead: the scan counted them.
-            deadRecords = max(deadRecords, opened.deadRecords)
-            settings = opened.settings
-            collectionRecord = opened.collectionRecord
-            settingsRecords = opened.settingsRecords
-            chainChecked = true
-            format = opened.format
-            tip = opened.tip
-            damage = opened.damage
-            isOpen = true
-            readsJournalToOpen = false
-        }
-        isLocked = false
-    }
-
-    /// Installs an unlock that read no journal (``unlockInPlace(master:)``): the items stay as
-    /// they are, opened when touched.
-    func unlock(inPlace unlocked: InPlaceUnlock) {
-        sealer = unlocked.sealer
-        auditSealer = unlocked.auditSealer
-        let next = max(fields.nextItemNumber, unlocked.fields.nextItemNumber)
-        fields = unlocked.fields
-        fields.nextItemNumber = next
-        fields.modified = max(fields.modified, unlocked.modified)
-        settings = unlocked.settings
-        tip?.modified = fields.modified
-        chainChecked = true
-        isOpen = true
-        isLocked = false
-    }
-
     /// Starts a new index under `hasher`, empty.
     func replaceIndex(hasher: KeyedHash) {
         self.hasher = hasher
@@ -219,13 +177,51 @@ final class CollectionVault {
     /// Notes that the index answers for every item.
     func markIndexed() { isIndexed = true }
 
+    /// Applies `event` to ``state`` only: the caller installs what the event brought, then
+    /// performs the actions (``perform(_:)``), so the key is published over the items it opens.
+    func applied(_ event: CollectionEvent) throws(CollectionRefusal) -> [CollectionAction] {
+        try state.apply(event)
+    }
+
+    /// Takes what reading the journal whole with the key found: fields, items (closed again, to
+    /// open when touched), index, settings, the records a later unlock opens, and the chain.
+    func install(_ opened: OpenedCollection) {
+        // Numbers seen only in records that are gone from memory (deletions) still count.
+        let next = max(fields.nextItemNumber, opened.fields.nextItemNumber)
+        fields = opened.fields
+        fields.nextItemNumber = next
+        table = opened.items
+        closeEveryItem()
+        index = opened.index
+        isIndexed = true
+        hasher = opened.hasher
+        // Opened from a scan's live records, it counts none dead: the scan counted them.
+        deadRecords = max(deadRecords, opened.deadRecords)
+        settings = opened.settings
+        collectionRecord = opened.collectionRecord
+        settingsRecords = opened.settingsRecords
+        format = opened.format
+        tip = opened.tip
+    }
+
+    /// Forgets the blind index; the next unlock builds it again.
+    func dropIndex() {
+        index = AttributeIndex()
+        hasher = KeyedHash()
+        isIndexed = false
+    }
+
     /// Moves an unlocked collection to its re-keyed space: its keys, items (secrets sealed under
     /// the new record key) and chain are those of the new journal, `opened`.
     func rekeyed(space: SpaceID, header: VaultHeader, opened: OpenedCollection, deadRecords: Int) {
+        let keys = CollectionKeys(records: opened.sealer, audit: opened.auditSealer)
+        // Only an unlocked collection is read whole; the write turn the re-key holds keeps it so.
+        guard let actions = try? applied(.rekeyed(keys, damage: opened.damage)) else { return }
         self.space = space
         self.header = header
-        unlock(with: opened, replacingItems: true)
+        install(opened)
         self.deadRecords = deadRecords
+        perform(actions)
     }
 
     /// Moves a locked collection to its re-keyed space, as start-up would read it from there; an
@@ -234,7 +230,10 @@ final class CollectionVault {
         self.space = space
         self.header = header
         let keepsIndex = lockedSearch == .afterUnlock && isIndexed
-        if !isPrivate, !keepsIndex {
+        let keepsOld = isPrivate || keepsIndex
+        // The records in memory stay the old space's when kept: the next unlock reads the new journal.
+        guard (try? applied(.rescanned(damage: scanned.damage, keptOld: keepsOld))) != nil else { return }
+        if !keepsOld {
             fields.nextItemNumber = max(fields.nextItemNumber, scanned.nextNumber)
             hasher = scanned.hasher
             table = scanned.items
@@ -243,77 +242,12 @@ final class CollectionVault {
             collectionRecord = scanned.collectionRecord
             settingsRecords = scanned.settingsRecords
             settings = [:]
-            isOpen = false
-            readsJournalToOpen = false
-            chainChecked = false
             scannedHeads = scanned.heads
             fromSnapshot = scanned.fromSnapshot
             snapshotSeal = scanned.snapshotSeal
-        } else {
-            // The records in memory are the old space's: the next unlock reads the new journal.
-            readsJournalToOpen = true
         }
         deadRecords = scanned.deadRecords
         format = scanned.format
         tip = scanned.tip
-        damage = scanned.damage
-    }
-
-    /// Wipes the keys and stops the auto-lock timer. A collection also forgets what it shows of
-    /// its items, so that clients see the same after `Lock` as after a restart (Part A item 11):
-    /// a private one everything, another one all but item numbers and the blind index (which a
-    /// `never` collection drops too).
-    func lock() {
-        // Out of the bus thread's reach first (under the lock a fast read holds while it opens
-        // an item), then wiped: the bus thread never holds a wiped key (design core-reshaped §7).
-        isLocked = true
-        afterUnpublishing?()
-        sealer = nil
-        auditSealer = nil
-        activity?.timer?.cancel()
-        activity = nil
-        guard isPrivate else {
-            forgetMetadata()
-            if lockedSearch == .never { dropIndex() }
-            return
-        }
-        table = ItemTable()
-        dropIndex()
-        settings = [:]
-        isOpen = false
-        readsJournalToOpen = true
-    }
-
-    /// Forgets the blind index; the next unlock builds it again.
-    private func dropIndex() {
-        index = AttributeIndex()
-        hasher = KeyedHash()
-        isIndexed = false
-    }
-
-    /// Keeps only what a collection read from its journal without a key shows: item numbers (with
-    /// blank labels, no attributes, times 0) and their records, the blind index, and its id as its
-    /// label.
-    private func forgetMetadata() {
-        guard isOpen else { return }
-        var blank = ItemTable()
-        var everyRecord = true
-        for number in table.numbers {
-            var item = StoredItem(
-                collection: id.rawValue, number: number, label: "", attributes: [:], type: "", contentType: "",
-                sealedSecret: [], created: 0, modified: 0)
-            item.record = table[number]?.record ?? .none
-            item.isOpened = false
-            everyRecord = everyRecord && !item.record.isNone
-            blank[number] = item
-        }
-        table = blank
-        openedItems.removeAll()
-        settings = [:]
-        fields = CollectionFields(
-            id: id.rawValue, label: id.rawValue, created: 0, modified: 0, nextItemNumber: fields.nextItemNumber,
-            aliases: [])
-        isOpen = false
-        if !everyRecord { readsJournalToOpen = true }
     }
 }

@@ -27,26 +27,48 @@ extension JournalCommitter {
         return journal
     }
 
-    /// Writes `head` into the slot not written last, and flushes it.
-    static func writeHead(
-        _ head: [UInt8], of space: SpaceID, path: String, files: inout Files, sync: Sync
-    ) throws(StoreError) {
-        // Slot 1 first: a head replaced whole holds slot 0 only, which must outlive a torn write.
-        let current: (fd: Int32, slot: Int)
-        if let open = files.heads[space] {
-            current = open
-        } else {
-            current = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
+    /// Writes `head` into the slot not written last, without flushing it: ``flushHead(_:files:sync:)``
+    /// does that once the group's replies are out, and before the journal's next group is written.
+    /// Written before the replies, so a killed puffd (whose writes the kernel still holds) leaves
+    /// the head naming every acknowledged record; only a power cut in the flush's ~100 µs can
+    /// leave it one group behind, which replay reads as appends never acknowledged.
+    static func writeHead(_ head: [UInt8], of space: SpaceID, path: String, files: inout Files) throws(StoreError) {
+        if files.heads[space] == nil {
+            // Slot 1 first: a head replaced whole holds slot 0 only, which must outlive a torn write.
+            files.heads[space] = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
         }
-        files.heads[space] = current
-        let frame = JournalFraming.frame(head)
+        files.unflushedHeads[space] = UnflushedHead(frame: JournalFraming.frame(head), path: path, written: false)
+        try putHead(of: space, files: &files)
+    }
+
+    /// Flushes the head ``writeHead(_:of:path:files:)`` wrote (writing it again if a failed flush
+    /// may have dropped it); the next head then goes to the other slot.
+    static func flushHead(of space: SpaceID, files: inout Files, sync: Sync) throws(StoreError) {
+        guard let pending = files.unflushedHeads[space], let current = files.heads[space] else {
+            files.unflushedHeads[space] = nil
+            return
+        }
+        if !pending.written { try putHead(of: space, files: &files) }
+        guard sync(current.fd, .head(space)) == 0 else {
+            let error = DurableFiles.writeError("cannot write", pending.path, errno)
+            // A failed flush may leave the pages marked clean: the next try writes them again.
+            files.unflushedHeads[space]?.written = false
+            throw error
+        }
+        files.unflushedHeads[space] = nil
+        files.heads[space] = (current.fd, 1 - current.slot)
+    }
+
+    private static func putHead(of space: SpaceID, files: inout Files) throws(StoreError) {
+        guard let pending = files.unflushedHeads[space], let current = files.heads[space] else { return }
         let offset = off_t(current.slot * FileRecordStore.headSlotSize)
-        let written = frame.withUnsafeBytes { pwrite(current.fd, $0.baseAddress, $0.count, offset) }
-        guard written == frame.count, sync(current.fd, .head(space)) == 0 else {
+        let written = pending.frame.withUnsafeBytes { pwrite(current.fd, $0.baseAddress, $0.count, offset) }
+        guard written == pending.frame.count else {
             // A short write on a full disk sets no errno. The turn stays with this slot, so the
             // other one, the newest whole head, is not overwritten next.
-            throw DurableFiles.writeError("cannot write", path, written >= 0 && written < frame.count ? ENOSPC : errno)
+            throw DurableFiles.writeError(
+                "cannot write", pending.path, written >= 0 && written < pending.frame.count ? ENOSPC : errno)
         }
-        files.heads[space] = (current.fd, 1 - current.slot)
+        files.unflushedHeads[space]?.written = true
     }
 }

@@ -6,10 +6,11 @@ import Synchronization
 
 /// Writes a ``FileRecordStore``'s journal appends in groups, on one thread of its own (design
 /// core-reshaped §6): it takes everything queued, writes each journal's frames at its end, flushes
-/// each touched journal once, writes and flushes its newest head, and only then settles the
-/// group's tickets. Appends queued while a flush runs form the next group, so eight writers cost
-/// two flushes, not eight. The thread is not one of the cooperative pool's, which a flush would
-/// otherwise block.
+/// each touched journal once, writes its newest head, settles the group's tickets, and then
+/// flushes the heads (§13: the head's flush after the reply), before the journal's next group is
+/// written. Appends queued while a flush runs form the next group, so eight writers cost two
+/// journal flushes, not eight. The thread is not one of the cooperative pool's, which a flush
+/// would otherwise block.
 ///
 /// Frames are written at the journal's logical end. With a zero tail, a journal that must grow is
 /// extended with zeros ``zeroTail`` bytes at a time in the same flush, so most flushes rewrite data
@@ -53,6 +54,15 @@ package final class JournalCommitter: Sendable {
         var ends: [SpaceID: Int] = [:]
         /// Open head descriptors and the slot each writes next.
         var heads: [SpaceID: (fd: Int32, slot: Int)] = [:]
+        /// Heads written for a group whose tickets settled, not flushed yet.
+        var unflushedHeads: [SpaceID: UnflushedHead] = [:]
+    }
+
+    /// A head written (or to be written again) into its slot, waiting for its flush.
+    struct UnflushedHead {
+        let frame: [UInt8]
+        let path: String
+        var written: Bool
     }
 
     private let queue = Mutex<(requests: [Request], stopping: Bool)>(([], false))
@@ -119,6 +129,7 @@ package final class JournalCommitter: Sendable {
     func forget(_ space: SpaceID) {
         files.withLock { files in
             files.ends[space] = nil
+            files.unflushedHeads[space] = nil
             if let journal = files.journals.removeValue(forKey: space) { close(journal.fd) }
             if let head = files.heads.removeValue(forKey: space) { close(head.fd) }
         }
@@ -128,6 +139,7 @@ package final class JournalCommitter: Sendable {
     /// file is about to be replaced.
     func forgetHead(_ space: SpaceID) {
         files.withLock { files in
+            files.unflushedHeads[space] = nil
             if let head = files.heads.removeValue(forKey: space) { close(head.fd) }
         }
     }
@@ -140,6 +152,7 @@ package final class JournalCommitter: Sendable {
             files.journals = [:]
             files.ends = [:]
             files.heads = [:]
+            files.unflushedHeads = [:]
         }
     }
 
@@ -205,6 +218,13 @@ package final class JournalCommitter: Sendable {
             for (space, records) in flushes { report.body(space, records) }
         }
         for waiter in waiters { waiter.resume() }
+        // The replies go out while the heads are flushed. One that fails is tried again before
+        // its journal's next group, which fails if it fails again.
+        files.withLock { files in
+            for space in Array(files.unflushedHeads.keys) {
+                try? Self.flushHead(of: space, files: &files, sync: sync)
+            }
+        }
     }
 
     /// Writes `requests`' frames at the journal's logical end (extending its zero tail first when
@@ -217,6 +237,13 @@ package final class JournalCommitter: Sendable {
         var journal: Journal
         do throws(StoreError) {
             journal = try open(space, path: path, files: &files)
+        } catch {
+            return .failure(error)
+        }
+        // The previous group's head is durable before this group's frames are written, so a torn
+        // group always follows a head naming the record before it.
+        do throws(StoreError) {
+            try flushHead(of: space, files: &files, sync: sync)
         } catch {
             return .failure(error)
         }
@@ -250,12 +277,13 @@ package final class JournalCommitter: Sendable {
             // After the records: a crash between the two leaves a head one group behind, which
             // reads as appends never acknowledged, never as records lost.
             if let head = requests.last(where: { $0.head != nil }) {
-                try writeHead(head.head!, of: space, path: head.headPath, files: &files, sync: sync)
+                try writeHead(head.head!, of: space, path: head.headPath, files: &files)
             }
             return .success(UInt64(before))
         } catch {
             // Leave the journal ending where it ended, so the next append does not follow a
             // half-written frame. If even this fails, replay cuts the torn tail.
+            files.unflushedHeads[space] = nil  // it would name records no longer there
             _ = ftruncate(journal.fd, off_t(before))
             _ = sync(journal.fd, .journal(space))
             files.journals[space] = Journal(fd: journal.fd, end: before, size: before)
