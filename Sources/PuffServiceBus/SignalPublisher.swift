@@ -50,7 +50,8 @@ public final class SignalPublisher: Sendable {
                 in: id, locked: locked, view: view, readers: readers.lockChanged(id, locked: locked))
             outbox.deliver(items, then: SignalEmitter.messages(for: event))
         } else {
-            for message in SignalEmitter.messages(for: event, spellings: spellings) { connection.send(message) }
+            // Emitted while a call runs (a write settling): they leave with its reply.
+            for message in SignalEmitter.messages(for: event, spellings: spellings) { connection.sendSoon(message) }
         }
         switch event {
         case .collectionCreated(let id), .collectionDeleted(let id):

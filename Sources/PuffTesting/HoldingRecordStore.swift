@@ -9,16 +9,19 @@ import Synchronization
 public final class HoldingRecordStore: RecordStore {
     public static var kind: String { "holding" }
 
-    private struct State {
+    /// Where calls of one kind wait while it is held.
+    private struct Gate {
         var held = false
-        var holding: [CheckedContinuation<Void, Never>] = []
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private struct State {
+        var loads = Gate()
+        var checks = Gate()
+        var replays = Gate()
         var calls = 0
         var wholeReplays = 0
-        var checksHeld = false
-        var checksHolding: [CheckedContinuation<Void, Never>] = []
         var frameChecks = 0
-        var replaysHeld = false
-        var replaysHolding: [CheckedContinuation<Void, Never>] = []
         var replayFailure: StoreError?
     }
 
@@ -40,40 +43,22 @@ public final class HoldingRecordStore: RecordStore {
     public var frameChecks: Int { state.withLock { $0.frameChecks } }
 
     /// Whether a frame check is parked.
-    public var isHoldingCheck: Bool { state.withLock { !$0.checksHolding.isEmpty } }
+    public var isHoldingCheck: Bool { state.withLock { !$0.checks.waiting.isEmpty } }
 
     /// From now on ``journalFramesAreGood(_:before:)`` waits for ``releaseChecks()``.
-    public func holdChecks() {
-        state.withLock { $0.checksHeld = true }
-    }
+    public func holdChecks() { state.withLock { $0.checks.held = true } }
 
     /// Lets held frame checks go on.
-    public func releaseChecks() {
-        let waiting = state.withLock { state in
-            state.checksHeld = false
-            defer { state.checksHolding = [] }
-            return state.checksHolding
-        }
-        for each in waiting { each.resume() }
-    }
+    public func releaseChecks() { open(\.checks) }
 
     /// How many whole-journal reads (an unlock's, say) are parked.
-    public var replaysHolding: Int { state.withLock { $0.replaysHolding.count } }
+    public var replaysHolding: Int { state.withLock { $0.replays.waiting.count } }
 
     /// From now on ``replay(_:)`` waits for ``releaseReplays()``.
-    public func holdReplays() {
-        state.withLock { $0.replaysHeld = true }
-    }
+    public func holdReplays() { state.withLock { $0.replays.held = true } }
 
     /// Lets held whole-journal reads go on.
-    public func releaseReplays() {
-        let waiting = state.withLock { state in
-            state.replaysHeld = false
-            defer { state.replaysHolding = [] }
-            return state.replaysHolding
-        }
-        for each in waiting { each.resume() }
-    }
+    public func releaseReplays() { open(\.replays) }
 
     /// Makes the next ``replay(_:)`` throw `error` at once, held or not (a read error).
     public func failNextReplay(with error: StoreError) {
@@ -81,21 +66,33 @@ public final class HoldingRecordStore: RecordStore {
     }
 
     /// Whether a load is parked in ``spaces()``.
-    public var isHolding: Bool { state.withLock { !$0.holding.isEmpty } }
+    public var isHolding: Bool { state.withLock { !$0.loads.waiting.isEmpty } }
 
     /// From now on ``spaces()`` waits for ``release()``.
-    public func hold() {
-        state.withLock { $0.held = true }
-    }
+    public func hold() { state.withLock { $0.loads.held = true } }
 
     /// Lets the held load go on.
-    public func release() {
+    public func release() { open(\.loads) }
+
+    /// Lets what waits at `gate` go on, and lets later calls through.
+    private func open(_ gate: WritableKeyPath<State, Gate>) {
         let waiting = state.withLock { state in
-            state.held = false
-            defer { state.holding = [] }
-            return state.holding
+            state[keyPath: gate].held = false
+            defer { state[keyPath: gate].waiting = [] }
+            return state[keyPath: gate].waiting
         }
         for each in waiting { each.resume() }
+    }
+
+    /// Returns once `gate` is not held (at once when it is not).
+    private func pass(_ gate: WritableKeyPath<State, Gate>) async {
+        await withCheckedContinuation { continuation in
+            let wait = state.withLock { state in
+                if state[keyPath: gate].held { state[keyPath: gate].waiting.append(continuation) }
+                return state[keyPath: gate].held
+            }
+            if !wait { continuation.resume() }
+        }
     }
 
     private func count() {
@@ -104,13 +101,7 @@ public final class HoldingRecordStore: RecordStore {
 
     public func spaces() async throws(StoreError) -> [SpaceID] {
         count()
-        await withCheckedContinuation { continuation in
-            let wait = state.withLock { state in
-                if state.held { state.holding.append(continuation) }
-                return state.held
-            }
-            if !wait { continuation.resume() }
-        }
+        await pass(\.loads)
         return try await base.spaces()
     }
 
@@ -132,13 +123,7 @@ public final class HoldingRecordStore: RecordStore {
             return state.replayFailure
         }
         if let failure { throw failure }
-        await withCheckedContinuation { continuation in
-            let wait = state.withLock { state in
-                if state.replaysHeld { state.replaysHolding.append(continuation) }
-                return state.replaysHeld
-            }
-            if !wait { continuation.resume() }
-        }
+        await pass(\.replays)
         return try await base.replay(space)
     }
 
@@ -291,14 +276,8 @@ public final class HoldingRecordStore: RecordStore {
 
     public func journalFramesAreGood(_ space: SpaceID, before offset: UInt64) async -> Bool {
         count()
-        await withCheckedContinuation { continuation in
-            let wait = state.withLock { state in
-                state.frameChecks += 1
-                if state.checksHeld { state.checksHolding.append(continuation) }
-                return state.checksHeld
-            }
-            if !wait { continuation.resume() }
-        }
+        state.withLock { $0.frameChecks += 1 }
+        await pass(\.checks)
         return await base.journalFramesAreGood(space, before: offset)
     }
 

@@ -63,6 +63,29 @@ import Testing
         #expect(try await fixture.read(item) == "dear diary")
     }
 
+    /// libsecret and secretstorage see the refused unlock as a dismissed prompt (secret-service.md
+    /// §6.11: `Completed(true, <@ao []>)`).
+    @Test func anUnlockPromptWhoseUnlockALockOvertookEndsDismissed() async throws {
+        let holding = HoldingRecordStore(MemoryRecordStore())
+        let fixture = try await Fixture(
+            script: [.reply(.passcode(Fixture.passcode("diary pass")))], storage: holding,
+            mode: .persistent(kdf: .interactive))
+        try await fixture.service.initialize(passcode: Fixture.passcode("correct horse"))
+        let diary = try await fixture.makeCollection("Diary", passcode: "diary pass", isPrivate: true)
+        try await fixture.service.lock([diary])
+        let asked = try await fixture.service.unlock([Fixture.reference(diary)], client: Fixture.alice)
+        let prompt = try #require(asked.prompt)
+        holding.holdReplays()
+        try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
+        while holding.replaysHolding == 0 { await Task.yield() }
+        _ = await fixture.service.lock([Fixture.reference(diary)], client: Fixture.alice)
+        holding.releaseReplays()
+
+        let done = await fixture.recorder.waitFor { if case .promptCompleted = $0 { true } else { false } }
+        #expect(done == .promptCompleted(prompt, owner: Fixture.alice, dismissed: true, result: .objects([])))
+        #expect(try await fixture.service.collectionInfo(diary).isLocked)
+    }
+
     /// The key derivation's window: the unlock is held while it unwraps the key (a security key
     /// waiting for its touch stands for Argon2id), before it starts reading the collection.
     @Test(arguments: LockKind.allCases)
@@ -114,6 +137,35 @@ import Testing
 
         #expect(await changing.value == Self.refused)
         #expect(try await fixture.service.collectionInfo(mail).isLocked, "the Lock won")
+    }
+
+    /// A hidden collection's unlock reads its journal twice: to find its id (before it has a
+    /// vault), then to open it; a Lock of everything during either wins.
+    @Test(arguments: [1, 2])
+    func aLockOfEverythingWhileAHiddenCollectionOpensKeepsItHidden(heldRead: Int) async throws {
+        let holding = HoldingRecordStore(MemoryRecordStore())
+        let fixture = try await Fixture.persistent(storage: holding)
+        let stash = try await fixture.makeCollection("Stash", passcode: "stash pass", isHidden: true)
+        let item = try await fixture.store(["app": "stash"], secret: "hidden value", in: stash)
+        try await fixture.service.lock([stash])
+        holding.holdReplays()
+        let unlocking = Task {
+            await serviceError { () async throws(ServiceError) in try await fixture.unlock(nil, "stash pass") }
+        }
+        while holding.replaysHolding == 0 { await Task.yield() }
+        if heldRead == 2 {
+            holding.releaseReplays()
+            holding.holdReplays()
+            while holding.replaysHolding == 0 { await Task.yield() }
+        }
+        await fixture.service.lockAll(reason: .signal)
+        holding.releaseReplays()
+
+        #expect(await unlocking.value == Self.refused)
+        #expect(await fixture.service.collections == [.login, .session], "still hidden")
+        #expect(await fixture.service.itemIDs(in: stash).isEmpty)
+        try await fixture.unlock(nil, "stash pass")
+        #expect(try await fixture.read(item) == "hidden value")
     }
 
     @Test func aFailedUnlockDuringAnotherLeavesOneUnderWayAndNoneOnceThatOneEnds() async throws {

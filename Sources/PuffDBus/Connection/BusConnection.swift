@@ -94,6 +94,23 @@ public final class BusConnection: Sendable {
         loop.enqueue(.send(message))
     }
 
+    /// Queues `message` like ``send(_:)``, but without waking the bus thread while the current task
+    /// serves a call (``SendHold/current``): it then leaves with that call's reply. For signals a
+    /// call causes, which must leave before its reply anyway.
+    public func sendSoon(_ message: OutgoingMessage) {
+        if let hold = SendHold.current, hold.hold({ loop.enqueue(.send(message), wake: false) }) { return }
+        loop.enqueue(.send(message))
+    }
+
+    /// Wakes the bus thread if messages wait without a wake-up (a call that held some and sends no
+    /// reply).
+    public func wakeIfQueued() {
+        loop.wakeIfQueued()
+    }
+
+    /// How many times other threads woke the bus thread to send (tests count them).
+    package var wakeUps: Int { loop.wakeUps.load(ordering: .relaxed) }
+
     /// Sends a method call and waits for its reply without blocking any thread.
     ///
     /// - Throws: ``DBusError`` carrying the peer's error, `NoReply` after `timeout`,

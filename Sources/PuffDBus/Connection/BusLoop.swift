@@ -35,7 +35,8 @@ final class BusLoop: @unchecked Sendable {
     private let wakeRead: Int32
     var connectionPointer: OpaquePointer { connection }
     var wakeDescriptor: Int32 { wakeRead }
-    private let jobs = Mutex<[Job]>([])
+    /// Jobs queued for the loop, and whether a wake-up was written since it last took them.
+    private let jobs = Mutex<(queued: [Job], woken: Bool)>(([], false))
     /// How incoming messages are decoded; set by the server before it serves.
     let decodePolicy = Mutex<DecodePolicy>(.standard)
     private var delegate: Delegate?
@@ -46,6 +47,8 @@ final class BusLoop: @unchecked Sendable {
     /// Outgoing calls awaiting a reply: our serial → the caller's id.
     private var pendingBySerial: [UInt32: UInt64] = [:]
     private var running = true
+    /// The loop thread's `pthread_t` once ``run(delegate:)`` started (0 before).
+    private let loopThread = Atomic<UInt>(0)
 
     /// Opens and registers a private connection on the calling thread, which then becomes the loop
     /// thread when it calls ``run(delegate:)``.
@@ -106,17 +109,35 @@ final class BusLoop: @unchecked Sendable {
     }
 
     /// Queues `job` and wakes the loop thread. Safe from any thread.
-    func enqueue(_ job: Job) {
-        // Only the job that finds the queue empty wakes the loop: the loop takes the whole queue at
-        // once, so later jobs ride on that wake-up (a reply and its signals cost one write, not three).
-        let wasEmpty = jobs.withLock { jobs -> Bool in
-            defer { jobs.append(job) }
-            return jobs.isEmpty
+    ///
+    /// Only one wake-up is written until the loop takes the queue: it takes the whole queue at once,
+    /// so later jobs ride on that wake-up. With `wake` false the job waits for the next one
+    /// (``wakeIfQueued()``): a call's signals then leave with its reply, for one wake-up.
+    func enqueue(_ job: Job, wake: Bool = true) {
+        let writes = jobs.withLock { jobs -> Bool in
+            jobs.queued.append(job)
+            guard wake, !jobs.woken else { return false }
+            jobs.woken = true
+            return true
         }
-        if wasEmpty { wake() }
+        if writes { self.wake() }
     }
 
+    /// Wakes the loop if jobs wait without a wake-up.
+    func wakeIfQueued() {
+        let writes = jobs.withLock { jobs -> Bool in
+            guard !jobs.queued.isEmpty, !jobs.woken else { return false }
+            jobs.woken = true
+            return true
+        }
+        if writes { wake() }
+    }
+
+    /// How many wake-ups were written (tests count them).
+    let wakeUps = Atomic<Int>(0)
+
     private func wake() {
+        wakeUps.add(1, ordering: .relaxed)
         var one: UInt8 = 1
         _ = write(wakeFD, &one, 1)
     }
@@ -124,6 +145,7 @@ final class BusLoop: @unchecked Sendable {
     /// Runs until the connection drops or ``Job/stop`` arrives; call it on the dedicated thread.
     func run(delegate: Delegate) {
         self.delegate = delegate
+        loopThread.store(pthread_self(), ordering: .releasing)
         while running {
             runJobs()
             drainIncoming()
@@ -140,9 +162,12 @@ final class BusLoop: @unchecked Sendable {
     }
 
     private func runJobs() {
-        let batch = jobs.withLock { pending -> [Job] in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
+        let batch = jobs.withLock { jobs -> [Job] in
+            defer {
+                jobs.queued.removeAll(keepingCapacity: true)
+                jobs.woken = false
+            }
+            return jobs.queued
         }
         for job in batch {
             switch job {
@@ -239,8 +264,11 @@ final class BusLoop: @unchecked Sendable {
         timeoutDeadlines[timeout] = ContinuousClock.now.advanced(by: .milliseconds(interval))
     }
 
+    /// libdbus asks for this after queueing a message. On the loop thread (where every send runs)
+    /// the loop polls again anyway, reading the watches' new flags, so a byte in the pipe would only
+    /// cost a `write`, a `read` and a spare round of `poll` per message sent.
     func wakeFromLibdbus() {
-        var one: UInt8 = 1
-        _ = write(wakeFD, &one, 1)
+        if loopThread.load(ordering: .acquiring) == pthread_self() { return }
+        wake()
     }
 }

@@ -148,11 +148,18 @@ public struct ObjectServer: Sendable {
                 let context = await callers.context(for: sender)
                 await gate.enter()
                 let slot = CallSlot(giveBack: { gate.leave() }, takeAgain: { await gate.enter() })
-                let reply = await CallSlot.$current.withValue(slot) { await router.handle(message, context: context) }
+                // Signals the call causes leave with its reply, on one wake-up of the bus thread.
+                let hold = SendHold()
+                let reply = await SendHold.$current.withValue(hold) {
+                    await CallSlot.$current.withValue(slot) { await router.handle(message, context: context) }
+                }
+                hold.close()
                 if slot.finish() { gate.leave() }
                 if let reply {
                     refusals.note(reply, from: sender)
                     connection.send(reply)
+                } else {
+                    connection.wakeIfQueued()
                 }
             case .departure:
                 callers.forget(sender)

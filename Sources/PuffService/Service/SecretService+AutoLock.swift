@@ -28,6 +28,7 @@ extension SecretService {
         defer { endWrite() }
         let unlocked = collectionOrder.filter { $0 != .session && collectionStates[$0]?.isLocked == false }
         for id in unlocked { lockNow(id) }
+        stopHiddenUnlocks()
         for id in collectionOrder where id != .session && !unlocked.contains(id) {
             guard let vault = collectionStates[id] else { continue }
             finishLocking(vault, vault.lock().filter { $0 == .forgetKey })  // a key kept at start

@@ -9,10 +9,20 @@ extension SecretService {
     /// Derives the passcode's key once under the hidden salt and tries it on every closed hidden
     /// collection, one such attempt at a time.
     func unlockHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
-        try await passcodeAttempt("") { () throws(ServiceError) in try await tryHidden(passcode: passcode) }
+        let since = openingHidden.locks  // a Lock of everything from now on wins
+        return try await passcodeAttempt("") { () throws(ServiceError) in
+            try await tryHidden(passcode: passcode, since: since)
+        }
     }
 
-    private func tryHidden(passcode: SecureBytes) async throws(ServiceError) -> CollectionID {
+    /// Makes a Lock of everything reach the hidden collections being opened: their unlocks are
+    /// refused (unlisted yet, they announce nothing).
+    func stopHiddenUnlocks() {
+        openingHidden.locks += 1
+        for vault in openingHidden.vaults { finishLocking(vault, vault.lock(forGood: true)) }
+    }
+
+    private func tryHidden(passcode: SecureBytes, since: Int) async throws(ServiceError) -> CollectionID {
         guard let catalog else { throw .notInitialized }
         let shared = KeySlot.Typed(kdf: catalog.hiddenKDF, salt: catalog.hiddenSalt)
         let key = try await typedKey(passcode, shared)
@@ -20,6 +30,9 @@ extension SecretService {
         for (space, header) in hiddenHeaders {
             guard let master = Self.hiddenMaster(header, key: key, shared: shared) else { continue }
             let vault = try await hiddenVault(space: space, header: header, master: master)
+            guard openingHidden.locks == since else { throw lockWon(vault) }
+            openingHidden.vaults.append(vault)
+            defer { openingHidden.vaults.removeAll { $0 === vault } }
             try await open(vault, master: master)
             opened = opened ?? vault.id
         }

@@ -66,6 +66,7 @@ extension SecretService {
         defer { endWrite() }
         for id in ids where collectionStates[id] == nil { throw .noSuchObject }
         for id in ids.isEmpty ? collectionOrder : ids { lockNow(id) }
+        if ids.isEmpty { stopHiddenUnlocks() }
     }
 
     /// Locks one collection now: wipes its keys (``setLocked(_:_:)`` announces it).

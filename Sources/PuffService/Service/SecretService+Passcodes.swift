@@ -174,7 +174,7 @@ extension SecretService {
 
     /// Logs an unlock that a `Lock` came after, and the error it answers: the Lock won, the key
     /// that unlock unwrapped goes unused (a Secret Service prompt ends dismissed).
-    private func lockWon(_ vault: CollectionVault) -> ServiceError {
+    func lockWon(_ vault: CollectionVault) -> ServiceError {
         logger.notice(
             "An unlock was refused: the collection was locked while it was under way",
             metadata: ["collection.id": "\(vault.isHidden ? "(hidden)" : vault.id.rawValue)"])

@@ -61,6 +61,9 @@ public actor SecretService {
     var catalog: Catalog?
     /// Hidden collections' headers while they are closed.
     var hiddenHeaders: [SpaceID: VaultHeader]
+    /// Hidden collections an unlock is opening (not listed yet), and the Locks of everything so
+    /// far: such a Lock reaches them too, and refuses a hidden unlock begun before it.
+    var openingHidden: (vaults: [CollectionVault], locks: Int) = ([], 0)
     /// Collections whose files failed to open, with the reason (file and offset).
     var damaged: [(name: String, reason: String)]
     /// What is wrong with the vault beside its collections (a damaged catalog, a file that is not
