@@ -117,16 +117,8 @@ struct BusContext: Sendable {
     }
 }
 
-/// Argument and object access for handlers; the router has checked signatures, so a mismatch is
-/// a table bug and still becomes `InvalidArgs` rather than a crash.
+/// Caller and object access for handlers.
 extension MethodCall {
-    func argument<T>(_ index: Int, _ view: (DBusValue) -> T?) throws -> T {
-        guard index < arguments.count, let value = view(arguments[index]) else {
-            throw ServiceError.invalidArgument("argument \(index) has the wrong type")
-        }
-        return value
-    }
-
     /// The caller as the service knows it.
     var client: ClientID { ClientID(sender) }
 

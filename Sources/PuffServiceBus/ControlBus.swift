@@ -33,14 +33,24 @@ public struct ControlBus: Sendable {
         self.limits = limits
         self.agents = agents
         self.logger = logger
-        let context = BusContext(
-            service: service, agents: agents, send: { connection.send($0) }, departures: departures)
+        let built = Self.router(
+            BusContext(service: service, agents: agents, send: { connection.send($0) }, departures: departures),
+            logger: logger)
+        router = built.router
+        callers = CallerDirectory(connection: connection)
+        connection.setDecodePolicy(built.decodePolicy)
+    }
+
+    /// The control object's router and how the bus thread decodes calls for it, from `context`
+    /// alone: tests hand it messages with no bus, as ``SecretRouter`` does.
+    static func router(_ context: BusContext, logger: Logger) -> SecretRouter.Built {
         let control = SecretInterfaces.control(context)
         let mapping = DBusErrorMapping(logger: logger)
-        router = Router(tree: ControlTree(control: control), mapError: { mapping.map($0) })
-        callers = CallerDirectory(connection: connection)
-        connection.setDecodePolicy(
-            DecodePolicy(secretFields: [:], methodSignatures: router.methodSignatures(serving: [control])))
+        let router = Router(tree: ControlTree(control: control), mapError: { mapping.map($0) })
+        return SecretRouter.Built(
+            router: router,
+            decodePolicy: DecodePolicy(secretFields: [:], methodSignatures: router.methodSignatures(serving: [control]))
+        )
     }
 
     /// Subscribes to `NameOwnerChanged`; call before requesting the name so that no agent can

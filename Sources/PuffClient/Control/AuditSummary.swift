@@ -110,8 +110,8 @@ extension ControlClient {
                 after.sorted { $0.key < $1.key }.map { DBusValue.DictEntry(.string($0.key), .uint64($0.value)) })
             var page = try AuditLogReply(
                 reply: await call(
-                    "Audit", [.uint64(since), .string(collection), cursor, .uint32(pageSize)],
-                    expecting: "aa{sv}a{ss}a{st}b", collection: collection.isEmpty ? nil : collection))
+                    .audit, [.uint64(since), .string(collection), cursor, .uint32(pageSize)],
+                    collection: collection.isEmpty ? nil : collection))
             for entry in page.entries { after[entry.collection] = max(after[entry.collection] ?? 0, entry.sequence) }
             entries += page.entries
             // A page that brought nothing cannot move the cursor: stop rather than ask again.

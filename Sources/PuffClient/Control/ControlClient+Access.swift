@@ -61,8 +61,8 @@ extension ControlClient {
         async throws(ClientError)
     {
         _ = try await call(
-            "SetProtected", [.objectPath(try Self.path(path)), .boolean(isProtected), try Self.consent(passcode)],
-            expecting: "", timeout: Self.passcodeCallTimeout)
+            .setProtected, [.objectPath(try Self.path(path)), .boolean(isProtected), try Self.consent(passcode)],
+            timeout: Self.passcodeCallTimeout)
     }
 
     /// `SetAccess`: persists an allow or deny rule for `executable` on the item; an allow needs
@@ -71,9 +71,9 @@ extension ControlClient {
         async throws(ClientError)
     {
         _ = try await call(
-            "SetAccess",
+            .setAccess,
             [.objectPath(try Self.path(path)), .string(executable), .boolean(allows), try Self.consent(passcode)],
-            expecting: "", timeout: Self.passcodeCallTimeout)
+            timeout: Self.passcodeCallTimeout)
     }
 
     /// `RevokeAccess`: forgets `executable`'s rule on the item, or every rule when nil; forgetting
@@ -82,8 +82,8 @@ extension ControlClient {
         async throws(ClientError)
     {
         _ = try await call(
-            "RevokeAccess", [.objectPath(try Self.path(path)), .string(executable ?? ""), try Self.consent(passcode)],
-            expecting: "", timeout: Self.passcodeCallTimeout)
+            .revokeAccess, [.objectPath(try Self.path(path)), .string(executable ?? ""), try Self.consent(passcode)],
+            timeout: Self.passcodeCallTimeout)
     }
 
     /// The `consent` argument (`a{sv}`): the passcode's pipe under `passcode`, or nothing so that
@@ -99,7 +99,7 @@ extension ControlClient {
         var items: [DBusValue] = []
         for path in paths { items.append(.objectPath(try Self.path(path))) }
         return try AccessEntry.list(
-            reply: try await call("ListAccess", [.array(element: "o", items)], expecting: "aa{sv}"))
+            reply: try await call(.listAccess, [.array(element: "o", items)]))
     }
 
     private static func path(_ text: String) throws(ClientError) -> ObjectPath {

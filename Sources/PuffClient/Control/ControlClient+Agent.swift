@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffDBus
+import PuffProtocol
 
 extension ControlClient {
     /// `RegisterAgent`: puffd asks the object at `path` on this connection from now on.
     public func registerAgent(at path: ObjectPath) async throws(ClientError) {
-        _ = try await call("RegisterAgent", [.objectPath(path)], expecting: "")
+        _ = try await call(.registerAgent, [.objectPath(path)])
     }
 
     /// `UnregisterAgent`: withdraws an agent this connection registered.
     public func unregisterAgent(at path: ObjectPath) async throws(ClientError) {
-        _ = try await call("UnregisterAgent", [.objectPath(path)], expecting: "")
+        _ = try await call(.unregisterAgent, [.objectPath(path)])
     }
 
     /// Whether `sender` is the connection that owns ``busName`` now.

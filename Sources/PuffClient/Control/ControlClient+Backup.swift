@@ -43,7 +43,7 @@ extension ControlClient {
         async throws(ClientError) -> BackupOutcome
     {
         let reply = try await observingProgress("Backup", progress) { () async throws(ClientError) in
-            try await call("Backup", [.unixFD(archive)], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+            try await call(.backup, [.unixFD(archive)], timeout: Self.archiveCallTimeout)
         }
         return try Self.outcome(reply, member: "Backup")
     }
@@ -65,7 +65,7 @@ extension ControlClient {
         let options = DBusValue.dictionary(key: "s", value: "v", entries)
         let reply = try await observingProgress("Restore", progress) { () async throws(ClientError) in
             try await call(
-                "Restore", [.unixFD(archive), options], expecting: "a{sv}", timeout: Self.archiveCallTimeout)
+                .restore, [.unixFD(archive), options], timeout: Self.archiveCallTimeout)
         }
         return try Self.outcome(reply, member: "Restore")
     }
@@ -76,7 +76,7 @@ extension ControlClient {
         -> VerifyOutcome
     {
         let reply = try await observingProgress("Verify", progress) { () async throws(ClientError) in
-            try await call("Verify", expecting: "aa{sv}astas", timeout: Self.archiveCallTimeout)
+            try await call(.verify, timeout: Self.archiveCallTimeout)
         }
         guard case .array(_, let entries) = reply[0], case .array(_, let checked) = reply[1],
             case .uint64(let records) = reply[2], case .array(_, let locked) = reply[3]

@@ -56,8 +56,8 @@ extension ControlClient {
             result = .success(
                 try await observingProgress("ExportItems", progress) { () async throws(ClientError) in
                     try await call(
-                        "ExportItems", [.string(collection), .unixFD(writeEnd!), options], expecting: "a{sv}aa{sv}",
-                        collection: collection, timeout: Self.exportCallTimeout)
+                        .exportItems, [.string(collection), .unixFD(writeEnd!), options], collection: collection,
+                        timeout: Self.exportCallTimeout)
                 })
         } catch {
             result = .failure(error)

@@ -52,8 +52,8 @@ extension ControlClient {
             result = .success(
                 try await observingProgress("ImportItems", progress) { () async throws(ClientError) in
                     try await call(
-                        "ImportItems", [.string(collection), .unixFD(items), options], expecting: "aa{sv}",
-                        collection: collection, timeout: Self.importCallTimeout)
+                        .importItems, [.string(collection), .unixFD(items), options], collection: collection,
+                        timeout: Self.importCallTimeout)
                 })
         } catch {
             result = .failure(error)

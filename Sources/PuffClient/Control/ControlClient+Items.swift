@@ -81,8 +81,8 @@ extension ControlClient {
         let reply: [DBusValue]
         do throws(ClientError) {
             reply = try await call(
-                "MoveItem", [.objectPath(try Self.itemPath(item)), .string(collection)], expecting: "o",
-                collection: collection, timeout: Self.passcodeCallTimeout)
+                .moveItem, [.objectPath(try Self.itemPath(item)), .string(collection)], collection: collection,
+                timeout: Self.passcodeCallTimeout)
         } catch .accessDenied {
             // The caller passed the uid check to get here: this is the access gate's refusal.
             throw .failed(

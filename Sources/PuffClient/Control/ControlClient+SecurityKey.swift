@@ -36,8 +36,8 @@ extension ControlClient {
             entries.append(.init(.string(ControlKey.fido2Device), .variant(.string(device))))
         }
         let reply = try await call(
-            "UnlockWith", [.string(collection), .dictionary(key: "s", value: "v", entries)], expecting: "s",
-            collection: collection, timeout: Self.hardwareCallTimeout)
+            .unlockWith, [.string(collection), .dictionary(key: "s", value: "v", entries)], collection: collection,
+            timeout: Self.hardwareCallTimeout)
         guard let id = reply.first?.string else { throw .unexpectedReply(member: "UnlockWith") }
         return id
     }

@@ -69,7 +69,7 @@ public struct SlotRequest: Sendable {
 extension ControlClient {
     /// `ListSlots`: the collection's unlock slots.
     public func listSlots(of collection: String) async throws(ClientError) -> [SlotSummary] {
-        let reply = try await call("ListSlots", [.string(collection)], expecting: "aa{sv}", collection: collection)
+        let reply = try await call(.listSlots, [.string(collection)], collection: collection)
         guard case .array(_, let entries) = reply[0] else { throw .unexpectedReply(member: "ListSlots") }
         var slots: [SlotSummary] = []
         for entry in entries {
@@ -102,8 +102,8 @@ extension ControlClient {
             secret = try PasscodePipe.readEnd(carrying: request.newPasscode ?? SecureBytes.empty)
         }
         let reply = try await call(
-            "AddSlot", [.string(collection), .string(type), try request.options, .unixFD(proofPipe), .unixFD(secret)],
-            expecting: "q", collection: collection, timeout: Self.hardwareCallTimeout)
+            .addSlot, [.string(collection), .string(type), try request.options, .unixFD(proofPipe), .unixFD(secret)],
+            collection: collection, timeout: Self.hardwareCallTimeout)
         guard case .uint16(let id)? = reply.first else { throw .unexpectedReply(member: "AddSlot") }
         guard let codeEnds else { return (id, nil) }
         // puffd wrote the code before it answered: it is in the pipe already.
@@ -114,9 +114,9 @@ extension ControlClient {
     public func removeSlot(_ id: UInt16, from collection: String, proof: SecureBytes) async throws(ClientError) {
         let proofPipe = try PasscodePipe.readEnd(carrying: proof)
         _ = try await call(
-            "RemoveSlot",
+            .removeSlot,
             [.string(collection), .uint16(id), .dictionary(key: "s", value: "v", []), .unixFD(proofPipe)],
-            expecting: "", collection: collection, timeout: Self.passcodeCallTimeout)
+            collection: collection, timeout: Self.passcodeCallTimeout)
     }
 
     /// `RelabelSlot`: renames slot `id`, proved by `proof`.
@@ -125,7 +125,7 @@ extension ControlClient {
     {
         let proofPipe = try PasscodePipe.readEnd(carrying: proof)
         _ = try await call(
-            "RelabelSlot", [.string(collection), .uint16(id), .string(label), .unixFD(proofPipe)], expecting: "",
+            .relabelSlot, [.string(collection), .uint16(id), .string(label), .unixFD(proofPipe)],
             collection: collection, timeout: Self.passcodeCallTimeout)
     }
 
@@ -135,7 +135,7 @@ extension ControlClient {
         let options = DBusValue.dictionary(
             key: "s", value: "v", [.init(.string(ControlKey.recovery), .variant(.unixFD(pipe)))])
         let reply = try await call(
-            "UnlockWith", [.string(collection), options], expecting: "s", collection: collection,
+            .unlockWith, [.string(collection), options], collection: collection,
             timeout: Self.passcodeCallTimeout)
         guard let id = reply.first?.string else { throw .unexpectedReply(member: "UnlockWith") }
         return id
@@ -148,7 +148,7 @@ extension ControlClient {
         let options = DBusValue.dictionary(
             key: "s", value: "v", [.init(.string(ControlKey.slot), .variant(.uint16(slot)))])
         let reply = try await call(
-            "UnlockWith", [.string(collection), options], expecting: "s", collection: collection,
+            .unlockWith, [.string(collection), options], collection: collection,
             timeout: Self.hardwareCallTimeout)
         guard let id = reply.first?.string else { throw .unexpectedReply(member: "UnlockWith") }
         return id
@@ -167,12 +167,11 @@ extension ControlClient {
         if dropSlots { options.append(.init(.string(ControlKey.dropSlots), .variant(.boolean(true)))) }
         _ = try await observingProgress("Rekey", progress) { () async throws(ClientError) in
             try await call(
-                "Rekey",
+                .rekey,
                 [
                     .string(collection), .unixFD(proofPipe), .unixFD(newPipe),
                     .dictionary(key: "s", value: "v", options),
-                ],
-                expecting: "", collection: collection, timeout: Self.hardwareCallTimeout)
+                ], collection: collection, timeout: Self.hardwareCallTimeout)
         }
     }
 

@@ -62,7 +62,7 @@ public final class ControlClient: Sendable {
 
     /// `Status`: the vault and its visible collections.
     public func status() async throws(ClientError) -> VaultStatus {
-        try VaultStatus(reply: await call("Status", expecting: "a{sv}aa{sv}"))
+        try VaultStatus(reply: await call(.status))
     }
 
     /// `Init`: sets the passcode of a new vault, which creates the unlocked `login` collection
@@ -73,7 +73,7 @@ public final class ControlClient: Sendable {
         let options = DBusValue.dictionary(key: "s", value: "v", Self.policyEntries(policy, minimumLength))
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         _ = try await call(
-            "Init", [options, .unixFD(pipe)], expecting: "", collection: "login", timeout: Self.passcodeCallTimeout)
+            .initialize, [options, .unixFD(pipe)], collection: "login", timeout: Self.passcodeCallTimeout)
     }
 
     /// `Unlock`: opens `collection`, or with `""` whichever hidden collection the passcode opens.
@@ -82,14 +82,14 @@ public final class ControlClient: Sendable {
     public func unlock(_ collection: String, passcode: SecureBytes) async throws(ClientError) -> String {
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         let reply = try await call(
-            "Unlock", [.string(collection), .unixFD(pipe)], expecting: "s", collection: collection,
+            .unlock, [.string(collection), .unixFD(pipe)], collection: collection,
             timeout: Self.passcodeCallTimeout)
         return try Self.string(reply, member: "Unlock")
     }
 
     /// `Lock`: locks `collections`, or every collection when the list is empty.
     public func lock(_ collections: [String]) async throws(ClientError) {
-        _ = try await call("Lock", [.strings(collections)], expecting: "", collection: collections.first)
+        _ = try await call(.lock, [.strings(collections)], collection: collections.first)
     }
 
     /// `ChangePasscode`: re-keys the collection under `new`; `progress` gets the call's
@@ -102,8 +102,8 @@ public final class ControlClient: Sendable {
         let newPipe = try PasscodePipe.readEnd(carrying: new)
         _ = try await observingProgress("ChangePasscode", progress) { () async throws(ClientError) in
             try await call(
-                "ChangePasscode", [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], expecting: "",
-                collection: collection, timeout: Self.passcodeCallTimeout)
+                .changePasscode, [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], collection: collection,
+                timeout: Self.passcodeCallTimeout)
         }
     }
 
@@ -125,7 +125,7 @@ public final class ControlClient: Sendable {
         )
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         let reply = try await call(
-            "CreateCollection", [.string(label), options, .unixFD(pipe)], expecting: "s", collection: label,
+            .createCollection, [.string(label), options, .unixFD(pipe)], collection: label,
             timeout: Self.passcodeCallTimeout)
         return try Self.string(reply, member: "CreateCollection")
     }
@@ -137,8 +137,8 @@ public final class ControlClient: Sendable {
     ) async throws(ClientError) {
         let pipe = try PasscodePipe.readEnd(carrying: passcode)
         _ = try await call(
-            "SetLockedSearch", [.string(collection), .string(mode.rawValue), .unixFD(pipe)], expecting: "",
-            collection: collection, timeout: Self.passcodeCallTimeout)
+            .setLockedSearch, [.string(collection), .string(mode.rawValue), .unixFD(pipe)], collection: collection,
+            timeout: Self.passcodeCallTimeout)
     }
 
     /// `DeleteCollection`: sets the collection aside (restorable for a while); a locked one needs
@@ -154,7 +154,7 @@ public final class ControlClient: Sendable {
                 .init(.string(ControlKey.passcode), .variant(.unixFD(try PasscodePipe.readEnd(carrying: passcode)))))
         }
         let reply = try await call(
-            "DeleteCollection", [.string(collection), .dictionary(key: "s", value: "v", options)], expecting: "a{sv}",
+            .deleteCollection, [.string(collection), .dictionary(key: "s", value: "v", options)],
             collection: collection, timeout: Self.passcodeCallTimeout)
         guard let fields = reply.first?.variantDictionary else { throw .unexpectedReply(member: "DeleteCollection") }
         return try DeletedCollectionSummary(ReplyFields(fields, member: "DeleteCollection"))
@@ -162,7 +162,7 @@ public final class ControlClient: Sendable {
 
     /// `DeletedCollections`: the deleted collections still kept, oldest first.
     public func deletedCollections() async throws(ClientError) -> [DeletedCollectionSummary] {
-        let reply = try await call("DeletedCollections", expecting: "aa{sv}")
+        let reply = try await call(.deletedCollections)
         guard case .array(_, let entries) = reply[0] else { throw .unexpectedReply(member: "DeletedCollections") }
         var list: [DeletedCollectionSummary] = []
         for entry in entries {
@@ -176,19 +176,19 @@ public final class ControlClient: Sendable {
     ///
     /// - Returns: Its id, or `""` for a hidden one.
     public func restoreCollection(_ name: String) async throws(ClientError) -> String {
-        let reply = try await call("RestoreCollection", [.string(name)], expecting: "s", collection: name)
+        let reply = try await call(.restoreCollection, [.string(name)], collection: name)
         return try Self.string(reply, member: "RestoreCollection")
     }
 
     /// `RenameCollection`: sets the collection's display name.
     public func renameCollection(_ collection: String, to label: String) async throws(ClientError) {
         _ = try await call(
-            "RenameCollection", [.string(collection), .string(label)], expecting: "", collection: collection)
+            .renameCollection, [.string(collection), .string(label)], collection: collection)
     }
 
     /// `SetDefault`: points the `default` alias at `collection`.
     public func setDefault(_ collection: String) async throws(ClientError) {
-        _ = try await call("SetDefault", [.string(collection)], expecting: "", collection: collection)
+        _ = try await call(.setDefault, [.string(collection)], collection: collection)
     }
 
     /// `Compact`: rewrites the journal of `collection` (`""` for all) with only its live records.
@@ -200,7 +200,7 @@ public final class ControlClient: Sendable {
         async throws(ClientError) -> UInt64
     {
         let reply = try await observingProgress("Compact", progress) { () async throws(ClientError) in
-            try await call("Compact", [.string(collection)], expecting: "t", collection: collection)
+            try await call(.compact, [.string(collection)], collection: collection)
         }
         guard case .uint64(let reclaimed) = reply[0] else { throw .unexpectedReply(member: "Compact") }
         return reclaimed
@@ -211,7 +211,7 @@ public final class ControlClient: Sendable {
     /// - Returns: The records kept, what was lost, and where the old journal is kept.
     public func repair(_ collection: String) async throws(ClientError) -> (kept: UInt64, lost: [String], keptAt: String)
     {
-        let reply = try await call("Repair", [.string(collection)], expecting: "tass", collection: collection)
+        let reply = try await call(.repair, [.string(collection)], collection: collection)
         guard case .uint64(let kept) = reply[0], case .array(_, let lost) = reply[1], case .string(let at) = reply[2]
         else { throw .unexpectedReply(member: "Repair") }
         return (kept, lost.compactMap(\.string), at)
@@ -219,18 +219,25 @@ public final class ControlClient: Sendable {
 
     /// `ListItems`: the items of a visible collection, never their secrets.
     public func listItems(in collection: String) async throws(ClientError) -> [ItemSummary] {
-        let reply = try await call("ListItems", [.string(collection)], expecting: "aa{sv}", collection: collection)
+        let reply = try await call(.listItems, [.string(collection)], collection: collection)
         return try ItemSummary.list(reply: reply, collection: collection)
     }
 
-    /// Sends one call and checks the reply's signature against the XML's `out` arguments.
+    /// Sends one call of the contract's `method` and checks the reply's signature against its
+    /// `out` arguments. A body of another shape than its `in` arguments is puffctl's own bug, and
+    /// is refused before it is sent.
     func call(
-        _ member: MemberName, _ body: [DBusValue] = [], expecting signature: String, collection: String? = nil,
+        _ method: ControlContract.Method, _ body: [DBusValue] = [], collection: String? = nil,
         timeout: Duration = ControlClient.callTimeout
     ) async throws(ClientError) -> [DBusValue] {
-        try await call(
-            member, on: ControlNames.path, interface: ControlNames.interface, body, expecting: signature,
-            collection: collection, timeout: timeout)
+        let signature = DBusValue.signature(of: body).rawValue
+        guard signature == method.inputSignature else {
+            throw .failed(
+                name: "", message: "puffctl built \(method.name) as (\(signature)), not (\(method.inputSignature))")
+        }
+        return try await call(
+            MemberName(stringLiteral: method.name), on: ControlNames.path, interface: ControlNames.interface, body,
+            expecting: method.outputSignature, collection: collection, timeout: timeout)
     }
 
     /// Sends one call to any object of puffd and checks the reply's signature; every error reply

@@ -57,6 +57,14 @@ extension Input {
     }
     /// An `h`.
     public static func unixFD(_ name: String) -> Input<UnixFD> { Input<UnixFD>(name, "h", read: { $0.unixFD }) }
+    /// A `q`.
+    public static func uint16(_ name: String) -> Input<UInt16> { Input<UInt16>(name, "q", read: { $0.uint16 }) }
+    /// A `u`.
+    public static func uint32(_ name: String) -> Input<UInt32> { Input<UInt32>(name, "u", read: { $0.uint32 }) }
+    /// A `t`.
+    public static func uint64(_ name: String) -> Input<UInt64> {
+        Input<UInt64>(name, "t") { value in if case .uint64(let number) = value { number } else { nil } }
+    }
 }
 
 extension Method {
@@ -92,6 +100,35 @@ extension Method {
             return try await handler(
                 call, try a.value(of: call.arguments[0]), try b.value(of: call.arguments[1]),
                 try c.value(of: call.arguments[2]))
+        }
+    }
+
+    /// A method of four typed inputs.
+    public init<A, B, C, D>(
+        _ name: MemberName, in a: Input<A>, _ b: Input<B>, _ c: Input<C>, _ d: Input<D>, out outputs: [Argument] = [],
+        handler: @escaping @Sendable (MethodCall, A, B, C, D) async throws -> [DBusValue]
+    ) {
+        self.init(name, in: [a.argument, b.argument, c.argument, d.argument], out: outputs) { call in
+            try Self.arity(call, 4)
+            let arguments = call.arguments
+            return try await handler(
+                call, try a.value(of: arguments[0]), try b.value(of: arguments[1]), try c.value(of: arguments[2]),
+                try d.value(of: arguments[3]))
+        }
+    }
+
+    /// A method of five typed inputs.
+    public init<A, B, C, D, E>(
+        _ name: MemberName, in a: Input<A>, _ b: Input<B>, _ c: Input<C>, _ d: Input<D>, _ e: Input<E>,
+        out outputs: [Argument] = [],
+        handler: @escaping @Sendable (MethodCall, A, B, C, D, E) async throws -> [DBusValue]
+    ) {
+        self.init(name, in: [a.argument, b.argument, c.argument, d.argument, e.argument], out: outputs) { call in
+            try Self.arity(call, 5)
+            let arguments = call.arguments
+            return try await handler(
+                call, try a.value(of: arguments[0]), try b.value(of: arguments[1]), try c.value(of: arguments[2]),
+                try d.value(of: arguments[3]), try e.value(of: arguments[4]))
         }
     }
 

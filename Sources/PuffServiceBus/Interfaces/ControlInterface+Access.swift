@@ -11,58 +11,53 @@ import PuffStore
 extension SecretInterfaces {
     static func accessMethods(_ context: BusContext) -> [Method] {
         let service = context.service
-        let consent = Argument("consent", "a{sv}")
+        let consent = Input<[String: DBusValue]>.variantDictionary("consent")
         return [
-            itemMethod("SetProtected", in: [.init("item", "o"), .init("protected", "b"), consent]) { call in
-                let item = try await context.controlItem(try call.argument(0, \.objectPath))
-                try await service.changeItemSettings(
-                    .protect(try call.argument(1, \.bool)), of: item, caller: call.caller,
-                    consent: try await call.consent(2))
-                return []
-            },
-            itemMethod(
-                "SetAccess", in: [.init("item", "o"), .init("executable", "s"), .init("allow", "b"), consent]
-            ) { call in
-                let item = try await context.controlItem(try call.argument(0, \.objectPath))
-                let change = ItemSettingsChange.access(
-                    executable: try call.argument(1, \.string), allows: try call.argument(2, \.bool))
-                try await service.changeItemSettings(
-                    change, of: item, caller: call.caller, consent: try await call.consent(3))
-                return []
-            },
-            itemMethod("RevokeAccess", in: [.init("item", "o"), .init("executable", "s"), consent]) { call in
-                let item = try await context.controlItem(try call.argument(0, \.objectPath))
-                let executable = try call.argument(1, \.string)
-                try await service.changeItemSettings(
-                    .revoke(executable: executable.isEmpty ? nil : executable), of: item, caller: call.caller,
-                    consent: try await call.consent(2))
-                return []
-            },
-            itemMethod("ListAccess", in: [.init("items", "ao")], out: [.init("entries", "aa{sv}")]) { call in
-                guard case .array(_, let paths)? = call.arguments.first else {
-                    throw ServiceError.invalidArgument("items must be ao")
+            controlMethod(.setProtected, in: .objectPath("item"), .bool("protected"), consent) {
+                call, path, protected, consent in
+                try await itemCall {
+                    try await service.changeItemSettings(
+                        .protect(protected), of: try await context.controlItem(path), caller: call.caller,
+                        consent: try await call.consent(consent))
                 }
+                return []
+            },
+            controlMethod(.setAccess, in: .objectPath("item"), .string("executable"), .bool("allow"), consent) {
+                call, path, executable, allows, consent in
+                try await itemCall {
+                    try await service.changeItemSettings(
+                        .access(executable: executable, allows: allows), of: try await context.controlItem(path),
+                        caller: call.caller, consent: try await call.consent(consent))
+                }
+                return []
+            },
+            controlMethod(.revokeAccess, in: .objectPath("item"), .string("executable"), consent) {
+                call, path, executable, consent in
+                try await itemCall {
+                    try await service.changeItemSettings(
+                        .revoke(executable: executable.isEmpty ? nil : executable),
+                        of: try await context.controlItem(path), caller: call.caller,
+                        consent: try await call.consent(consent))
+                }
+                return []
+            },
+            controlMethod(.listAccess, in: .objectPaths("items")) { call, paths in
                 var items: [ItemID] = []
-                for path in paths.compactMap(\.objectPath) { items.append(try await context.controlItem(path)) }
-                let entries = try await service.accessEntries(paths.isEmpty ? nil : items)
+                for path in paths { items.append(try await context.controlItem(path)) }
+                let entries = try await itemCall { try await service.accessEntries(paths.isEmpty ? nil : items) }
                 return [.array(element: "a{sv}", entries.map(\.dbusValue))]
             },
         ]
     }
 }
 
-/// A control method about one item: a missing item answers the Secret Service's `NoSuchObject`
+/// Runs a control call about one item: a missing item answers the Secret Service's `NoSuchObject`
 /// rather than the control interface's `NoSuchCollection`.
-private func itemMethod(
-    _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [],
-    _ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
-) -> Method {
-    controlMethod(name, in: inputs, out: outputs) { call in
-        do {
-            return try await body(call)
-        } catch ServiceError.noSuchObject {
-            throw DBusError(.noSuchObject, "no such item, or no rule for that executable")
-        }
+private func itemCall<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch ServiceError.noSuchObject {
+        throw DBusError(.noSuchObject, "no such item, or no rule for that executable")
     }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// `RegisterAgent` and `UnregisterAgent` of `io.puff.Control1`: `puffctl agent` offers to answer
@@ -12,7 +13,7 @@ import PuffService
 extension SecretInterfaces {
     static func agentMethods(_ context: BusContext) -> [Method] {
         [
-            controlMethod("RegisterAgent", in: .objectPath("agent")) { call, path in
+            controlMethod(.registerAgent, in: .objectPath("agent")) { call, path in
                 guard let agents = context.agents else {
                     throw DBusError(.notSupported, "this puffd does not ask agents: start it with --prompter agent,...")
                 }
@@ -35,7 +36,7 @@ extension SecretInterfaces {
                 await service.auditEverywhere(.registerAgent, label: who, caller: caller, result: .allowed)
                 return []
             },
-            controlMethod("UnregisterAgent", in: .objectPath("agent")) { call, path in
+            controlMethod(.unregisterAgent, in: .objectPath("agent")) { call, path in
                 guard let agents = context.agents, agents.unregister(owner: call.context.sender, path: path)
                 else { throw DBusError(.invalidArgs, "no such agent of this connection") }
                 return []

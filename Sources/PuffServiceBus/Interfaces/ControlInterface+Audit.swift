@@ -15,17 +15,8 @@ extension SecretInterfaces {
     static func auditMethods(_ context: BusContext) -> [Method] {
         [
             controlMethod(
-                "Audit",
-                in: [.init("since", "t"), .init("collection", "s"), .init("after", "a{st}"), .init("limit", "u")],
-                out: [
-                    .init("entries", "aa{sv}"), .init("unreadable", "a{ss}"), .init("rotated", "a{st}"),
-                    .init("more", "b"),
-                ]
-            ) { call in
-                guard case .uint64(let since)? = call.arguments.first, case .uint32(let limit)? = call.arguments.last
-                else { throw ServiceError.invalidArgument("since must be t, limit u") }
-                let name = try call.argument(1, \.string)
-                let after = try Self.cursor(call.arguments[2])
+                .audit, in: .uint64("since"), .string("collection"), .sequences("after"), .uint32("limit")
+            ) { call, since, name, after, limit in
                 let report = try await context.service.auditEntries(
                     since: since, collection: name.isEmpty ? nil : CollectionID(name))
                 guard report.isEnabled else {
@@ -46,21 +37,6 @@ extension SecretInterfaces {
                 ]
             }
         ]
-    }
-
-    /// The `after` argument: collection id → the sequence number of the last entry already got.
-    private static func cursor(_ value: DBusValue) throws -> [String: UInt64] {
-        guard case .dictionary(_, _, let entries) = value else {
-            throw ServiceError.invalidArgument("after must be a{st}")
-        }
-        var cursor: [String: UInt64] = [:]
-        for entry in entries {
-            guard let key = entry.key.string, case .uint64(let sequence) = entry.value else {
-                throw ServiceError.invalidArgument("after must be a{st}")
-            }
-            cursor[key] = sequence
-        }
-        return cursor
     }
 
     /// The entries after the cursor, at most `limit` and about ``auditPageBytes``, and whether

@@ -10,8 +10,8 @@ extension SecretInterfaces {
     static func backupMethods(_ context: BusContext) -> [Method] {
         let service = context.service
         return [
-            controlMethod("Backup", in: [.init("archive", "h")], out: [.init("report", "a{sv}")]) { call in
-                let archive = try Self.regularFile(call, argument: 0, writable: true)
+            controlMethod(.backup, in: .unixFD("archive")) { call, descriptor in
+                let archive = try Self.regularFile(descriptor, writable: true)
                 let progress = context.progress(of: "Backup", for: call)
                 let report = try await CallSlot.released { () async throws(ServiceError) in
                     try await service.backup(into: archive.rawValue, name: "the backup", progress: progress)
@@ -25,15 +25,13 @@ extension SecretInterfaces {
                     ])
                 ]
             },
-            controlMethod(
-                "Restore", in: [.init("archive", "h"), .init("options", "a{sv}")], out: [.init("report", "a{sv}")]
-            ) { call in
-                let archive = try Self.regularFile(call, argument: 0, writable: false)
-                let options = try call.argument(1, \.variantDictionary)
+            controlMethod(.restore, in: .unixFD("archive"), .variantDictionary("options")) {
+                call, descriptor, options in
+                let archive = try Self.regularFile(descriptor, writable: false)
                 let name = options[ControlKey.name]?.string ?? "a backup"
                 // The person's consent: options["passcode"] (a pipe) of options["collection"] (the
                 // default collection when absent), else a yes through the prompter chain.
-                let consent = try await call.consent(1)
+                let consent = try await call.consent(options)
                 let collection = options[ControlKey.collection]?.string.flatMap { $0.isEmpty ? nil : CollectionID($0) }
                 let progress = context.progress(of: "Restore", for: call)
                 let report = try await CallSlot.released { () async throws(ServiceError) in
@@ -50,12 +48,7 @@ extension SecretInterfaces {
                     ])
                 ]
             },
-            controlMethod(
-                "Verify",
-                out: [
-                    .init("findings", "aa{sv}"), .init("checked", "as"), .init("records", "t"), .init("locked", "as"),
-                ]
-            ) { call in
+            controlMethod(.verify) { call in
                 let progress = context.progress(of: "Verify", for: call)
                 let report = await CallSlot.released { await service.verify(progress: progress) }
                 let findings = report.findings.map { finding -> DBusValue in
@@ -74,14 +67,9 @@ extension SecretInterfaces {
         ]
     }
 
-    /// The descriptor in argument `index`, when it is a regular file open for writing (or reading).
-    /// Anything else (a pipe, a FIFO, a socket) is refused: puffd never waits on a reader.
-    private static func regularFile(_ call: MethodCall, argument index: Int, writable: Bool) throws(ServiceError)
-        -> UnixFD
-    {
-        guard index < call.arguments.count, let descriptor = call.arguments[index].unixFD else {
-            throw .invalidArgument("argument \(index) must be a file descriptor (h)")
-        }
+    /// `descriptor`, when it is a regular file open for writing (or reading). Anything else (a
+    /// pipe, a FIFO, a socket) is refused: puffd never waits on a reader.
+    private static func regularFile(_ descriptor: UnixFD, writable: Bool) throws(ServiceError) -> UnixFD {
         var info = stat()
         guard fstat(descriptor.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw .invalidArgument("the archive must be a regular file")

@@ -12,13 +12,11 @@ extension SecretInterfaces {
     static func exportMethods(_ context: BusContext) -> [Method] {
         let service = context.service
         return [
-            controlMethod(
-                "ExportItems", in: .string("collection"), .unixFD("items"), .variantDictionary("options"),
-                out: [.init("summary", "a{sv}"), .init("left_out", "aa{sv}")]
-            ) { call, name, descriptor, _ in
+            controlMethod(.exportItems, in: .string("collection"), .unixFD("items"), .variantDictionary("options")) {
+                call, name, descriptor, options in
                 let collection = CollectionID(name)
                 try ExportPipe.check(descriptor)
-                let consent = try await call.consent(2)
+                let consent = try await call.consent(options)
                 let result = try await service.exportItems(
                     of: collection, consent: consent, caller: call.caller,
                     progress: context.progress(of: "ExportItems", for: call))

@@ -10,10 +10,8 @@ extension SecretInterfaces {
     static func importMethods(_ context: BusContext) -> [Method] {
         let service = context.service
         return [
-            controlMethod(
-                "ImportItems", in: .string("collection"), .unixFD("items"), .variantDictionary("options"),
-                out: [.init("outcomes", "aa{sv}")]
-            ) { call, name, descriptor, options in
+            controlMethod(.importItems, in: .string("collection"), .unixFD("items"), .variantDictionary("options")) {
+                call, name, descriptor, options in
                 let collection = CollectionID(name)
                 let dryRun = options[ControlKey.dryRun]?.bool ?? false
                 // Read off the cooperative pool and without a call slot: the batch may be large.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// The item methods of `io.puff.Control1` that the Secret Service has no call for
@@ -8,9 +9,7 @@ extension SecretInterfaces {
     static func itemMethods(_ context: BusContext) -> [Method] {
         let service = context.service
         return [
-            controlMethod(
-                "MoveItem", in: .objectPath("item"), .string("collection"), out: [.init("moved", "o")]
-            ) { call, path, name in
+            controlMethod(.moveItem, in: .objectPath("item"), .string("collection")) { call, path, name in
                 let item = try await context.controlItem(path)
                 let target = CollectionID(name)
                 // Named before the move, so a missing target answers NoSuchCollection.

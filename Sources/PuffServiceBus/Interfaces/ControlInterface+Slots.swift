@@ -13,24 +13,16 @@ extension SecretInterfaces {
     static func slotMethods(_ context: BusContext) -> [Method] {
         let service = context.service
         return [
-            controlMethod("ListSlots", in: [.init("collection", "s")], out: [.init("slots", "aa{sv}")]) { call in
-                let slots = try await service.slots(of: CollectionID(try call.argument(0, \.string)))
+            controlMethod(.listSlots, in: .string("collection")) { call, name in
+                let slots = try await service.slots(of: CollectionID(name))
                 return [.array(element: "a{sv}", slots.map(\.controlEntry))]
             },
             controlMethod(
-                "AddSlot",
-                in: [
-                    .init("collection", "s"), .init("type", "s"), .init("options", "a{sv}"), .init("proof", "h"),
-                    .init("secret", "h"),
-                ],
-                out: [.init("slot", "q")]
-            ) { call in
-                let collection = CollectionID(try call.argument(0, \.string))
-                let kind = try SlotTypeName.kind(try call.argument(1, \.string))
-                let options = try call.argument(2, \.variantDictionary)
-                guard call.arguments.count > 4, let secret = call.arguments[4].unixFD else {
-                    throw ServiceError.invalidArgument("secret must be a pipe's file descriptor (h)")
-                }
+                .addSlot, in: .string("collection"), .string("type"), .variantDictionary("options"), .unixFD("proof"),
+                .unixFD("secret")
+            ) { call, name, type, options, proofPipe, secret in
+                let collection = CollectionID(name)
+                let kind = try SlotTypeName.kind(type)
                 var slotOptions = try await SlotOptionNames.options(options, kind: kind)
                 switch kind {
                 case .passcode, .login: slotOptions.newPasscode = try await SlotPipe.read(secret)
@@ -39,7 +31,7 @@ extension SecretInterfaces {
                 case .recovery: try ExportPipe.check(secret)
                 case .tpm2, .fido2: break
                 }
-                let proof = SlotCredential.typed(try await call.passcode(3))
+                let proof = SlotCredential.typed(try await call.passcode(from: proofPipe))
                 let add: @Sendable () async throws -> (id: KeySlot.ID, recoveryCode: SecureBytes?) = {
                     [slotOptions] in
                     try await service.addSlot(
@@ -59,30 +51,23 @@ extension SecretInterfaces {
                 return [.uint16(added.id)]
             },
             controlMethod(
-                "RemoveSlot",
-                in: [.init("collection", "s"), .init("slot", "q"), .init("options", "a{sv}"), .init("proof", "h")]
-            ) { call in
+                .removeSlot, in: .string("collection"), .uint16("slot"), .variantDictionary("options"), .unixFD("proof")
+            ) { call, name, slot, _, proof in
                 try await service.removeSlot(
-                    try call.argument(1, \.uint16), from: CollectionID(try call.argument(0, \.string)),
-                    proof: .typed(try await call.passcode(3)), caller: call.caller)
+                    slot, from: CollectionID(name), proof: .typed(try await call.passcode(from: proof)),
+                    caller: call.caller)
                 return []
             },
             controlMethod(
-                "RelabelSlot",
-                in: [.init("collection", "s"), .init("slot", "q"), .init("label", "s"), .init("proof", "h")]
-            ) { call in
+                .relabelSlot, in: .string("collection"), .uint16("slot"), .string("label"), .unixFD("proof")
+            ) { call, name, slot, label, proof in
                 try await service.relabelSlot(
-                    try call.argument(1, \.uint16), of: CollectionID(try call.argument(0, \.string)),
-                    label: try call.argument(2, \.string),
-                    proof: .typed(try await call.passcode(3)), caller: call.caller)
+                    slot, of: CollectionID(name), label: label, proof: .typed(try await call.passcode(from: proof)),
+                    caller: call.caller)
                 return []
             },
-            controlMethod(
-                "UnlockWith", in: [.init("collection", "s"), .init("options", "a{sv}")],
-                out: [.init("unlocked", "s")]
-            ) { call in
-                let name = try call.argument(0, \.string)
-                let options = try call.argument(1, \.variantDictionary)
+            controlMethod(.unlockWith, in: .string("collection"), .variantDictionary("options")) {
+                call, name, options in
                 var slot: KeySlot.ID?
                 if let entry = options[ControlKey.slot] {
                     guard case .uint16(let id) = entry else { throw ServiceError.invalidArgument("slot must be q") }
@@ -121,16 +106,13 @@ extension SecretInterfaces {
                 return [.string(id.rawValue)]
             },
             controlMethod(
-                "Rekey",
-                in: [
-                    .init("collection", "s"), .init("proof", "h"), .init("new_passcode", "h"),
-                    .init("options", "a{sv}"),
-                ]
-            ) { call in
-                let id = CollectionID(try call.argument(0, \.string))
-                let proof = SlotCredential.typed(try await call.passcode(1))
-                let new = try await call.passcode(2)
-                let options = try await SlotOptionNames.rekey(try call.argument(3, \.variantDictionary))
+                .rekey, in: .string("collection"), .unixFD("proof"), .unixFD("new_passcode"),
+                .variantDictionary("options")
+            ) { call, name, proofPipe, newPipe, rekeyOptions in
+                let id = CollectionID(name)
+                let proof = SlotCredential.typed(try await call.passcode(from: proofPipe))
+                let new = try await call.passcode(from: newPipe)
+                let options = try await SlotOptionNames.rekey(rekeyOptions)
                 try await service.changePasscode(
                     of: id, proof: proof, new: new, options: options,
                     progress: context.progress(of: "Rekey", for: call))

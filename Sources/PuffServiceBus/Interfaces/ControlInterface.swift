@@ -15,29 +15,27 @@ extension SecretInterfaces {
         return Interface(
             ControlNames.interface,
             methods: [
-                controlMethod("Status", out: [.init("vault", "a{sv}"), .init("collections", "aa{sv}")]) { call in
+                controlMethod(.status) { call in
                     let status = await service.vaultStatus
                     return status.controlReply(prompter: await service.answeringPrompter())
                 },
-                controlMethod("Init", in: .variantDictionary("options"), .unixFD("passcode")) { call, options, pipe in
+                controlMethod(.initialize, in: .variantDictionary("options"), .unixFD("passcode")) {
+                    call, options, pipe in
                     let policy = try PasscodePolicy(options: options)
                     try await service.initialize(passcode: try await call.passcode(from: pipe), policy: policy)
                     return []
                 },
-                controlMethod(
-                    "Unlock", in: .string("collection"), .unixFD("passcode"), out: [.init("unlocked", "s")]
-                ) { call, name, pipe in
+                controlMethod(.unlock, in: .string("collection"), .unixFD("passcode")) { call, name, pipe in
                     let id = try await service.unlock(
                         name.isEmpty ? nil : CollectionID(name), passcode: try await call.passcode(from: pipe))
                     return [.string(id.rawValue)]
                 },
-                controlMethod("Lock", in: .strings("collections")) { call, names in
+                controlMethod(.lock, in: .strings("collections")) { call, names in
                     try await service.lock(names.map(CollectionID.init))
                     return []
                 },
                 controlMethod(
-                    "ChangePasscode",
-                    in: .string("collection"), .unixFD("old_passcode"), .unixFD("new_passcode")
+                    .changePasscode, in: .string("collection"), .unixFD("old_passcode"), .unixFD("new_passcode")
                 ) { call, name, old, new in
                     try await service.changePasscode(
                         of: CollectionID(name), old: try await call.passcode(from: old),
@@ -46,9 +44,7 @@ extension SecretInterfaces {
                     return []
                 },
                 controlMethod(
-                    "CreateCollection",
-                    in: .string("label"), .variantDictionary("options"), .unixFD("passcode"),
-                    out: [.init("collection", "s")]
+                    .createCollection, in: .string("label"), .variantDictionary("options"), .unixFD("passcode")
                 ) { call, label, options, pipe in
                     let policy = try PasscodePolicy(options: options)
                     let search = try options[ControlKey.lockedSearch].map(LockedSearchOption.mode)
@@ -59,25 +55,20 @@ extension SecretInterfaces {
                         policy: policy, lockedSearch: search?.mode, indexStorage: search?.storage)
                     return [.string(id.rawValue)]
                 },
-                controlMethod(
-                    "SetLockedSearch", in: .string("collection"), .string("mode"), .unixFD("passcode")
-                ) { call, name, mode, pipe in
+                controlMethod(.setLockedSearch, in: .string("collection"), .string("mode"), .unixFD("passcode")) {
+                    call, name, mode, pipe in
                     let chosen = try LockedSearchOption.mode(.string(mode))
                     try await service.setLockedSearch(
                         chosen.mode, of: CollectionID(name), passcode: try await call.passcode(from: pipe),
                         caller: call.caller, indexStorage: chosen.storage)
                     return []
                 },
-                controlMethod(
-                    "DeleteCollection", in: .string("collection"), .variantDictionary("options"),
-                    out: [.init("deleted", "a{sv}")]
-                ) { call, name, options in
+                controlMethod(.deleteCollection, in: .string("collection"), .variantDictionary("options")) {
+                    call, name, options in
                     // A locked collection needs its passcode, through a pipe in options["passcode"].
                     var passcode: SecureBytes?
                     if let descriptor = options[ControlKey.passcode]?.unixFD {
-                        passcode = try await CallSlot.released { () async throws(ServiceError) in
-                            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
-                        }
+                        passcode = try await call.passcode(from: descriptor)
                     }
                     let deleted = try await service.deleteCollection(
                         CollectionID(name), passcode: passcode, caller: call.caller)
@@ -85,39 +76,36 @@ extension SecretInterfaces {
                     entries[ControlKey.keptDays] = .uint32(UInt32(clamping: service.keepDeletedDays))
                     return [.variantDictionary(entries)]
                 },
-                controlMethod("DeletedCollections", out: [.init("deleted", "aa{sv}")]) { _ in
+                controlMethod(.deletedCollections) { _ in
                     let list = try await service.deletedCollections()
                     return [.array(element: "a{sv}", list.map { .variantDictionary($0.controlEntries) })]
                 },
-                controlMethod("RestoreCollection", in: .string("name"), out: [.init("collection", "s")]) { call, name in
+                controlMethod(.restoreCollection, in: .string("name")) { call, name in
                     let id = try await service.restoreCollection(name)
                     return [.string(id?.rawValue ?? "")]
                 },
-                controlMethod("RenameCollection", in: .string("collection"), .string("label")) { call, name, label in
+                controlMethod(.renameCollection, in: .string("collection"), .string("label")) { call, name, label in
                     try await service.setLabel(label, of: CollectionID(name))
                     return []
                 },
-                controlMethod("SetDefault", in: .string("collection")) { call, name in
+                controlMethod(.setDefault, in: .string("collection")) { call, name in
                     try await service.setAlias("default", to: CollectionID(name))
                     return []
                 },
-                controlMethod("Compact", in: .string("collection"), out: [.init("reclaimed", "t")]) { call, name in
+                controlMethod(.compact, in: .string("collection")) { call, name in
                     let progress = context.progress(of: "Compact", for: call)
                     return [
                         .uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name), progress: progress))
                     ]
                 },
-                controlMethod(
-                    "Repair", in: .string("collection"),
-                    out: [.init("kept", "t"), .init("lost", "as"), .init("kept_at", "s")]
-                ) { call, name in
+                controlMethod(.repair, in: .string("collection")) { call, name in
                     let report = try await service.repair(CollectionID(name))
                     return [
                         .uint64(UInt64(report.keptRecords)), .strings(report.lost),
                         .string(report.keptAt),
                     ]
                 },
-                controlMethod("ListItems", in: .string("collection"), out: [.init("items", "aa{sv}")]) { call, name in
+                controlMethod(.listItems, in: .string("collection")) { call, name in
                     let id = CollectionID(name)
                     guard await service.collections.contains(id) else { throw ServiceError.noSuchObject }
                     var items: [DBusValue] = []
@@ -142,88 +130,6 @@ extension SecretInterfaces {
                 + backupMethods(context) + importMethods(context) + exportMethods(context) + slotMethods(context),
             signals: [progressSignal]
         )
-    }
-}
-
-/// A control method: refuses other users, and names the control interface's own errors for a
-/// missing or locked collection (dbus/io.puff.Control1.xml).
-func controlMethod(
-    _ name: MemberName, in inputs: [Argument] = [], out outputs: [Argument] = [],
-    _ body: @escaping @Sendable (MethodCall) async throws -> [DBusValue]
-) -> Method {
-    Method(name, in: inputs, out: outputs) { call in try await controlled(call) { try await body(call) } }
-}
-
-/// A control method of one typed input (``Input``).
-func controlMethod<A>(
-    _ name: MemberName, in a: Input<A>, out outputs: [Argument] = [],
-    _ body: @escaping @Sendable (MethodCall, A) async throws -> [DBusValue]
-) -> Method {
-    Method(name, in: a, out: outputs) { call, a in try await controlled(call) { try await body(call, a) } }
-}
-
-/// A control method of two typed inputs.
-func controlMethod<A, B>(
-    _ name: MemberName, in a: Input<A>, _ b: Input<B>, out outputs: [Argument] = [],
-    _ body: @escaping @Sendable (MethodCall, A, B) async throws -> [DBusValue]
-) -> Method {
-    Method(name, in: a, b, out: outputs) { call, a, b in try await controlled(call) { try await body(call, a, b) } }
-}
-
-/// A control method of three typed inputs.
-func controlMethod<A, B, C>(
-    _ name: MemberName, in a: Input<A>, _ b: Input<B>, _ c: Input<C>, out outputs: [Argument] = [],
-    _ body: @escaping @Sendable (MethodCall, A, B, C) async throws -> [DBusValue]
-) -> Method {
-    Method(name, in: a, b, c, out: outputs) { call, a, b, c in
-        try await controlled(call) { try await body(call, a, b, c) }
-    }
-}
-
-/// Runs a control method's `body` for its owner only, with the control interface's error names.
-private func controlled(_ call: MethodCall, _ body: () async throws -> [DBusValue]) async throws -> [DBusValue] {
-    try call.requireOwner()
-    do {
-        return try await body()
-    } catch ServiceError.noSuchObject {
-        throw DBusError(.noSuchCollection, "no such collection")
-    } catch ServiceError.isLocked {
-        throw DBusError(.controlIsLocked, "the collection is locked: run puffctl unlock")
-    }
-}
-
-extension MethodCall {
-    /// Refuses callers whose uid is not `puffd`'s own.
-    func requireOwner() throws(ControlDenied) {
-        guard context.uid == getuid() else { throw ControlDenied() }
-    }
-
-    /// The person's consent in the `a{sv}` argument `index`: its `passcode` (h, a pipe) when
-    /// given, else a confirmation through the prompter chain.
-    func consent(_ index: Int) async throws(ServiceError) -> Consent {
-        guard index < arguments.count, let options = arguments[index].variantDictionary else {
-            throw .invalidArgument("argument \(index) must be a{sv}")
-        }
-        guard let entry = options[ControlKey.passcode] else { return .confirmation }
-        guard let descriptor = entry.unixFD else { throw .invalidArgument("passcode must be a pipe's descriptor (h)") }
-        return .passcode(try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) })
-    }
-
-    /// The passcode behind the pipe in argument `index`.
-    func passcode(_ index: Int) async throws(ServiceError) -> SecureBytes {
-        guard index < arguments.count, let descriptor = arguments[index].unixFD else {
-            throw .invalidArgument("argument \(index) must be a pipe's file descriptor")
-        }
-        return try await passcode(from: descriptor)
-    }
-
-    /// The passcode behind the pipe `descriptor`.
-    func passcode(from descriptor: UnixFD) async throws(ServiceError) -> SecureBytes {
-        // A writer may take up to the pipe's timeout: wait outside the cooperative pool, and
-        // without holding a call slot.
-        return try await CallSlot.released { () async throws(ServiceError) in
-            try await BlockingWork.run { () throws(ServiceError) in try PasscodePipe.read(descriptor) }
-        }
     }
 }
 
@@ -253,9 +159,6 @@ enum LockedSearchOption {
         return chosen
     }
 }
-
-/// A control call from another user.
-struct ControlDenied: Error {}
 
 extension DBusValue {
     /// `a{sv}` from a dictionary, keys sorted.
