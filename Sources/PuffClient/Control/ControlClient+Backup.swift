@@ -42,7 +42,7 @@ extension ControlClient {
     public func backup(into archive: UnixFD, progress: (@Sendable (ProgressUpdate) -> Void)? = nil)
         async throws(ClientError) -> BackupOutcome
     {
-        let reply = try await observingProgress("Backup", progress) { () async throws(ClientError) in
+        let reply = try await observingProgress(.backup, progress) { () async throws(ClientError) in
             try await call(.backup, [.unixFD(archive)], timeout: Self.archiveCallTimeout)
         }
         return try Self.outcome(reply, member: "Backup")
@@ -63,7 +63,7 @@ extension ControlClient {
         }
         if let collection { entries.append(.init(.string(ControlKey.collection), .variant(.string(collection)))) }
         let options = DBusValue.dictionary(key: "s", value: "v", entries)
-        let reply = try await observingProgress("Restore", progress) { () async throws(ClientError) in
+        let reply = try await observingProgress(.restore, progress) { () async throws(ClientError) in
             try await call(
                 .restore, [.unixFD(archive), options], timeout: Self.archiveCallTimeout)
         }
@@ -75,7 +75,7 @@ extension ControlClient {
     public func verify(progress: (@Sendable (ProgressUpdate) -> Void)? = nil) async throws(ClientError)
         -> VerifyOutcome
     {
-        let reply = try await observingProgress("Verify", progress) { () async throws(ClientError) in
+        let reply = try await observingProgress(.verify, progress) { () async throws(ClientError) in
             try await call(.verify, timeout: Self.archiveCallTimeout)
         }
         guard case .array(_, let entries) = reply[0], case .array(_, let checked) = reply[1],

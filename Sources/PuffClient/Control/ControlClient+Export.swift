@@ -54,7 +54,7 @@ extension ControlClient {
         do {
             let options = try Self.consent(passcode)
             result = .success(
-                try await observingProgress("ExportItems", progress) { () async throws(ClientError) in
+                try await observingProgress(.exportItems, progress) { () async throws(ClientError) in
                     try await call(
                         .exportItems, [.string(collection), .unixFD(writeEnd!), options], collection: collection,
                         timeout: Self.exportCallTimeout)

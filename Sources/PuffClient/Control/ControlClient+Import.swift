@@ -50,7 +50,7 @@ extension ControlClient {
         do {
             let items = readEnd!
             result = .success(
-                try await observingProgress("ImportItems", progress) { () async throws(ClientError) in
+                try await observingProgress(.importItems, progress) { () async throws(ClientError) in
                     try await call(
                         .importItems, [.string(collection), .unixFD(items), options], collection: collection,
                         timeout: Self.importCallTimeout)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import Synchronization
 
 /// One `Progress` signal of `io.puff.Control1`: `done` of `total` `unit` of a running call.
@@ -128,12 +129,12 @@ final class ProgressRelay: Sendable {
 extension ControlClient {
     /// Runs `body`, one call of `operation`, while its `Progress` signals go to `progress`.
     func observingProgress<T>(
-        _ operation: String, _ progress: (@Sendable (ProgressUpdate) -> Void)?,
+        _ operation: ControlContract.Method, _ progress: (@Sendable (ProgressUpdate) -> Void)?,
         _ body: () async throws(ClientError) -> T
     ) async throws(ClientError) -> T {
         guard let progress else { return try await body() }
         relay.listen(on: connection, busName: busName)
-        relay.start(operation, progress)
+        relay.start(operation.name, progress)
         defer { relay.stop() }
         let result = try await body()
         await relay.flush(connection)

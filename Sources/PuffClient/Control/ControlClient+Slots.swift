@@ -165,7 +165,7 @@ extension ControlClient {
         let newPipe = try PasscodePipe.readEnd(carrying: new)
         var options: [DBusValue.DictEntry] = []
         if dropSlots { options.append(.init(.string(ControlKey.dropSlots), .variant(.boolean(true)))) }
-        _ = try await observingProgress("Rekey", progress) { () async throws(ClientError) in
+        _ = try await observingProgress(.rekey, progress) { () async throws(ClientError) in
             try await call(
                 .rekey,
                 [

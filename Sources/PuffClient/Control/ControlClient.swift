@@ -100,7 +100,7 @@ public final class ControlClient: Sendable {
     ) async throws(ClientError) {
         let oldPipe = try PasscodePipe.readEnd(carrying: old)
         let newPipe = try PasscodePipe.readEnd(carrying: new)
-        _ = try await observingProgress("ChangePasscode", progress) { () async throws(ClientError) in
+        _ = try await observingProgress(.changePasscode, progress) { () async throws(ClientError) in
             try await call(
                 .changePasscode, [.string(collection), .unixFD(oldPipe), .unixFD(newPipe)], collection: collection,
                 timeout: Self.passcodeCallTimeout)
@@ -199,7 +199,7 @@ public final class ControlClient: Sendable {
     public func compact(_ collection: String, progress: (@Sendable (ProgressUpdate) -> Void)? = nil)
         async throws(ClientError) -> UInt64
     {
-        let reply = try await observingProgress("Compact", progress) { () async throws(ClientError) in
+        let reply = try await observingProgress(.compact, progress) { () async throws(ClientError) in
             try await call(.compact, [.string(collection)], collection: collection)
         }
         guard case .uint64(let reclaimed) = reply[0] else { throw .unexpectedReply(member: "Compact") }
@@ -230,14 +230,19 @@ public final class ControlClient: Sendable {
         _ method: ControlContract.Method, _ body: [DBusValue] = [], collection: String? = nil,
         timeout: Duration = ControlClient.callTimeout
     ) async throws(ClientError) -> [DBusValue] {
+        try Self.check(body, of: method)
+        return try await call(
+            MemberName(stringLiteral: method.name), on: ControlNames.path, interface: ControlNames.interface, body,
+            expecting: method.outputSignature, collection: collection, timeout: timeout)
+    }
+
+    /// Refuses a `body` whose signature is not `method`'s `in` signature: puffctl's own bug.
+    static func check(_ body: [DBusValue], of method: ControlContract.Method) throws(ClientError) {
         let signature = DBusValue.signature(of: body).rawValue
         guard signature == method.inputSignature else {
             throw .failed(
                 name: "", message: "puffctl built \(method.name) as (\(signature)), not (\(method.inputSignature))")
         }
-        return try await call(
-            MemberName(stringLiteral: method.name), on: ControlNames.path, interface: ControlNames.interface, body,
-            expecting: method.outputSignature, collection: collection, timeout: timeout)
     }
 
     /// Sends one call to any object of puffd and checks the reply's signature; every error reply

@@ -12,7 +12,7 @@ extension SecretInterfaces {
         return [
             controlMethod(.backup, in: .unixFD("archive")) { call, descriptor in
                 let archive = try Self.regularFile(descriptor, writable: true)
-                let progress = context.progress(of: "Backup", for: call)
+                let progress = context.progress(of: .backup, for: call)
                 let report = try await CallSlot.released { () async throws(ServiceError) in
                     try await service.backup(into: archive.rawValue, name: "the backup", progress: progress)
                 }
@@ -33,7 +33,7 @@ extension SecretInterfaces {
                 // default collection when absent), else a yes through the prompter chain.
                 let consent = try await call.consent(options)
                 let collection = options[ControlKey.collection]?.string.flatMap { $0.isEmpty ? nil : CollectionID($0) }
-                let progress = context.progress(of: "Restore", for: call)
+                let progress = context.progress(of: .restore, for: call)
                 let report = try await CallSlot.released { () async throws(ServiceError) in
                     try await service.restore(
                         from: archive.rawValue, name: name, caller: call.caller, consent: consent,
@@ -49,7 +49,7 @@ extension SecretInterfaces {
                 ]
             },
             controlMethod(.verify) { call in
-                let progress = context.progress(of: "Verify", for: call)
+                let progress = context.progress(of: .verify, for: call)
                 let report = await CallSlot.released { await service.verify(progress: progress) }
                 let findings = report.findings.map { finding -> DBusValue in
                     var fields: [String: DBusValue] = [

@@ -19,7 +19,7 @@ extension SecretInterfaces {
                 let consent = try await call.consent(options)
                 let result = try await service.exportItems(
                     of: collection, consent: consent, caller: call.caller,
-                    progress: context.progress(of: "ExportItems", for: call))
+                    progress: context.progress(of: .exportItems, for: call))
                 let items = result.collection.items
                 // Written off the cooperative pool and without a call slot: the reader sets the pace.
                 try await CallSlot.released { () async throws(ServiceError) in

@@ -20,7 +20,7 @@ extension SecretInterfaces {
                 }
                 let outcomes = try await service.importItems(
                     items, into: collection, dryRun: dryRun, caller: call.caller,
-                    progress: context.progress(of: "ImportItems", for: call))
+                    progress: context.progress(of: .importItems, for: call))
                 return [.array(element: "a{sv}", outcomes.map(\.controlEntry))]
             }
         ]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffDBus
+import PuffProtocol
 import PuffService
 
 /// `Progress` of `io.puff.Control1` (dbus/io.puff.Control1.xml): how far a long control call has
@@ -13,9 +14,9 @@ extension SecretInterfaces {
 }
 
 extension BusContext {
-    /// A handler sending `operation`'s progress to the caller of `call` as `Progress` signals;
-    /// nil when this context sends no signals (handlers called directly in tests).
-    func progress(of operation: MemberName, for call: MethodCall) -> ProgressHandler? {
+    /// A handler sending the progress of `operation`, a control method, to the caller of `call` as
+    /// `Progress` signals; nil when this context sends no signals (handlers called directly in tests).
+    func progress(of operation: ControlContract.Method, for call: MethodCall) -> ProgressHandler? {
         guard let send else { return nil }
         let caller = call.sender
         return { report in
@@ -24,7 +25,7 @@ extension BusContext {
                     path: ControlNames.path, interface: ControlNames.interface, member: "Progress",
                     destination: caller,
                     [
-                        .string(operation.rawValue), .uint64(report.done), .uint64(report.total),
+                        .string(operation.name), .uint64(report.done), .uint64(report.total),
                         .string(report.unit.rawValue),
                     ]))
         }

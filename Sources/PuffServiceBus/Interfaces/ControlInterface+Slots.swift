@@ -115,7 +115,7 @@ extension SecretInterfaces {
                 let options = try await SlotOptionNames.rekey(rekeyOptions)
                 try await service.changePasscode(
                     of: id, proof: proof, new: new, options: options,
-                    progress: context.progress(of: "Rekey", for: call))
+                    progress: context.progress(of: .rekey, for: call))
                 return []
             },
         ]

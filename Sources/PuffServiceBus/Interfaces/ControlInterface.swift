@@ -40,7 +40,7 @@ extension SecretInterfaces {
                     try await service.changePasscode(
                         of: CollectionID(name), old: try await call.passcode(from: old),
                         new: try await call.passcode(from: new),
-                        progress: context.progress(of: "ChangePasscode", for: call))
+                        progress: context.progress(of: .changePasscode, for: call))
                     return []
                 },
                 controlMethod(
@@ -93,7 +93,7 @@ extension SecretInterfaces {
                     return []
                 },
                 controlMethod(.compact, in: .string("collection")) { call, name in
-                    let progress = context.progress(of: "Compact", for: call)
+                    let progress = context.progress(of: .compact, for: call)
                     return [
                         .uint64(try await service.compact(name.isEmpty ? nil : CollectionID(name), progress: progress))
                     ]
