@@ -4,17 +4,19 @@ import PuffService
 
 /// The Secret Service calls answered on the bus thread from the service's ``ReadView`` (design
 /// core-reshaped §7): `Item.GetSecret` and `Service.GetSecrets` whose items can all be read there,
-/// and `Service.SearchItems`.
+/// `Service.SearchItems`, and an unlocked item's properties (`Properties.Get`/`GetAll`).
 /// Anything else, or a read the view declines, answers nil and goes to the caller's lane, where
 /// the service answers it as before (its errors, prompts and access questions included).
 enum FastPath {
-    /// The ``ObjectServer/FastPath`` over `view`.
-    static func handler(_ view: ReadView) -> ObjectServer.FastPath {
-        { message, context in reply(to: message, context: context, view: view) }
+    /// The ``ObjectServer/FastPath`` over `view`; property reads are noted in `readers`.
+    static func handler(_ view: ReadView, readers: PropertyReaders?) -> ObjectServer.FastPath {
+        { message, context in reply(to: message, context: context, view: view, readers: readers) }
     }
 
     /// The reply to `message` from `view`, or nil.
-    static func reply(to message: IncomingMessage, context: CallContext, view: ReadView) -> OutgoingMessage? {
+    static func reply(
+        to message: IncomingMessage, context: CallContext, view: ReadView, readers: PropertyReaders? = nil
+    ) -> OutgoingMessage? {
         guard message.kind == .methodCall, message.expectsReply, message.undecodedBody == nil,
             let path = message.path
         else { return nil }
@@ -48,6 +50,8 @@ enum FastPath {
             return .reply(
                 to: message,
                 [.objectPaths(ObjectPaths.paths(of: unlocked)), .objectPaths(ObjectPaths.paths(of: locked))])
+        case ("Get", Self.properties?, "ss"), ("GetAll", Self.properties?, "s"):
+            return propertiesReply(to: message, path: path, sender: context.sender, view: view, readers: readers)
         default:
             return nil
         }

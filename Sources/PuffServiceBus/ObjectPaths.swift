@@ -20,37 +20,41 @@ public enum ObjectPaths {
     }
 
     private static let base = SecretServiceNames.servicePath.rawValue
+    private static let prefix = base + "/"
+    private static let prefixBytes = prefix.utf8.count
 
     /// Parses `path`; `nil` when it names nothing the Secret Service serves.
     public static func parse(_ path: ObjectPath) -> Target? {
         let raw = path.rawValue
         if raw == base { return .service }
-        guard raw.hasPrefix(base + "/") else { return nil }
-        let parts = raw.dropFirst(base.count + 1).split(separator: "/").map(String.init)
+        guard raw.hasPrefix(prefix) else { return nil }
+        // Every call's path is parsed on the bus thread: bytes after the prefix, no per-part copies.
+        let parts = Substring(raw.utf8.dropFirst(prefixBytes)).split(separator: "/")
         switch (parts.first, parts.count) {
         case ("collection", 1), ("aliases", 1), ("session", 1), ("prompt", 1): return .node
-        case ("collection", 2): return .collection(CollectionID(decode(parts[1])))
+        case ("collection", 2): return .collection(CollectionID(decode(String(parts[1]))))
         case ("collection", 3):
             guard let number = UInt64(parts[2]) else { return nil }
-            return .item(ItemID(collection: CollectionID(decode(parts[1])), number: number))
-        case ("aliases", 2): return .alias(parts[1])
+            return .item(ItemID(collection: CollectionID(decode(String(parts[1]))), number: number))
+        case ("aliases", 2): return .alias(String(parts[1]))
         case ("aliases", 3):
             guard let number = UInt64(parts[2]) else { return nil }
-            return .aliasItem(alias: parts[1], number: number)
-        case ("session", 2): return .session(SessionID(parts[1]))
-        case ("prompt", 2): return .prompt(PromptID(parts[1]))
+            return .aliasItem(alias: String(parts[1]), number: number)
+        case ("session", 2): return .session(SessionID(String(parts[1])))
+        case ("prompt", 2): return .prompt(PromptID(String(parts[1])))
         default: return nil
         }
     }
 
     /// The path of a collection.
     public static func path(of collection: CollectionID) -> ObjectPath {
-        ObjectPath(unchecked: base + "/collection/" + encode(collection.rawValue))
+        // An encoded identifier is a valid element (``PathElement``): nothing to check again.
+        ObjectPath(trusted: base + "/collection/" + encode(collection.rawValue))
     }
 
     /// The path of an item.
     public static func path(of item: ItemID) -> ObjectPath {
-        ObjectPath(unchecked: path(of: item.collection).rawValue + "/" + String(item.number))
+        ObjectPath(trusted: path(of: item.collection).rawValue + "/" + String(item.number))
     }
 
     /// The paths of many items, encoding each collection's part once per run of items from the
@@ -73,7 +77,7 @@ public enum ObjectPaths {
 
     /// The path of a session.
     public static func path(of session: SessionID) -> ObjectPath {
-        ObjectPath(unchecked: base + "/session/" + encode(session.rawValue))
+        ObjectPath(trusted: base + "/session/" + encode(session.rawValue))
     }
 
     /// The path of a prompt.

@@ -59,7 +59,7 @@ public struct SecretServiceBus: Sendable {
             },
             onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) },
             waitBefore: { message in if !Self.needsNoVault(message) { await service.vaultReady() } },
-            fastPath: fastReads ? FastPath.handler(service.readView) : nil)
+            fastPath: fastReads ? FastPath.handler(service.readView, readers: readers) : nil)
         await server.run()
     }
 

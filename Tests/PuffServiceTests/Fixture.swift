@@ -38,7 +38,8 @@ struct Fixture {
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         tpm: (any TPMSealing)? = nil,
         securityKeys: (any SecurityKeys)? = nil,
-        counting: CountingRecordStore? = nil
+        counting: CountingRecordStore? = nil,
+        auditStore: (any AuditStore)? = nil
     ) async throws {
         self.storage = storage as? FaultyRecordStore ?? FaultyRecordStore(storage)
         self.audit = audit
@@ -51,7 +52,7 @@ struct Fixture {
             store: counting ?? self.storage, mode: mode, prompter: prompter, itemRules: itemRules,
             promptTimeout: timeout,
             limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, tpm: tpm, securityKeys: securityKeys,
-            audit: audit,
+            audit: auditStore ?? audit,
             access: access,
             allowsPlainSessions: allowsPlainSessions,
             clock: clock,
@@ -63,11 +64,12 @@ struct Fixture {
     static func persistent(
         passcode: String = "correct horse", storage: any RecordStore = MemoryRecordStore(),
         audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never,
-        limits: ServiceLimits = ServiceLimits(), tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil
+        limits: ServiceLimits = ServiceLimits(), tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil,
+        auditStore: (any AuditStore)? = nil
     ) async throws -> Fixture {
         let fixture = try await Fixture(
             storage: storage, audit: audit, mode: .persistent(kdf: .interactive), limits: limits, autoLock: autoLock,
-            tpm: tpm, securityKeys: securityKeys)
+            tpm: tpm, securityKeys: securityKeys, auditStore: auditStore)
         if await !fixture.service.isInitialized {
             try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
         }

@@ -230,14 +230,19 @@ public final class ControlClient: Sendable {
         _ method: ControlContract.Method, _ body: [DBusValue] = [], collection: String? = nil,
         timeout: Duration = ControlClient.callTimeout
     ) async throws(ClientError) -> [DBusValue] {
+        try Self.check(body, of: method)
+        return try await call(
+            MemberName(stringLiteral: method.name), on: ControlNames.path, interface: ControlNames.interface, body,
+            expecting: method.outputSignature, collection: collection, timeout: timeout)
+    }
+
+    /// Refuses a `body` whose signature is not `method`'s `in` signature: puffctl's own bug.
+    static func check(_ body: [DBusValue], of method: ControlContract.Method) throws(ClientError) {
         let signature = DBusValue.signature(of: body).rawValue
         guard signature == method.inputSignature else {
             throw .failed(
                 name: "", message: "puffctl built \(method.name) as (\(signature)), not (\(method.inputSignature))")
         }
-        return try await call(
-            MemberName(stringLiteral: method.name), on: ControlNames.path, interface: ControlNames.interface, body,
-            expecting: method.outputSignature, collection: collection, timeout: timeout)
     }
 
     /// Sends one call to any object of puffd and checks the reply's signature; every error reply

@@ -25,6 +25,9 @@ final class AuditLog {
     private var isFailing = false
     /// Logs being re-keyed (``hold(_:)``): their entries wait in ``pending`` until ``move(_:to:_:)``.
     private var held: Set<SpaceID> = []
+    /// Logs checked for removal since the last ``flush()``: deferred entries are written together,
+    /// so one check before the first of them covers the batch (not one `stat` per read).
+    private var checked: Set<SpaceID> = []
 
     /// A Sendable flag the deferred sync clears.
     private final class Flag: Sendable {
@@ -43,14 +46,14 @@ final class AuditLog {
     /// is logged and otherwise ignored: the audit trail is defence in depth, and a full disk must
     /// not stop clients from reading secrets.
     func append(_ fields: AuditFields, to space: SpaceID, sealer: SecretSealer, deferred: Bool = false) {
-        noteRemoval(of: space, sealer: sealer, time: fields.time)
+        if !deferred || checked.insert(space).inserted { noteRemoval(of: space, sealer: sealer, time: fields.time) }
         seal(fields, to: space, sealer: sealer)
         if !deferred { flush() }
     }
 
     /// When `space`'s file was removed behind puffd's back (``AuditStore/wasRemoved(_:)``),
     /// starts the new file with a `log-removed` entry; its number goes on from the last one, so
-    /// the entries that went show as missing too. Checked before every append and every read.
+    /// the entries that went show as missing too. Checked before every write and every read.
     func noteRemoval(of space: SpaceID, sealer: SecretSealer, time: UInt64) {
         guard store.wasRemoved(space) else { return }
         logger.warning(
@@ -74,6 +77,7 @@ final class AuditLog {
 
     /// Writes the deferred entries, one `write` per log.
     func flush() {
+        checked = []
         guard !pendingOrder.isEmpty else { return }
         let (order, batches) = (pendingOrder, pending)
         (pendingOrder, pending) = ([], [:])

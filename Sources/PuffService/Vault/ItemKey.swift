@@ -41,7 +41,7 @@ struct ItemKey: Sendable {
         do {
             let plaintext = try CollectionVault.openRecord(
                 of: item, space: space, sealer: sealer, format: format, from: records)
-            let (fields, secret) = try ItemFields.parse(plaintext, wantsSecret: true)
+            let (fields, secret) = try ItemFields.parse(plaintext, wantsSecret: true, attributes: false)
             guard let secret else { throw CryptoError.wrongKey }
             return Opened(secret: secret, label: fields.label, contentType: fields.contentType)
         } catch {

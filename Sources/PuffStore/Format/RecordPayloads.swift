@@ -46,16 +46,18 @@ public struct ItemFields: Sendable {
         }
     }
 
-    /// Parses an opened item record into its fields and (if `wantsSecret`) its secret.
+    /// Parses an opened item record into its fields and (if `wantsSecret`) its secret. Without
+    /// `attributes` they are stepped over, not decoded, and come back empty: a secret read needs
+    /// only the label and the content type.
     ///
     /// - Throws: ``VaultFormatError/malformed(offset:what:)``.
-    public static func parse(_ plaintext: SecureBytes, wantsSecret: Bool) throws(VaultFormatError)
-        -> (fields: ItemFields, secret: SecureBytes?)
+    public static func parse(_ plaintext: SecureBytes, wantsSecret: Bool, attributes: Bool = true)
+        throws(VaultFormatError) -> (fields: ItemFields, secret: SecureBytes?)
     {
         do {
             return try plaintext.withUnsafeBytes { raw in
                 var reader = ByteReader(raw)
-                let fields = try fields(&reader)
+                let fields = try fields(&reader, attributes: attributes)
                 let secretLength = Int(try reader.u32("secret length"))
                 guard secretLength == reader.remaining else {
                     throw ByteReader.Malformed(offset: reader.offset - 4, what: "secret length")
@@ -72,7 +74,7 @@ public struct ItemFields: Sendable {
         }
     }
 
-    private static func fields(_ reader: inout ByteReader) throws -> ItemFields {
+    private static func fields(_ reader: inout ByteReader, attributes: Bool) throws -> ItemFields {
         let created = try reader.u64("created")
         let modified = try reader.u64("modified")
         let label = try reader.string("label")
@@ -80,6 +82,12 @@ public struct ItemFields: Sendable {
         let contentType = try reader.string("content type")
         let count = Int(try reader.u32("attribute count"))
         guard count <= 4096 else { throw ByteReader.Malformed(offset: reader.offset - 4, what: "attributes") }
+        guard attributes else {
+            for _ in 0..<2 * count { _ = try reader.blob("attribute", max: 1 << 20) }
+            return ItemFields(
+                label: label, attributes: AttributeList([:]), type: type, contentType: contentType, created: created,
+                modified: modified)
+        }
         var pairs: [String: String] = [:]
         for _ in 0..<count {
             let name = try reader.string("attribute name")
