@@ -141,7 +141,16 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIGURATION ?= release
 MULTIARCH ?=
-STATIC_FLAGS = $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib)
+STATIC_FLAGS = $(if $(filter release,$(CONFIGURATION)),--static-swift-stdlib $(SIZE_FLAGS))
+# A release program links only what it uses (issue 27 item 10; packaging/README.md has the sizes).
+# Swift keeps every public function (SHF_GNU_RETAIN) and the static runtime's link arguments export
+# every symbol (-export-dynamic), which roots them all for --gc-sections; so: public functions in
+# sections of their own that the linker may drop (-internalize-at-link, -function-sections, safe for
+# an executable: nothing outside it calls in), no dynamic symbol table of our own (nothing looks a
+# Swift symbol up by name), and identical functions folded where no address is taken (gold's
+# --icf=safe). -Osize is not used: it cost GetSecret and SearchItems CPU per call.
+SIZE_FLAGS = -Xswiftc -Xfrontend -Xswiftc -internalize-at-link -Xswiftc -Xfrontend -Xswiftc -function-sections \
+	-Xlinker --no-export-dynamic -Xlinker --icf=safe
 programs:
 	$(SWIFT) build -c $(CONFIGURATION) $(STATIC_FLAGS) $(SWIFT_BUILD_FLAGS) --product puffctl
 
