@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import PuffCrypto
 import PuffService
 import PuffStore
@@ -121,7 +122,9 @@ import Testing
 
 extension PasscodeDelayTests {
     /// Argon2id blocks its thread; run on Swift's cooperative pool (one thread per core), a few
-    /// at once stalled every other task of the process.
+    /// at once stalled every other task of the process. A derivation held on its thread must
+    /// leave the pool free: work on the pool runs before the hold is let go, not once its guard
+    /// (``HangGuard/step``) gives up on being let go.
     @Test func keyDerivationsLeaveTheCooperativePoolFreeForOtherWork() async throws {
         let fixture = try await Fixture.persistent()
         // Attempts on one collection run one at a time: these go to four.
@@ -130,24 +133,67 @@ extension PasscodeDelayTests {
             targets.append(try await fixture.makeCollection(name, passcode: "\(name) pass"))
         }
         try await fixture.service.lock([])
+        let hold = DerivationHold()
+        await fixture.service.runBeforeKeyDerivation { hold.wait() }
         let attempts = targets.count
         let before = await fixture.service.keyDerivations
-        let answered = targets.map { _ in Flag() }
-        let tasks = zip(targets, answered).map { target, flag in
+        let tasks = targets.map { target in
             Task {
-                let error = await serviceError { () async throws(ServiceError) in
-                    try await fixture.unlock(target, "wrong")
-                }
-                flag.set()
-                return error
+                await serviceError { () async throws(ServiceError) in try await fixture.unlock(target, "wrong") }
             }
         }
-        // Every attempt has reached its key derivation, after which it is answered.
         #expect(await poll(limit: HangGuard.step) { await fixture.service.keyDerivations == before + attempts })
-        await Task.detached(priority: .low) {}.value
-        let finished = answered.filter(\.isSet).count
-        #expect(finished <= attempts / 2, "other work ran while derivations were running, not after most of them")
+        #expect(hold.waitUntilHeld(), "a derivation reached its hold")
+        for _ in 0..<(2 * attempts) { await Task.detached(priority: .low) {}.value }
+        #expect(!hold.gaveUp, "tasks on the pool ran while a derivation held its thread")
+        hold.letGo()
         for task in tasks { #expect(await task.value == Self.wrong(1, .milliseconds(500))) }
+    }
+}
+
+/// Holds key derivations on their threads until let go, or until ``HangGuard/step`` has passed
+/// (then ``gaveUp``): a derivation on the cooperative pool starves the test's own tasks, which
+/// could then never let it go.
+final class DerivationHold: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var held = 0
+    private var open = false
+    private var timedOut = false
+
+    var gaveUp: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return timedOut
+    }
+
+    func wait() {
+        condition.lock()
+        defer { condition.unlock() }
+        held += 1
+        condition.broadcast()
+        let deadline = Date(timeIntervalSinceNow: Double(HangGuard.step.components.seconds))
+        while !open {
+            if !condition.wait(until: deadline) {
+                timedOut = true
+                open = true  // the derivations behind it need not wait out a guard each
+                return
+            }
+        }
+    }
+
+    func waitUntilHeld() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: Double(HangGuard.step.components.seconds))
+        while held == 0 { if !condition.wait(until: deadline) { return false } }
+        return true
+    }
+
+    func letGo() {
+        condition.lock()
+        open = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

@@ -94,13 +94,18 @@ extension SecretService {
         header.isLegacy ? typedKey : SlotKeys.kek(from: typedKey, kind: slot.kind.rawValue)
     }
 
+    /// Sets ``beforeKeyDerivation`` (tests).
+    package func runBeforeKeyDerivation(_ hold: (@Sendable () -> Void)?) { beforeKeyDerivation = hold }
+
     /// The key `text` derives under `typed`'s salt and cost, off the actor and off the cooperative
     /// pool (``keyDerivationQueue``).
     func typedKey(_ text: SecureBytes, _ typed: KeySlot.Typed) async throws(ServiceError) -> SecureBytes {
         keyDerivations += 1
+        let hold = beforeKeyDerivation
         do {
             return try await BlockingWork.run(on: keyDerivationQueue) { () throws(CryptoError) in
-                try PasscodeKDF.key(for: text, salt: typed.salt, parameters: typed.kdf)
+                hold?()
+                return try PasscodeKDF.key(for: text, salt: typed.salt, parameters: typed.kdf)
             }
         } catch {
             logger.error("Deriving a passcode key failed", metadata: ["error": "\(error)"])

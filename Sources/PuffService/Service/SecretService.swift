@@ -83,6 +83,8 @@ public actor SecretService {
     // The service's own, not the process's: services in one process (a test run) must not wait
     // behind each other's derivations.
     let keyDerivationQueue = DispatchQueue(label: "puff.key-derivation")
+    /// Runs on a key derivation's thread just before its Argon2id (tests hold a derivation there).
+    package var beforeKeyDerivation: (@Sendable () -> Void)?
     /// The open transfer sessions, which the bus thread reads too (``ReadView``).
     var sessions: SessionTable {
         _read { yield readView.sessions.value }
