@@ -944,6 +944,19 @@ static void run_workload(Provider *p, Point *pt, int w) {
     long min_calls = w == W_LOOKUP ? opt_lookup_runs : opt_calls;
     double min_s = w == W_LOOKUP ? 0 : (double)opt_min_phase_ms / 1000.0;
     long wrong = 0;
+    // After a restart (--reopen) the item paths are not known yet: the GetSecret workload finds a
+    // pool of them first, untimed, so that each timed call follows another GetSecret as after the
+    // fill. Found during the loop, every call came right after its SearchItems (measured at 100k:
+    // 1.38x Ping instead of 1.29x) and its CPU per call counted the search too.
+    long *pool = NULL, npool = 0;
+    if (w == W_GETSECRET && opt_reopen) {
+        npool = n < 5000 ? n : 5000;
+        pool = xmalloc((size_t)npool * sizeof *pool);
+        for (long i = 0; i < npool; i++) {
+            pool[i] = rng_below(n);
+            if (!item_ok(p, pool[i])) resolve_path(p, pool[i]);
+        }
+    }
     ProcSnap a = snap_cpu_io(p->pid, NULL);
     double t0 = now_s();
     for (long i = 0; i < min_calls || now_s() - t0 < min_s; i++) {
@@ -969,8 +982,7 @@ static void run_workload(Provider *p, Point *pt, int w) {
             us = search_items(p, kv, 3, &nu, &nl, NULL, 0);
             exact = nu == GROUP_SIZE && nl == 0;
         } else if (w == W_GETSECRET) {
-            long k = rng_below(n);
-            if (opt_reopen && !item_ok(p, k)) resolve_path(p, k);
+            long k = pool ? pool[rng_below(npool)] : rng_below(n);
             if (!item_ok(p, k)) continue;
             us = get_secret(p, k, &exact);
         } else if (w == W_GETSECRETS100) {
@@ -993,6 +1005,7 @@ static void run_workload(Provider *p, Point *pt, int w) {
         samples_add(&lat, us);
     }
     ProcSnap b = snap_cpu_io(p->pid, NULL);
+    free(pool);
     r->st = stats_of(lat.v, 0, lat.n);
     r->op = per_op(a, b, r->calls);
     r->done = lat.n > 0;

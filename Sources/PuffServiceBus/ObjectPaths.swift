@@ -28,20 +28,22 @@ public enum ObjectPaths {
         let raw = path.rawValue
         if raw == base { return .service }
         guard raw.hasPrefix(prefix) else { return nil }
-        // Every call's path is parsed on the bus thread: bytes after the prefix, no per-part copies.
-        let parts = Substring(raw.utf8.dropFirst(prefixBytes)).split(separator: "/")
-        switch (parts.first, parts.count) {
+        // Every call's path is parsed on the bus thread: split by byte after the prefix (a path's
+        // elements are ASCII), not by Character.
+        let parts = raw.utf8.dropFirst(prefixBytes).split(separator: UInt8(ascii: "/"))
+        func element(_ index: Int) -> String { String(Substring(parts[index])) }
+        switch (parts.first.map { String(Substring($0)) }, parts.count) {
         case ("collection", 1), ("aliases", 1), ("session", 1), ("prompt", 1): return .node
-        case ("collection", 2): return .collection(CollectionID(decode(String(parts[1]))))
+        case ("collection", 2): return .collection(CollectionID(decode(element(1))))
         case ("collection", 3):
-            guard let number = UInt64(parts[2]) else { return nil }
-            return .item(ItemID(collection: CollectionID(decode(String(parts[1]))), number: number))
-        case ("aliases", 2): return .alias(String(parts[1]))
+            guard let number = UInt64(Substring(parts[2])) else { return nil }
+            return .item(ItemID(collection: CollectionID(decode(element(1))), number: number))
+        case ("aliases", 2): return .alias(element(1))
         case ("aliases", 3):
-            guard let number = UInt64(parts[2]) else { return nil }
-            return .aliasItem(alias: String(parts[1]), number: number)
-        case ("session", 2): return .session(SessionID(String(parts[1])))
-        case ("prompt", 2): return .prompt(PromptID(String(parts[1])))
+            guard let number = UInt64(Substring(parts[2])) else { return nil }
+            return .aliasItem(alias: element(1), number: number)
+        case ("session", 2): return .session(SessionID(element(1)))
+        case ("prompt", 2): return .prompt(PromptID(element(1)))
         default: return nil
         }
     }

@@ -27,8 +27,10 @@ extension SecretService {
     }
 
     /// How long reads wait to be recorded together: a client reading in a loop costs the actor
-    /// one flush per this time, not one per read.
-    static let fastReadBatching = Duration.milliseconds(5)
+    /// one flush per this time, not one per read. Each flush wakes two threads (the kick, then
+    /// the timer): at 5 ms that was as much of puffd's time in a GetSecret loop as the flush's own
+    /// work, and it slowed the bus thread's wake-ups of the bus daemon (issue 27 item 6).
+    static let fastReadBatching = Duration.milliseconds(20)
 
     /// Starts the task that runs ``flushFastReads()`` when reads wait; it ends with the service.
     nonisolated static func flushReads(of view: ReadView, into service: SecretService) {
