@@ -56,7 +56,12 @@ import Testing
         return copy.path
     }
 
-    @Test func everyFlippedByteIsReportedWithItsFileAndTheOtherCollectionStillOpens() async throws {
+    /// The kinds of file in a vault; each is flipped in a test case of its own, so that the cases
+    /// (about a hundred seconds of copies, fsyncs and reopenings in one) run side by side.
+    static let kinds = ["catalog", ".header", ".journal", ".head"]
+
+    @Test(arguments: kinds)
+    func everyFlippedByteIsReportedWithItsFileAndTheOtherCollectionStillOpens(kind: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let other = try await makeVault()
         let pristine = folder.appendingPathComponent("pristine").path
@@ -72,8 +77,12 @@ import Testing
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(pristine)/\(file)")))
             lastFrame[file] = Int(try #require(try JournalFraming.parse(bytes, file: file).records.last).offset)
         }
+        let kindOf = { (file: String) in Self.kinds.first { file == $0 || ($0.hasPrefix(".") && file.hasSuffix($0)) } }
+        #expect(files.allSatisfy { kindOf($0) != nil }, "every file is of one of the kinds: \(files)")
+        let chosen = files.filter { kindOf($0) == kind }
+        #expect(chosen.count == (kind == "catalog" ? 1 : 2), "\(kind): \(chosen)")
         var trials = 0
-        for file in files {
+        for file in chosen {
             let size = try Data(contentsOf: URL(fileURLWithPath: "\(pristine)/\(file)")).count
             let owner = spaceOf[String(file.prefix(32))]
             // A head's two slots, not the zeros between them.
@@ -124,7 +133,7 @@ import Testing
                 trials += 1
             }
         }
-        #expect(trials > 1000, "every byte of every file was flipped once")
+        #expect(trials > 40, "every byte of every \(kind) file was flipped once")
     }
 
     /// Unlocks `collection` and finds an item whose secret is `secret`.
