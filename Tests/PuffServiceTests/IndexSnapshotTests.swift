@@ -180,7 +180,7 @@ import Testing
         try Data(bytes).write(to: journal)
         let (service, store) = try await service(holdingChecks: true)
         try #require(await service.checksJournals, "the part the snapshot covers is left to check")
-        while !store.isHoldingCheck { await Task.yield() }
+        try #require(await poll(limit: HangGuard.step) { store.isHoldingCheck }, "the hold was reached")
         #expect(try await service.searchItems(["k": "a"]).locked.map(\.number) == [1], "answered from the snapshot")
         #expect(store.wholeReplays == 0)
         store.releaseChecks()

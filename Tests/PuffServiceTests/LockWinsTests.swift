@@ -47,7 +47,7 @@ import Testing
         let unlocking = Task {
             await serviceError { () async throws(ServiceError) in try await fixture.unlock(diary, "diary pass") }
         }
-        while holding.replaysHolding == 0 { await Task.yield() }
+        try #require(await poll(limit: HangGuard.step) { holding.replaysHolding > 0 }, "the hold was reached")
         try await Self.lock(diary, kind, service)
         #expect(try await service.collectionInfo(diary).isLocked)
         holding.releaseReplays()
@@ -77,7 +77,7 @@ import Testing
         let prompt = try #require(asked.prompt)
         holding.holdReplays()
         try await fixture.service.startPrompt(prompt, windowID: "", client: Fixture.alice)
-        while holding.replaysHolding == 0 { await Task.yield() }
+        try #require(await poll(limit: HangGuard.step) { holding.replaysHolding > 0 }, "the hold was reached")
         _ = await fixture.service.lock([Fixture.reference(diary)], client: Fixture.alice)
         holding.releaseReplays()
 
@@ -103,7 +103,7 @@ import Testing
         let unlocking = Task {
             await serviceError { () async throws(ServiceError) in try await fixture.service.unlock(mail, with: touch) }
         }
-        while keys.waitingForTouch == 0 { await Task.yield() }
+        try #require(await poll(limit: HangGuard.step) { keys.waitingForTouch > 0 }, "the hold was reached")
         try await Self.lock(mail, kind, fixture.service)
         keys.touch()
 
@@ -131,7 +131,7 @@ import Testing
                     caller: Caller(Fixture.alice))
             }
         }
-        while keys.waitingForTouch == 0 { await Task.yield() }
+        try #require(await poll(limit: HangGuard.step) { keys.waitingForTouch > 0 }, "the hold was reached")
         await fixture.service.lockAll(reason: .systemSleep)
         keys.touch()
 
@@ -152,11 +152,11 @@ import Testing
         let unlocking = Task {
             await serviceError { () async throws(ServiceError) in try await fixture.unlock(nil, "stash pass") }
         }
-        while holding.replaysHolding == 0 { await Task.yield() }
+        try #require(await poll(limit: HangGuard.step) { holding.replaysHolding > 0 }, "the hold was reached")
         if heldRead == 2 {
             holding.releaseReplays()
             holding.holdReplays()
-            while holding.replaysHolding == 0 { await Task.yield() }
+            try #require(await poll(limit: HangGuard.step) { holding.replaysHolding > 0 }, "the hold was reached")
         }
         await fixture.service.lockAll(reason: .signal)
         holding.releaseReplays()
@@ -178,7 +178,7 @@ import Testing
             try await service.exportItems(
                 of: diary, consent: .passcode(Fixture.passcode("diary pass")), caller: Caller(Fixture.alice))
         }
-        while holding.replaysHolding == 0 { await Task.yield() }
+        try #require(await poll(limit: HangGuard.step) { holding.replaysHolding > 0 }, "the hold was reached")
         #expect(await service.unlocksUnderWay(of: diary) == 1)
         holding.failNextReplay(with: .readFailed("injected read error"))
         let failed = await serviceError { () async throws(ServiceError) in try await fixture.unlock(diary, "diary pass")
