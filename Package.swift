@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "PuffService",
             dependencies: [
-                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats", "PuffProtocol",
+                "PuffCrypto", "PuffStore", "PuffConcurrency", "PuffFormats", "PuffProtocol", "PuffSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+public import PuffSystem
 
 /// Who makes a call, as far as the system could tell: the client's bus name and the executable
 /// behind it. Access rules and the audit log are built on it (architecture.md Part A item 10).
@@ -13,17 +14,34 @@ public struct Caller: Sendable, Hashable, CustomStringConvertible {
     public let executable: String?
     /// The caller's process id, when known.
     public let pid: UInt32?
+    /// Whether the caller runs in a Flatpak sandbox, and as which app.
+    public let sandbox: CallerSandbox
 
     /// Creates a caller.
-    public init(_ client: ClientID, executable: String? = nil, pid: UInt32? = nil) {
+    public init(_ client: ClientID, executable: String? = nil, pid: UInt32? = nil, sandbox: CallerSandbox = .host) {
         self.client = client
         self.executable = executable
         self.pid = pid
+        self.sandbox = sandbox
     }
 
     /// puffd itself, for work no client asked for (auto-lock, the login socket).
     public static let daemon = Caller(ClientID("puffd"), executable: nil)
 
-    /// The executable's path, else the bus name: how a person is shown who asks.
-    public var description: String { executable ?? client.rawValue }
+    /// The app id for a sandboxed caller, else the executable's path, else the bus name: how a
+    /// person is shown who asks.
+    public var description: String {
+        if case .app(let app, _) = sandbox { return app.rawValue }
+        return executable ?? client.rawValue
+    }
+}
+
+/// Where a caller's process runs, as read from `/proc/<pid>/root/.flatpak-info` when it first called.
+public enum CallerSandbox: Sendable, Hashable {
+    /// Not sandboxed: the process's root holds no `.flatpak-info`.
+    case host
+    /// A Flatpak app (directly, or through the xdg-dbus-proxy flatpak runs in the app's sandbox).
+    case app(AppID, instance: String?)
+    /// The identity could not be read or trusted (the reason is for logs). Matches deny rules only.
+    case unverified(String)
 }
