@@ -152,8 +152,6 @@ struct JournalCommitterTests {
         }
         #expect(tickets.allSatisfy { $0.outcome.map { (try? $0.get()) != nil } == true })
         #expect(probe.journalFlushes == 2, "the held flush, then one for the seven queued behind it")
-        await probe.until("head flush 1 returned")
-        #expect(probe.headFlushes == 1, "the second group came before the first's head was flushed: one flush for both")
         let log = probe.log
         let firstReturned = try #require(log.firstIndex(of: "journal flush 1 returned"))
         let secondReturned = try #require(log.firstIndex(of: "journal flush 2 returned"))
@@ -200,7 +198,8 @@ struct JournalCommitterTests {
 
     /// The head's flush is off the reply path and off the next group's (design core-reshaped §6,
     /// §13): an append is durable once its records are flushed and its head written, and heads are
-    /// flushed once appends pause, so a single client's writes cost one flush each.
+    /// flushed once appends pause, so a single client's writes cost one flush each. Only the head
+    /// file's first write is flushed at once: the file may be new, and must not be lost.
     @Test func neitherAReplyNorTheNextGroupWaitsForTheHeadFlushWhichWaitsForAppendsToPause() async throws {
         let probe = SyncProbe(holdsFirst: false)
         let store = try FileRecordStore(
@@ -208,19 +207,26 @@ struct JournalCommitterTests {
         try await store.replaceHeader([1], of: space)
         try await store.enqueueAppend(contentsOf: [[0]], to: space, head: [0xA0], expecting: nil).durable()
         #expect(try await store.headSlots(space) == [[0xA0]], "its head is written (not flushed) before it is durable")
-        try await store.enqueueAppend(contentsOf: [[1]], to: space, head: [0xA1], expecting: nil).durable()
+        for n in 1...2 {
+            try await store.enqueueAppend(contentsOf: [[UInt8(n)]], to: space, head: [0xA0 + UInt8(n)], expecting: nil)
+                .durable()
+        }
         #expect(
-            try await store.headSlots(space) == [[0xA1]],
-            "the next head goes to the same slot: the other keeps the newest flushed one")
-        #expect(probe.journalFlushes == 2)
-        #expect(probe.headFlushes == 0, "no head flush between the groups")
+            try await store.headSlots(space) == [[0xA2], [0xA0]],
+            "the later heads go to the same slot: the other keeps the newest flushed one")
+        #expect(probe.journalFlushes == 3)
+        #expect(probe.headFlushes == 1, "no head flush between the groups after the file's first")
+        #expect(
+            try #require(probe.log.firstIndex(of: "head flush 1 returned"))
+                < (try #require(probe.log.firstIndex(of: "journal flush 2 started"))),
+            "the new head file's first head is flushed at once")
 
         await store.flushHeads()
-        #expect(probe.headFlushes == 1, "a clean stop flushes the head")
+        #expect(probe.headFlushes == 2, "a clean stop flushes the head")
         let log = probe.log
         #expect(
-            try #require(log.firstIndex(of: "head flush 1 started"))
-                > (try #require(log.firstIndex(of: "journal flush 2 returned"))))
+            try #require(log.firstIndex(of: "head flush 2 started"))
+                > (try #require(log.firstIndex(of: "journal flush 3 returned"))))
     }
 
     @Test func aHeadIsFlushedOnceNoAppendFollowsAndTheNextGoesToTheOtherSlot() async throws {

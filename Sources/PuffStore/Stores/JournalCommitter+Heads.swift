@@ -25,16 +25,19 @@ extension JournalCommitter {
         package static let puffd = HeadFlush(idle: .milliseconds(20), atMost: .seconds(1))
     }
 
-    /// Writes `head` into the slot not flushed last, without flushing it: ``flushHeads(files:)``
-    /// does, once appends pause. Written before the replies, so a killed puffd (whose writes the
+    /// Writes `head` into the slot not flushed last, without flushing it: ``flushHeads(files:sync:)``
+    /// does, once appends pause (at once for the descriptor's first head: the file may be new). Written before the replies, so a killed puffd (whose writes the
     /// kernel still holds) leaves the head naming every acknowledged record; only a power cut
     /// before the flush can leave it behind, which replay reads as appends never acknowledged.
     static func writeHead(_ head: [UInt8], of space: SpaceID, path: String, files: inout Files) throws(StoreError) {
-        if files.heads[space] == nil {
+        let isFirst = files.heads[space] == nil
+        if isFirst {
             // Slot 1 first: a head replaced whole holds slot 0 only, which must outlive a torn write.
             files.heads[space] = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
         }
-        files.unflushedHeads[space] = UnflushedHead(frame: JournalFraming.frame(head), path: path, written: false)
+        files.unflushedHeads[space] = UnflushedHead(
+            frame: JournalFraming.frame(head), path: path, written: false,
+            isFirst: isFirst || files.unflushedHeads[space]?.isFirst == true)
         try putHead(of: space, files: &files)
     }
 

@@ -65,6 +65,9 @@ package final class JournalCommitter: Sendable {
         var written: Bool
         /// Its last flush failed: the journal's next group waits for it (and fails with it).
         var failed = false
+        /// The first head written through this descriptor (a new collection's, or after the file
+        /// was replaced): flushed at once, so a power cut cannot leave the file missing or empty.
+        var isFirst = false
     }
 
     private let queue = Mutex<(requests: [Request], stopping: Bool)>(([], false))
@@ -174,6 +177,11 @@ package final class JournalCommitter: Sendable {
 
     // MARK: - The thread
 
+    /// Whether a head written is its descriptor's first (``UnflushedHead/isFirst``).
+    private var hasFirstHead: Bool {
+        files.withLock { $0.unflushedHeads.values.contains { $0.isFirst } }
+    }
+
     private func run() {
         // When the oldest head not flushed yet was written.
         var unflushedSince: DispatchTime?
@@ -195,7 +203,7 @@ package final class JournalCommitter: Sendable {
                 write(batch)
                 let unflushed = files.withLock { !$0.unflushedHeads.isEmpty }
                 unflushedSince = unflushed ? (unflushedSince ?? .now()) : nil
-                if let since = unflushedSince, Self.overdue(since: since, policy: headFlush) {
+                if let since = unflushedSince, Self.overdue(since: since, policy: headFlush) || hasFirstHead {
                     files.withLock { Self.flushHeads(files: &$0, sync: sync) }
                     unflushedSince = nil
                 }
