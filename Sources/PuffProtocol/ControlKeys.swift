@@ -101,6 +101,8 @@ extension ControlContract {
         public static let sequence = "sequence"
         /// The caller's process id (u).
         public static let pid = "pid"
+        /// A sandboxed caller's Flatpak app id (s), such as `org.example.App`.
+        public static let app = "app"
 
         /// `Backup`, `Restore`: files in the archive (u).
         public static let files = "files"
@@ -195,7 +197,8 @@ extension ControlContract {
         /// The keys of the other records: access, audit, backup, export, import, slots, agents.
         public static let others = [
             protected, rules, executable, allow, digest, collection, time, action, result, item, client, sequence,
-            pid, files, collections, bytes, unknown, snapshot, restored, file, what, warning, offset, reason, dryRun,
+            pid, app, files, collections, bytes, unknown, snapshot, restored, file, what, warning, offset, reason,
+            dryRun,
             index, outcome, slot, recovery, pin, fido2Passcode, fido2Device, tpm2Device, type, pcrs, userPresence,
             userVerification, dropSlots, login, securityKey, application, windowID, error, change, slotLabel, instead,
             retries, purpose, repeats,

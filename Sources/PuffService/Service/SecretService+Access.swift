@@ -75,7 +75,7 @@ extension SecretService {
         // A deadline already past asks nobody: no dialog is shown only to be withdrawn.
         guard deadline > timeline.now else { return .dismissed }
         let request = PromptRequest(
-            purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
+            purpose: purpose, caller: caller.client, windowID: "", application: caller.application)
         let prompter = other ?? self.prompter
         let timeline = self.timeline
         return await CallSlot.released {
