@@ -76,7 +76,7 @@ extension ControlContract {
 
         /// `ListAccess`: whether reading the item needs a confirmation every time (b).
         public static let protected = "protected"
-        /// The item's access rules (aa{sv}), each an ``executable``, ``allow`` and ``digest``.
+        /// The item's access rules (aa{sv}), each an ``executable``, ``allow``, ``digest`` and ``app``.
         public static let rules = "rules"
         /// An executable's path (s): an access rule's, an audit entry's caller's.
         public static let executable = "executable"
@@ -84,6 +84,8 @@ extension ControlContract {
         public static let allow = "allow"
         /// The executable's content digest the rule is bound to, hex; empty when none (s).
         public static let digest = "digest"
+        /// The Flatpak app id an access rule is for (s); empty for an executable's rule.
+        public static let app = "app"
 
         /// `Audit`: the collection (s); also a backup option and an agent question's.
         public static let collection = "collection"
@@ -194,7 +196,7 @@ extension ControlContract {
 
         /// The keys of the other records: access, audit, backup, export, import, slots, agents.
         public static let others = [
-            protected, rules, executable, allow, digest, collection, time, action, result, item, client, sequence,
+            protected, rules, executable, allow, digest, app, collection, time, action, result, item, client, sequence,
             pid, files, collections, bytes, unknown, snapshot, restored, file, what, warning, offset, reason, dryRun,
             index, outcome, slot, recovery, pin, fido2Passcode, fido2Device, tpm2Device, type, pcrs, userPresence,
             userVerification, dropSlots, login, securityKey, application, windowID, error, change, slotLabel, instead,

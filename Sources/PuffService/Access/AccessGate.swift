@@ -34,9 +34,11 @@ package struct AccessGate: Sendable {
     }
 
     /// Whether the caller's executable is hashed for a read of an item with `settings`: only when
-    /// rules bind to contents and a rule or a decision could use the digest.
+    /// rules bind to contents and a rule or a decision could use the digest. A sandboxed caller's
+    /// never is: no executable rule applies to it (``AccessDecision/rule(in:caller:contents:)``).
     package func hashes(_ caller: Caller, for settings: ItemSettings) -> Bool {
         rules.hashesExecutables && (rules.mode != .open || !settings.rules.isEmpty) && caller.executable != nil
+            && caller.sandbox == .host
     }
 
     /// The caller's executable's contents, hashed off the actor when ``hashes(_:for:)``; a caller
@@ -52,7 +54,7 @@ package struct AccessGate: Sendable {
     /// What a read of an item with `settings` by `caller` does: refuse, or go on asking whether
     /// to allow it and confirming a protected item.
     package func plan(_ settings: ItemSettings, caller: Caller, contents: ExecutableContents) -> AccessDecision.Plan {
-        let rule = AccessDecision.rule(in: settings, executable: caller.executable, contents: contents)
+        let rule = AccessDecision.rule(in: settings, caller: caller, contents: contents)
         return AccessDecision.plan(mode: rules.mode, rule: rule, isProtected: settings.isProtected)
     }
 
