@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "PuffDBus",
             dependencies: [
-                "CDBus", "PuffCrypto", "PuffConcurrency", .product(name: "Logging", package: "swift-log"),
+                "CDBus", "PuffCrypto", "PuffConcurrency", "PuffSystem", .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .target(
@@ -150,11 +150,12 @@ let package = Package(
             name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffService", "PuffTesting"]),
         .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
-        .testTarget(name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus"]),
+        .testTarget(
+            name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus", "PuffSystem"]),
         .testTarget(
             name: "PuffServiceTests",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats", "PuffSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

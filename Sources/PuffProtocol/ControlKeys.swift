@@ -84,8 +84,6 @@ extension ControlContract {
         public static let allow = "allow"
         /// The executable's content digest the rule is bound to, hex; empty when none (s).
         public static let digest = "digest"
-        /// The Flatpak app id an access rule is for (s); empty for an executable's rule.
-        public static let app = "app"
 
         /// `Audit`: the collection (s); also a backup option and an agent question's.
         public static let collection = "collection"
@@ -103,6 +101,9 @@ extension ControlContract {
         public static let sequence = "sequence"
         /// The caller's process id (u).
         public static let pid = "pid"
+        /// A Flatpak app id (s), such as `org.example.App`: a sandboxed caller's in `Audit`, an
+        /// access rule's in `ListAccess` (empty for an executable's rule).
+        public static let app = "app"
 
         /// `Backup`, `Restore`: files in the archive (u).
         public static let files = "files"
@@ -196,8 +197,9 @@ extension ControlContract {
 
         /// The keys of the other records: access, audit, backup, export, import, slots, agents.
         public static let others = [
-            protected, rules, executable, allow, digest, app, collection, time, action, result, item, client, sequence,
-            pid, files, collections, bytes, unknown, snapshot, restored, file, what, warning, offset, reason, dryRun,
+            protected, rules, executable, allow, digest, collection, time, action, result, item, client, sequence,
+            pid, app, files, collections, bytes, unknown, snapshot, restored, file, what, warning, offset, reason,
+            dryRun,
             index, outcome, slot, recovery, pin, fido2Passcode, fido2Device, tpm2Device, type, pcrs, userPresence,
             userVerification, dropSlots, login, securityKey, application, windowID, error, change, slotLabel, instead,
             retries, purpose, repeats,

@@ -123,7 +123,7 @@ extension MethodCall {
     var client: ClientID { ClientID(sender) }
 
     /// The caller with what the bus could tell about it, for access rules and the audit log.
-    var caller: Caller { Caller(client, executable: context.executable, pid: context.pid) }
+    var caller: Caller { Caller(context) }
 
     /// The collection the call's path resolved to.
     func collection() throws -> (CollectionID, CollectionInfo) {

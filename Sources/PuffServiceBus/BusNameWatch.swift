@@ -6,11 +6,14 @@ import PuffDBus
 /// the bus daemon's own signals.
 enum BusNameWatch {
     /// Subscribes `connection` to `NameOwnerChanged`, which tells its `ObjectServer` that a client
-    /// left; call before requesting a well-known name so that nobody leaves unnoticed.
-    static func subscribe(_ connection: BusConnection) async throws {
+    /// left and `callers` when one appeared (the bound of its process's start, for pid reuse);
+    /// call before requesting a well-known name so that nobody leaves unnoticed.
+    static func subscribe(_ connection: BusConnection, callers: CallerDirectory) async throws {
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'"
         )
+        // Names that appear from now on are noted as they appear; older ones appeared before this.
+        callers.noteSubscribed()
     }
 
     /// Logs and runs `onNameLost` when `signal` is the bus saying this connection lost a name

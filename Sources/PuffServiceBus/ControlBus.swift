@@ -56,7 +56,7 @@ public struct ControlBus: Sendable {
     /// Subscribes to `NameOwnerChanged`; call before requesting the name so that no agent can
     /// leave unnoticed.
     public func subscribe() async throws {
-        try await BusNameWatch.subscribe(connection)
+        try await BusNameWatch.subscribe(connection, callers: callers)
     }
 
     /// Serves until the connection closes; `onNameLost` runs if another puffd replaces us.

@@ -20,7 +20,7 @@ enum FastPath {
         guard message.kind == .methodCall, message.expectsReply, message.undecodedBody == nil,
             let path = message.path
         else { return nil }
-        let caller = Caller(ClientID(context.sender), executable: context.executable, pid: context.pid)
+        let caller = Caller(context)
         switch (message.member, message.interface, message.signature.rawValue) {
         case ("GetSecret", SecretServiceNames.item.rawValue?, "o"), ("GetSecret", nil, "o"):
             guard case .item(let id)? = ObjectPaths.parse(path), let session = session(message.arguments[0]),

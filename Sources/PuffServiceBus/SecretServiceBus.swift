@@ -41,7 +41,7 @@ public struct SecretServiceBus: Sendable {
     /// Subscribes to `NameOwnerChanged`; call before requesting the well-known name so that no
     /// client can leave unnoticed.
     public func subscribe() async throws {
-        try await BusNameWatch.subscribe(connection)
+        try await BusNameWatch.subscribe(connection, callers: callers)
     }
 
     /// Serves until the connection closes; `onNameLost` runs if another provider replaces us.

@@ -69,4 +69,31 @@ struct AuditOutputTests {
         #expect(object["rotated"] as? [String: Int] == ["login": 12])
         #expect(entries.map { $0["sequence"] as? Int } == [14, 13])
     }
+
+    @Test func aSandboxedCallerIsShownAsItsAppAndWhatCarriedItsCall() throws {
+        var body = Replies.audit
+        body[0] = .array(
+            element: "a{sv}",
+            [
+                Replies.dictionary([
+                    ("collection", .string("login")), ("time", .uint64(1_700_000_200)),
+                    ("action", .string("read")), ("result", .string("allowed")),
+                    ("item", .objectPath(ObjectPath("/i/1")!)), ("label", .string("GitHub")),
+                    ("client", .string(":1.8")),
+                    ("executable", .string("/usr/bin/xdg-dbus-proxy")),
+                    ("app", .string("org.example.App")), ("sequence", .uint64(15)),
+                ])
+            ])
+        let reply = try AuditLogReply(reply: body)
+        #expect(reply.entries.first?.caller == "org.example.App (via /usr/bin/xdg-dbus-proxy)")
+        #expect(AuditOutput.text(reply).contains("org.example.App (via /usr/bin/xdg-dbus-proxy)"))
+        let json = AuditOutput.json(reply)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let entries = try #require(object["entries"] as? [[String: Any]])
+        #expect(entries.first?["app"] as? String == "org.example.App")
+        #expect(entries.first?["executable"] as? String == "/usr/bin/xdg-dbus-proxy")
+        // A host caller's entry has no `app`.
+        let host = AuditOutput.json(try AuditLogReply(reply: Replies.audit))
+        #expect(!host.contains("\"app\""))
+    }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 import PuffService
 import PuffStore
 import PuffSystem
@@ -105,10 +106,11 @@ struct AccessDecisionTests {
         #expect(replaced.appRules.last == .init(app: apps[3].app, allows: true))
     }
 
-    @Test func aSandboxedCallersExecutableIsNeverHashed() {
+    @Test func aSandboxedCallersExecutableIsNeverHashed() async {
         let hashing = AccessGate(AccessConfiguration(mode: .ask, hashesExecutables: true))
-        #expect(hashing.hashes(Self.host(), for: ItemSettings()))
-        #expect(!hashing.hashes(Self.sandboxed(), for: ItemSettings()))
-        #expect(!hashing.hashes(Self.unverified, for: ItemSettings()))
+        let host = Caller(ClientID(":1.7"), executable: "/usr/bin/true", pid: UInt32(getpid()))
+        #expect(await hashing.contents(of: host, for: ItemSettings()) != .unreadable)
+        #expect(await hashing.contents(of: Self.sandboxed(), for: ItemSettings()) == .unreadable)
+        #expect(await hashing.contents(of: Self.unverified, for: ItemSettings()) == .unreadable)
     }
 }

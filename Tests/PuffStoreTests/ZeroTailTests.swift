@@ -117,6 +117,17 @@ struct ZeroTailTests {
         #expect(size(journal) == gap)
     }
 
+    /// The head is flushed once appends pause, so a power cut can leave on disk a head some groups
+    /// behind acknowledged records (record 2 here), with the last group torn after them.
+    @Test func aGroupAPowerCutKeptInPartIsATornTailWhenTheHeadNamesARecordBeforeIt() async throws {
+        let (gap, store) = try await journalWithAHoleAtRecordThree(headNaming: 1)
+        let replay = try await store.replay(space)
+        #expect(replay.records.count == 2, "records 1 and 2, acknowledged before the head on disk was flushed")
+        #expect(replay.damaged.isEmpty)
+        #expect(replay.cut?.offset == UInt64(gap))
+        #expect(try cutFiles() == ["\(space.hex).journal.cut-\(gap)"], "the torn group is kept aside")
+    }
+
     @Test func zerosPlantedOverAnAcknowledgedRecordAreDamageAndTheRecordsAfterThemStillRead() async throws {
         // The head names record 4: 3 was acknowledged, so its zeros are damage, not a torn tail.
         let (gap, store) = try await journalWithAHoleAtRecordThree(headNaming: 4)

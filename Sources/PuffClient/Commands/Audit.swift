@@ -11,8 +11,9 @@ struct Audit: AsyncParsableCommand {
             Every secret read and item change is logged per collection, sealed under that \
             collection's key: a locked collection's log cannot be read, and is named on standard \
             error (exit status 3 when --collection names it). CALLER is the executable puffd saw, \
-            else the caller's bus name; any process of the same user can pose as another \
-            executable, so this is an audit trail, not a proof.
+            else the caller's bus name; for a Flatpak app it is the app's id and what carried its \
+            call, such as org.example.App (via /usr/bin/xdg-dbus-proxy). Any process of the same \
+            user can pose as another executable or app, so this is an audit trail, not a proof.
             """
     )
 

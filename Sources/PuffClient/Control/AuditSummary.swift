@@ -21,15 +21,18 @@ public struct AuditSummary: Sendable, Equatable, Encodable {
     /// The caller's unique bus name.
     public var client: String
     public var pid: UInt32?
+    /// A sandboxed caller's Flatpak app id, when it was one.
+    public var app: String?
     /// The entry's number in its collection's log.
     public var sequence: UInt64
 
     /// Creates a summary from its parts.
     public init(
         collection: String, time: UInt64, action: String, result: String, item: String, label: String,
-        executable: String? = nil, client: String, pid: UInt32? = nil, sequence: UInt64 = 0
+        executable: String? = nil, client: String, pid: UInt32? = nil, app: String? = nil, sequence: UInt64 = 0
     ) {
         self.sequence = sequence
+        self.app = app
         self.collection = collection
         self.time = time
         self.action = action
@@ -41,8 +44,12 @@ public struct AuditSummary: Sendable, Equatable, Encodable {
         self.pid = pid
     }
 
-    /// Who asked, for people: the executable, else the bus name.
-    public var caller: String { executable ?? client }
+    /// Who asked, for people: the app and what carried its call
+    /// (`org.example.App (via /usr/bin/xdg-dbus-proxy)`), else the executable, else the bus name.
+    public var caller: String {
+        guard let app else { return executable ?? client }
+        return "\(app) (via \(executable ?? client))"
+    }
 }
 
 /// What `Audit` answered: entries, and the collections whose logs were not (all) read and why.
@@ -87,7 +94,7 @@ public struct AuditLogReply: Sendable, Equatable {
                 AuditSummary(
                     collection: collection, time: time, action: action, result: result, item: item, label: label,
                     executable: try fields.string(ControlKey.executable), client: client,
-                    pid: try fields.uint32(ControlKey.pid),
+                    pid: try fields.uint32(ControlKey.pid), app: try fields.string(ControlKey.app),
                     sequence: try fields.uint64(ControlKey.sequence) ?? 0))
         }
         self.entries = entries

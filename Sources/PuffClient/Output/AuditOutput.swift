@@ -5,10 +5,10 @@ import PuffText
 /// How `audit` prints: a table for people, JSON for scripts. Entries never hold a secret.
 ///
 /// JSON is `{"entries": [{"collection", "time", "action", "result", "item", "label",
-/// "executable", "client", "pid", "sequence"}], "unreadable": {collection: reason},
+/// "executable", "client", "pid", "app", "sequence"}], "unreadable": {collection: reason},
 /// "rotated": {collection: count}}`; times are seconds since the Unix epoch; `executable` and
-/// `pid` are left out when puffd could not tell them; `rotated` counts the entries each log lost
-/// to rotation.
+/// `pid` are left out when puffd could not tell them, `app` for a caller that ran in no Flatpak
+/// sandbox; `rotated` counts the entries each log lost to rotation.
 enum AuditOutput {
     private struct Document: Encodable {
         var entries: [AuditSummary]

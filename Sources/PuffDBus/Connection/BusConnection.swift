@@ -18,15 +18,18 @@ public final class BusConnection: Sendable {
     public let messages: AsyncStream<IncomingMessage>
     private let calls: PendingCalls
     private let callHandler: CallHandlerSlot
+    private let signalObserver: SignalObserverSlot
 
     private init(
-        loop: BusLoop, messages: AsyncStream<IncomingMessage>, calls: PendingCalls, callHandler: CallHandlerSlot
+        loop: BusLoop, messages: AsyncStream<IncomingMessage>, calls: PendingCalls, callHandler: CallHandlerSlot,
+        signalObserver: SignalObserverSlot
     ) {
         self.loop = loop
         uniqueName = loop.uniqueName
         self.messages = messages
         self.calls = calls
         self.callHandler = callHandler
+        self.signalObserver = signalObserver
     }
 
     /// Connects to the bus at `address`, or to the session bus when `address` is `nil`, and
@@ -35,6 +38,7 @@ public final class BusConnection: Sendable {
         let (stream, sink) = AsyncStream<IncomingMessage>.makeStream(bufferingPolicy: .unbounded)
         let calls = PendingCalls()
         let callHandler = CallHandlerSlot()
+        let signalObserver = SignalObserverSlot()
         return try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<BusConnection, any Error>) in
             DedicatedThread.start("the bus thread") {
@@ -47,10 +51,13 @@ public final class BusConnection: Sendable {
                     return
                 }
                 continuation.resume(
-                    returning: BusConnection(loop: loop, messages: stream, calls: calls, callHandler: callHandler))
+                    returning: BusConnection(
+                        loop: loop, messages: stream, calls: calls, callHandler: callHandler,
+                        signalObserver: signalObserver))
                 loop.run(
                     delegate: .init(
                         received: { message in
+                            if message.kind == .signal { signalObserver.notify(message) }
                             if message.kind != .methodCall || !callHandler.take(message) { sink.yield(message) }
                         },
                         replied: { id, result in calls.complete(id, result) },
@@ -79,6 +86,14 @@ public final class BusConnection: Sendable {
     /// the lock the bus thread takes for each call, so no later call can overtake them.
     public func setMethodCallHandler(_ handler: (@Sendable (IncomingMessage) -> Void)?) {
         callHandler.set(handler)
+    }
+
+    /// Shows every signal to `observer` on the bus thread as it arrives, before it joins
+    /// ``messages``: what must be noted before any later call is handled (when a client appeared
+    /// on the bus, ``CallerDirectory``) is noted there. The observer must never block; a second
+    /// call replaces the first observer.
+    public func observeSignals(_ observer: @escaping @Sendable (IncomingMessage) -> Void) {
+        signalObserver.set(observer)
     }
 
     /// Keeps method calls that arrive before ``setMethodCallHandler(_:)`` installs a handler,
@@ -231,5 +246,24 @@ private final class CallHandlerSlot: Sendable {
             if case .holding(let held) = mode { for message in held { new(message) } }
             mode = .handler(Box(new))
         }
+    }
+}
+
+/// The observer ``BusConnection/observeSignals(_:)`` installs, boxed for the reason
+/// ``CallHandlerSlot`` gives.
+private final class SignalObserverSlot: Sendable {
+    private final class Box: Sendable {
+        let observer: @Sendable (IncomingMessage) -> Void
+        init(_ observer: @escaping @Sendable (IncomingMessage) -> Void) { self.observer = observer }
+    }
+
+    private let box = Mutex<Box?>(nil)
+
+    func notify(_ message: IncomingMessage) {
+        box.withLock { $0 }?.observer(message)
+    }
+
+    func set(_ observer: @escaping @Sendable (IncomingMessage) -> Void) {
+        box.withLock { $0 = Box(observer) }
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package import PuffStore
+import PuffSystem
 
 /// Who may read which secret (issue 16), apart from the service: the vault's access rules, the
 /// cache of callers' executables' digests, and every decision that needs no live state.
@@ -34,19 +35,19 @@ package struct AccessGate: Sendable {
     }
 
     /// Whether the caller's executable is hashed for a read of an item with `settings`: only when
-    /// rules bind to contents and a rule or a decision could use the digest. A sandboxed caller's
-    /// never is: no executable rule applies to it (``AccessDecision/rule(in:caller:contents:)``).
+    /// rules bind to contents and a rule or a decision could use the digest.
     package func hashes(_ caller: Caller, for settings: ItemSettings) -> Bool {
         rules.hashesExecutables && (rules.mode != .open || !settings.rules.isEmpty) && caller.executable != nil
-            && caller.sandbox == .host
     }
 
     /// The caller's executable's contents, hashed off the actor when ``hashes(_:for:)``; a caller
     /// whose process cannot be read (or whose pid the bus did not give) is
-    /// ``ExecutableContents/unreadable``.
+    /// ``ExecutableContents/unreadable``, and so is a sandboxed or unverified one, unhashed: its
+    /// executable is a path in its own mount namespace (xdg-dbus-proxy's, for a proxied app), so
+    /// no digest of it may admit it (docs/design/sandboxed-apps.md §3).
     package func contents(of caller: Caller, for settings: ItemSettings) async -> ExecutableContents {
         guard hashes(caller, for: settings) else { return .notHashed }
-        guard let pid = caller.pid else { return .unreadable }
+        guard caller.sandbox == .host, let pid = caller.pid else { return .unreadable }
         let digests = self.digests
         return await BlockingWork.run { digests.digest(ofProcess: pid) }.map { .digest($0) } ?? .unreadable
     }

@@ -118,15 +118,19 @@ public struct AuditEntry: Sendable, Equatable {
     /// The caller's unique bus name (`puffd` for the daemon's own work).
     public var client: String
     public var pid: UInt32?
+    /// The Flatpak app id of a sandboxed caller (its executable is then the app's xdg-dbus-proxy,
+    /// or a path in its sandbox); nil for any other caller and for entries older than version 2.
+    public var app: String?
     /// The entry's number in its collection's log (1, 2, …): sealed with it, so a page of
     /// `puffctl audit` goes on after the last entry it got.
     public var sequence: UInt64
 
     public init(
         collection: CollectionID, time: UInt64, action: AuditAction, result: AuditResult, item: UInt64,
-        label: String, executable: String?, client: String, pid: UInt32?, sequence: UInt64 = 0
+        label: String, executable: String?, client: String, pid: UInt32?, app: String? = nil, sequence: UInt64 = 0
     ) {
         self.sequence = sequence
+        self.app = app
         self.collection = collection
         self.time = time
         self.action = action

@@ -45,7 +45,8 @@ enum AuditReader {
                 AuditEntry(
                     collection: collection, time: fields.time, action: action, result: result, item: fields.item,
                     label: fields.label, executable: fields.executable.isEmpty ? nil : fields.executable,
-                    client: fields.client, pid: fields.pid == 0 ? nil : fields.pid, sequence: record.sequence))
+                    client: fields.client, pid: fields.pid == 0 ? nil : fields.pid,
+                    app: fields.app.isEmpty ? nil : fields.app, sequence: record.sequence))
         }
         var problems: [String] = replay.damage.map { [$0] } ?? []
         if unopened > 0 { problems.append("\(unopened) entries do not open under this collection's key") }

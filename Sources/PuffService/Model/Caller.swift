@@ -28,6 +28,13 @@ public struct Caller: Sendable, Hashable, CustomStringConvertible {
     /// puffd itself, for work no client asked for (auto-lock, the login socket).
     public static let daemon = Caller(ClientID("puffd"), executable: nil)
 
+    /// What a question names as the application that asks: a sandboxed caller's app id (not the
+    /// xdg-dbus-proxy that carries its calls), else the executable.
+    public var application: String? {
+        if case .app(let app, _) = sandbox { return app.rawValue }
+        return executable
+    }
+
     /// The app id for a sandboxed caller, else the executable's path, else the bus name: how a
     /// person is shown who asks.
     public var description: String {
@@ -36,12 +43,7 @@ public struct Caller: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Where a caller's process runs, as read from `/proc/<pid>/root/.flatpak-info` when it first called.
-public enum CallerSandbox: Sendable, Hashable {
-    /// Not sandboxed: the process's root holds no `.flatpak-info`.
-    case host
-    /// A Flatpak app (directly, or through the xdg-dbus-proxy flatpak runs in the app's sandbox).
-    case app(AppID, instance: String?)
-    /// The identity could not be read or trusted (the reason is for logs). Matches deny rules only.
-    case unverified(String)
-}
+/// Where a caller's process runs, as read from `/proc/<pid>/root/.flatpak-info` when it first
+/// called: `.host`, `.app(id, instance:)` or `.unverified(reason)`. One type with the bus's call
+/// context (PuffSystem's ``ProcessIdentity``), so nothing converts between them.
+public typealias CallerSandbox = ProcessIdentity.Sandbox

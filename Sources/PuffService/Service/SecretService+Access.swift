@@ -2,6 +2,7 @@
 import Logging
 import PuffConcurrency
 import PuffStore
+import PuffSystem
 
 extension SecretService {
     /// The access gate in front of every secret read (issue 16): a persisted deny refuses; then
@@ -75,7 +76,7 @@ extension SecretService {
         // A deadline already past asks nobody: no dialog is shown only to be withdrawn.
         guard deadline > timeline.now else { return .dismissed }
         let request = PromptRequest(
-            purpose: purpose, caller: caller.client, windowID: "", application: caller.executable)
+            purpose: purpose, caller: caller.client, windowID: "", application: caller.application)
         let prompter = other ?? self.prompter
         let timeline = self.timeline
         return await CallSlot.released {

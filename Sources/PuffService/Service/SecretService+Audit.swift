@@ -41,8 +41,7 @@ extension SecretService {
             let sealer = vault.auditSealer
         else { return }
         let fields = AuditFields(
-            action: action.rawValue, result: result.rawValue, time: time ?? now(), item: id.number, label: label,
-            executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
+            action, result: result, time: time ?? now(), item: id.number, label: label, caller: caller)
         auditLog.append(fields, to: space, sealer: sealer, deferred: deferred)
     }
 
@@ -54,9 +53,7 @@ extension SecretService {
             guard let vault = collectionStates[id], let space = vault.space, let sealer = vault.auditSealer else {
                 continue
             }
-            let fields = AuditFields(
-                action: action.rawValue, result: result.rawValue, time: now(), item: 0, label: label,
-                executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
+            let fields = AuditFields(action, result: result, time: now(), item: 0, label: label, caller: caller)
             auditLog.append(fields, to: space, sealer: sealer, deferred: true)
         }
         auditLog.flush()

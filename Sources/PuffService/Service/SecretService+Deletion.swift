@@ -79,7 +79,7 @@ extension SecretService {
     private func confirmDeletion(of vault: CollectionVault, caller: Caller) async throws(ServiceError) {
         let request = PromptRequest(
             purpose: .deleteCollection(collection: vault.id, label: vault.fields.label, items: vault.count),
-            caller: caller.client, windowID: "", application: caller.executable)
+            caller: caller.client, windowID: "", application: caller.application)
         let (prompter, clock, timeout) = (self.prompter, self.clock, promptTimeout)
         let reply = await withTaskGroup(of: PromptReply?.self) { group in
             group.addTask { (try? await prompter.prompt(request)) ?? .dismissed }
@@ -142,9 +142,7 @@ extension SecretService {
             itemCount: vault.count, deletedAt: time, name: "\(time)-\(space.hex)")
         if let auditLog, let sealer = vault.auditSealer {
             let fields = AuditFields(
-                action: AuditAction.deleteCollection.rawValue, result: AuditResult.allowed.rawValue, time: time,
-                item: 0, label: vault.fields.label, executable: caller.executable ?? "",
-                client: caller.client.rawValue, pid: caller.pid ?? 0)
+                .deleteCollection, result: .allowed, time: time, item: 0, label: vault.fields.label, caller: caller)
             auditLog.append(fields, to: space, sealer: sealer)
         }
         auditLog?.close(space)

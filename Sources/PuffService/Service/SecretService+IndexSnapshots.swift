@@ -6,8 +6,10 @@ import PuffStore
 /// after a compaction, read at start by ``VaultLoader``.
 extension SecretService {
     /// Writes a snapshot for every collection whose journal is scanned at start and has none that
-    /// covers it all yet. puffd calls it after the audit flush of a clean stop.
+    /// covers it all yet, after making the heads durable (their flush otherwise waits for appends
+    /// to pause). puffd calls it after the audit flush of a clean stop.
     public func saveIndexSnapshots() async {
+        await store.flushHeads()
         for id in collectionOrder {
             guard let vault = collectionStates[id] else { continue }
             await saveIndexSnapshot(of: vault)

@@ -97,9 +97,7 @@ extension SecretService {
             guard let vault = collectionStates[id], let space = vault.space, let sealer = vault.auditSealer else {
                 continue
             }
-            let fields = AuditFields(
-                action: AuditAction.restoreVault.rawValue, result: result.rawValue, time: now(), item: 0,
-                label: name, executable: caller.executable ?? "", client: caller.client.rawValue, pid: caller.pid ?? 0)
+            let fields = AuditFields(.restoreVault, result: result, time: now(), item: 0, label: name, caller: caller)
             auditLog.append(fields, to: space, sealer: sealer)
         }
     }

@@ -46,7 +46,9 @@ extension SecretInterfaces {
         var page: [AuditEntry] = []
         var bytes = 0
         for entry in wanted {
-            let size = 256 + entry.label.utf8.count + (entry.executable?.utf8.count ?? 0) + entry.client.utf8.count
+            let size =
+                256 + entry.label.utf8.count + (entry.executable?.utf8.count ?? 0) + entry.client.utf8.count
+                + (entry.app?.utf8.count ?? 0)
             guard page.count < min(limit, auditPageEntries), page.isEmpty || bytes + size <= auditPageBytes else {
                 return (page, true)
             }
@@ -56,7 +58,7 @@ extension SecretInterfaces {
         return (page, false)
     }
 
-    /// One entry as `a{sv}`; `executable` and `pid` only when known.
+    /// One entry as `a{sv}`; `executable`, `pid` and `app` only when known.
     private static func value(of entry: AuditEntry) -> DBusValue {
         var fields: [String: DBusValue] = [
             ControlKey.collection: .string(entry.collection.rawValue), ControlKey.time: .uint64(entry.time),
@@ -68,6 +70,7 @@ extension SecretInterfaces {
         ]
         if let executable = entry.executable { fields[ControlKey.executable] = .string(executable) }
         if let pid = entry.pid { fields[ControlKey.pid] = .uint32(pid) }
+        if let app = entry.app { fields[ControlKey.app] = .string(app) }
         return .variantDictionary(fields)
     }
 }

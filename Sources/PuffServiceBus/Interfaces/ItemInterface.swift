@@ -84,7 +84,7 @@ extension SecretInterfaces {
                 Method("Prompt", in: .string("window_id")) { call, window in
                     try await context.service.startPrompt(
                         try promptID(call.path), windowID: window, client: call.client,
-                        application: call.context.executable)
+                        application: call.caller.application)
                     return []
                 },
                 Method("Dismiss") { call in

@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Per space, `<hex>.header` (replaced atomically), `<hex>.journal` (appended by the
 /// ``JournalCommitter``, one `fdatasync` per group of appends) and `<hex>.head` (two slots written
-/// in turn, one `fdatasync` per group); one `catalog`; a
+/// in turn, flushed once appends pause); one `catalog`; a
 /// `lock` file held with `flock` so two daemons never share a vault.
 /// Folders are 0700 and files 0600 whatever the umask. A torn journal tail is moved to
 /// `<hex>.journal.cut-<offset>` before the journal is truncated, so nothing disappears unseen; a
@@ -45,8 +45,11 @@ public actor FileRecordStore: RecordStore {
     }
 
     /// ``init(folder:zeroTail:)`` whose journal and head flushes go through `sync` (tests count,
-    /// hold or fail them).
-    package init(folder: String, sync: @escaping JournalCommitter.Sync, zeroTail: Int = 0) throws(StoreError) {
+    /// hold or fail them), its heads flushed as `headFlush` says.
+    package init(
+        folder: String, sync: @escaping JournalCommitter.Sync, zeroTail: Int = 0,
+        headFlush: JournalCommitter.HeadFlush = .puffd
+    ) throws(StoreError) {
         try DurableFiles.makePrivateFolder(folder)
         let lockFD = try DurableFiles.openPrivate(folder + "/lock", O_RDWR | O_CREAT)
         guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
@@ -64,12 +67,16 @@ public actor FileRecordStore: RecordStore {
         }
         self.folder = folder
         self.lockFD = lockFD
-        committer = JournalCommitter(sync: sync, zeroTail: zeroTail)
+        committer = JournalCommitter(sync: sync, zeroTail: zeroTail, headFlush: headFlush)
     }
 
     deinit {
         committer.stop()
         close(lockFD)
+    }
+
+    public func flushHeads() async {
+        committer.flushHeads()
     }
 
     /// Calls `body` after each journal flush with how many records it made durable.

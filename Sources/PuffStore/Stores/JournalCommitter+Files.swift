@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 
-/// The committer's files: opening a journal at its logical end, and writing a head's slots.
+/// The committer's files: opening a journal at its logical end, and writing a group there.
 extension JournalCommitter {
     /// The open journal of `space`: its end as the store noted it, else as its frames say.
     static func open(_ space: SpaceID, path: String, files: inout Files) throws(StoreError) -> Journal {
@@ -27,48 +27,69 @@ extension JournalCommitter {
         return journal
     }
 
-    /// Writes `head` into the slot not written last, without flushing it: ``flushHead(_:files:sync:)``
-    /// does that once the group's replies are out, and before the journal's next group is written.
-    /// Written before the replies, so a killed puffd (whose writes the kernel still holds) leaves
-    /// the head naming every acknowledged record; only a power cut in the flush's ~100 µs can
-    /// leave it one group behind, which replay reads as appends never acknowledged.
-    static func writeHead(_ head: [UInt8], of space: SpaceID, path: String, files: inout Files) throws(StoreError) {
-        if files.heads[space] == nil {
-            // Slot 1 first: a head replaced whole holds slot 0 only, which must outlive a torn write.
-            files.heads[space] = (try DurableFiles.openPrivate(path, O_RDWR | O_CREAT), 1)
+    /// Writes `requests`' frames at the journal's logical end (extending its zero tail first when
+    /// they do not fit), flushes it, then writes the newest head. Returns where the first frame
+    /// starts.
+    static func append(
+        _ requests: [Request], space: SpaceID, files: inout Files, sync: Sync, zeroTail: Int
+    ) -> Result<UInt64, StoreError> {
+        let path = requests[0].journalPath
+        var journal: Journal
+        do throws(StoreError) {
+            journal = try open(space, path: path, files: &files)
+        } catch {
+            return .failure(error)
         }
-        files.unflushedHeads[space] = UnflushedHead(frame: JournalFraming.frame(head), path: path, written: false)
-        try putHead(of: space, files: &files)
-    }
-
-    /// Flushes the head ``writeHead(_:of:path:files:)`` wrote (writing it again if a failed flush
-    /// may have dropped it); the next head then goes to the other slot.
-    static func flushHead(of space: SpaceID, files: inout Files, sync: Sync) throws(StoreError) {
-        guard let pending = files.unflushedHeads[space], let current = files.heads[space] else {
-            files.unflushedHeads[space] = nil
-            return
+        // A head whose flush failed is tried again first: its error is this group's.
+        if files.unflushedHeads[space]?.failed == true {
+            do throws(StoreError) {
+                try flushHead(of: space, files: &files, sync: sync)
+            } catch {
+                return .failure(error)
+            }
         }
-        if !pending.written { try putHead(of: space, files: &files) }
-        guard sync(current.fd, .head(space)) == 0 else {
-            let error = DurableFiles.writeError("cannot write", pending.path, errno)
-            // A failed flush may leave the pages marked clean: the next try writes them again.
-            files.unflushedHeads[space]?.written = false
-            throw error
+        let before = journal.end
+        do throws(StoreError) {
+            var frames: [UInt8] = []
+            frames.reserveCapacity(requests.reduce(0) { $0 + $1.frames.count })
+            for request in requests { frames += request.frames }
+            let end = before + frames.count
+            if end > journal.size, zeroTail > 0 {
+                // Zeros past the new end, to a whole number of steps; this flush writes the new size
+                // once, and the next ones (about 2,700 item records per MiB) only data blocks.
+                let grown = (end + zeroTail - 1) / zeroTail * zeroTail
+                do {
+                    try DurableFiles.writeAll(
+                        journal.fd, [UInt8](repeating: 0, count: grown - end), at: end, path: path)
+                    journal.size = grown
+                } catch {
+                    // No room for the zeros (a full disk, a file size limit): the records alone
+                    // may still fit, and whether they do is this write's answer.
+                    _ = ftruncate(journal.fd, off_t(journal.size))
+                }
+            }
+            try DurableFiles.writeAll(journal.fd, frames, at: before, path: path)
+            journal.size = max(journal.size, end)
+            guard sync(journal.fd, .journal(space)) == 0 else {
+                throw DurableFiles.writeError("cannot fsync", path, errno)
+            }
+            journal.end = end
+            files.journals[space] = journal
+            // After the records: a crash between the two, or a power cut before the head's flush,
+            // leaves a head behind, which reads as appends never acknowledged, never as records
+            // lost (JournalFraming.ZeroTail).
+            if let head = requests.last(where: { $0.head != nil }) {
+                try writeHead(head.head!, of: space, path: head.headPath, files: &files)
+            }
+            return .success(UInt64(before))
+        } catch {
+            // Leave the journal ending where it ended, so the next append does not follow a
+            // half-written frame. If even this fails, replay cuts the torn tail.
+            files.unflushedHeads[space] = nil  // it would name records no longer there
+            _ = ftruncate(journal.fd, off_t(before))
+            _ = sync(journal.fd, .journal(space))
+            files.journals[space] = Journal(fd: journal.fd, end: before, size: before)
+            return .failure(error)
         }
-        files.unflushedHeads[space] = nil
-        files.heads[space] = (current.fd, 1 - current.slot)
-    }
-
-    private static func putHead(of space: SpaceID, files: inout Files) throws(StoreError) {
-        guard let pending = files.unflushedHeads[space], let current = files.heads[space] else { return }
-        let offset = off_t(current.slot * FileRecordStore.headSlotSize)
-        let written = pending.frame.withUnsafeBytes { pwrite(current.fd, $0.baseAddress, $0.count, offset) }
-        guard written == pending.frame.count else {
-            // A short write on a full disk sets no errno. The turn stays with this slot, so the
-            // other one, the newest whole head, is not overwritten next.
-            throw DurableFiles.writeError(
-                "cannot write", pending.path, written >= 0 && written < pending.frame.count ? ENOSPC : errno)
-        }
-        files.unflushedHeads[space]?.written = true
     }
 }

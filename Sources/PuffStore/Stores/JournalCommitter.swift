@@ -6,11 +6,11 @@ import Synchronization
 
 /// Writes a ``FileRecordStore``'s journal appends in groups, on one thread of its own (design
 /// core-reshaped §6): it takes everything queued, writes each journal's frames at its end, flushes
-/// each touched journal once, writes its newest head, settles the group's tickets, and then
-/// flushes the heads (§13: the head's flush after the reply), before the journal's next group is
-/// written. Appends queued while a flush runs form the next group, so eight writers cost two
-/// journal flushes, not eight. The thread is not one of the cooperative pool's, which a flush
-/// would otherwise block.
+/// each touched journal once, writes its newest head and settles the group's tickets. The heads
+/// are flushed once appends pause (``HeadFlush``; §13: the head's flush off the reply path), so a
+/// single client's writes cost one flush each. Appends queued while a flush runs form the next
+/// group, so eight writers cost two journal flushes, not eight. The thread is not one of the
+/// cooperative pool's, which a flush would otherwise block.
 ///
 /// Frames are written at the journal's logical end. With a zero tail, a journal that must grow is
 /// extended with zeros ``zeroTail`` bytes at a time in the same flush, so most flushes rewrite data
@@ -63,6 +63,11 @@ package final class JournalCommitter: Sendable {
         let frame: [UInt8]
         let path: String
         var written: Bool
+        /// Its last flush failed: the journal's next group waits for it (and fails with it).
+        var failed = false
+        /// The first head written through this descriptor (a new collection's, or after the file
+        /// was replaced): flushed at once, so a power cut cannot leave the file missing or empty.
+        var isFirst = false
     }
 
     private let queue = Mutex<(requests: [Request], stopping: Bool)>(([], false))
@@ -82,11 +87,13 @@ package final class JournalCommitter: Sendable {
     /// How many zero bytes a growing journal is extended by at once; 0: none (the file ends at its
     /// last record).
     let zeroTail: Int
+    let headFlush: HeadFlush
 
     /// Starts the thread.
-    init(sync: @escaping Sync = { fd, _ in fdatasync(fd) }, zeroTail: Int = 0) {
+    init(sync: @escaping Sync = { fd, _ in fdatasync(fd) }, zeroTail: Int = 0, headFlush: HeadFlush = .puffd) {
         self.sync = sync
         self.zeroTail = zeroTail
+        self.headFlush = headFlush
         DedicatedThread.start("the journal committer thread") { [self] in run() }
     }
 
@@ -156,7 +163,13 @@ package final class JournalCommitter: Sendable {
         }
     }
 
-    /// Ends the thread once what is queued is written, and closes the descriptors.
+    /// Flushes the heads written so far now, on the caller's thread (a clean stop).
+    func flushHeads() {
+        files.withLock { Self.flushHeads(files: &$0, sync: sync) }
+    }
+
+    /// Ends the thread once what is queued is written and the heads flushed, and closes the
+    /// descriptors.
     func stop() {
         queue.withLock { $0.stopping = true }
         wake.signal()
@@ -164,15 +177,39 @@ package final class JournalCommitter: Sendable {
 
     // MARK: - The thread
 
+    /// Whether a head written is its descriptor's first (``UnflushedHead/isFirst``).
+    private var hasFirstHead: Bool {
+        files.withLock { $0.unflushedHeads.values.contains { $0.isFirst } }
+    }
+
     private func run() {
+        // When the oldest head not flushed yet was written.
+        var unflushedSince: DispatchTime?
         while true {
-            wake.wait()
+            if let since = unflushedSince {
+                if wake.wait(timeout: Self.deadline(since: since, policy: headFlush)) == .timedOut {
+                    files.withLock { Self.flushHeads(files: &$0, sync: sync) }
+                    unflushedSince = nil
+                    continue
+                }
+            } else {
+                wake.wait()
+            }
             let (batch, stopping) = queue.withLock { queue in
                 defer { queue.requests = [] }
                 return (queue.requests, queue.stopping)
             }
-            if !batch.isEmpty { write(batch) }
+            if !batch.isEmpty {
+                write(batch)
+                let unflushed = files.withLock { !$0.unflushedHeads.isEmpty }
+                unflushedSince = unflushed ? (unflushedSince ?? .now()) : nil
+                if let since = unflushedSince, Self.overdue(since: since, policy: headFlush) || hasFirstHead {
+                    files.withLock { Self.flushHeads(files: &$0, sync: sync) }
+                    unflushedSince = nil
+                }
+            }
             if stopping, queued == 0 {
+                files.withLock { Self.flushHeads(files: &$0, sync: sync) }
                 forgetAll()
                 return
             }
@@ -218,76 +255,5 @@ package final class JournalCommitter: Sendable {
             for (space, records) in flushes { report.body(space, records) }
         }
         for waiter in waiters { waiter.resume() }
-        // The replies go out while the heads are flushed. One that fails is tried again before
-        // its journal's next group, which fails if it fails again.
-        files.withLock { files in
-            for space in Array(files.unflushedHeads.keys) {
-                try? Self.flushHead(of: space, files: &files, sync: sync)
-            }
-        }
-    }
-
-    /// Writes `requests`' frames at the journal's logical end (extending its zero tail first when
-    /// they do not fit), flushes it, then writes the newest head. Returns where the first frame
-    /// starts.
-    private static func append(
-        _ requests: [Request], space: SpaceID, files: inout Files, sync: Sync, zeroTail: Int
-    ) -> Result<UInt64, StoreError> {
-        let path = requests[0].journalPath
-        var journal: Journal
-        do throws(StoreError) {
-            journal = try open(space, path: path, files: &files)
-        } catch {
-            return .failure(error)
-        }
-        // The previous group's head is durable before this group's frames are written, so a torn
-        // group always follows a head naming the record before it.
-        do throws(StoreError) {
-            try flushHead(of: space, files: &files, sync: sync)
-        } catch {
-            return .failure(error)
-        }
-        let before = journal.end
-        do throws(StoreError) {
-            var frames: [UInt8] = []
-            frames.reserveCapacity(requests.reduce(0) { $0 + $1.frames.count })
-            for request in requests { frames += request.frames }
-            let end = before + frames.count
-            if end > journal.size, zeroTail > 0 {
-                // Zeros past the new end, to a whole number of steps; this flush writes the new size
-                // once, and the next ones (about 2,700 item records per MiB) only data blocks.
-                let grown = (end + zeroTail - 1) / zeroTail * zeroTail
-                do {
-                    try DurableFiles.writeAll(
-                        journal.fd, [UInt8](repeating: 0, count: grown - end), at: end, path: path)
-                    journal.size = grown
-                } catch {
-                    // No room for the zeros (a full disk, a file size limit): the records alone
-                    // may still fit, and whether they do is this write's answer.
-                    _ = ftruncate(journal.fd, off_t(journal.size))
-                }
-            }
-            try DurableFiles.writeAll(journal.fd, frames, at: before, path: path)
-            journal.size = max(journal.size, end)
-            guard sync(journal.fd, .journal(space)) == 0 else {
-                throw DurableFiles.writeError("cannot fsync", path, errno)
-            }
-            journal.end = end
-            files.journals[space] = journal
-            // After the records: a crash between the two leaves a head one group behind, which
-            // reads as appends never acknowledged, never as records lost.
-            if let head = requests.last(where: { $0.head != nil }) {
-                try writeHead(head.head!, of: space, path: head.headPath, files: &files)
-            }
-            return .success(UInt64(before))
-        } catch {
-            // Leave the journal ending where it ended, so the next append does not follow a
-            // half-written frame. If even this fails, replay cuts the torn tail.
-            files.unflushedHeads[space] = nil  // it would name records no longer there
-            _ = ftruncate(journal.fd, off_t(before))
-            _ = sync(journal.fd, .journal(space))
-            files.journals[space] = Journal(fd: journal.fd, end: before, size: before)
-            return .failure(error)
-        }
     }
 }

@@ -223,6 +223,10 @@ public protocol RecordStore: Sendable {
     ///
     /// - Throws: ``StoreError/readFailed(_:)`` when a remote store cannot say.
     func generation(of space: SpaceID) async throws(StoreError) -> UInt64
+
+    /// Makes every head written so far durable: a clean stop's last step, since a head's flush
+    /// otherwise waits for appends to pause (docs/vault-format.md, Files).
+    func flushHeads() async
 }
 
 extension RecordStore {
@@ -244,6 +248,9 @@ extension RecordStore {
     public func name(of object: StoreObject) -> String {
         object.localName
     }
+
+    /// Nothing to do: a store without a head file of its own.
+    public func flushHeads() async {}
 
     /// Always 0: a store that cannot fail part-way nor be written by another process never moves
     /// its generation.
