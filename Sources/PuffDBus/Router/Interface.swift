@@ -80,6 +80,9 @@ public struct Method: Sendable {
     public let outputs: [Argument]
     /// Returns the reply body, which must match `outputs`, or throws an error for the router's mapper.
     public let handler: @Sendable (MethodCall) async throws -> [DBusValue]
+    /// For a method that answers later: its body, which gets the call's ``Replier`` and returns
+    /// (the router then sends nothing); nil for a method that answers by returning.
+    public let deferred: (@Sendable (MethodCall, Replier) async throws -> Void)?
 
     /// Creates a method entry.
     public init(
@@ -92,6 +95,24 @@ public struct Method: Sendable {
         self.inputs = inputs
         self.outputs = outputs
         self.handler = handler
+        deferred = nil
+    }
+
+    /// Creates a method that answers later through a ``Replier``: `body` returns once it has
+    /// handed the work on, so the caller's lane moves on (the portal's `Close` must overtake the
+    /// `RetrieveSecret` it cancels). An error `body` throws before answering is the reply.
+    public init(
+        _ name: MemberName,
+        in inputs: [Argument] = [],
+        out outputs: [Argument] = [],
+        deferred body: @escaping @Sendable (MethodCall, Replier) async throws -> Void
+    ) {
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        // Only the router can give the body a replier that reaches the bus.
+        handler = { _ in throw DBusError(.failed, "\(name) answers through the router") }
+        deferred = body
     }
 
     /// The concatenated input signature a call must carry.

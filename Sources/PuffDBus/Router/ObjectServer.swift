@@ -151,7 +151,9 @@ public struct ObjectServer: Sendable {
                 // Signals the call causes leave with its reply, on one wake-up of the bus thread.
                 let hold = SendHold()
                 let reply = await SendHold.$current.withValue(hold) {
-                    await CallSlot.$current.withValue(slot) { await router.handle(message, context: context) }
+                    await CallSlot.$current.withValue(slot) {
+                        await router.handle(message, context: context, send: { connection.send($0) })
+                    }
                 }
                 hold.close()
                 if slot.finish() { gate.leave() }

@@ -69,13 +69,17 @@ public struct Router: Sendable {
 
     static let peer = "org.freedesktop.DBus.Peer"
 
-    /// Answers one method call made in `context`; returns `nil` when the caller asked for no reply
-    /// or the message is not a method call.
-    public func handle(_ message: IncomingMessage, context: CallContext) async -> OutgoingMessage? {
+    /// Answers one method call made in `context`; returns `nil` when the caller asked for no reply,
+    /// the message is not a method call, or the method answers later (``Method/deferred``) through
+    /// `send`.
+    public func handle(
+        _ message: IncomingMessage, context: CallContext, send: @escaping @Sendable (OutgoingMessage) -> Void = { _ in }
+    ) async -> OutgoingMessage? {
         guard message.kind == .methodCall else { return nil }
         let reply: OutgoingMessage
         do {
-            reply = .reply(to: message, try await dispatch(message, context: context))
+            guard let body = try await dispatch(message, context: context, send: send) else { return nil }
+            reply = .reply(to: message, body)
         } catch let error as DBusError {
             reply = .error(to: message, error)
         } catch {
@@ -84,7 +88,10 @@ public struct Router: Sendable {
         return message.expectsReply ? reply : nil
     }
 
-    private func dispatch(_ message: IncomingMessage, context: CallContext) async throws -> [DBusValue] {
+    /// The reply body, or nil when the method answers through a ``Replier`` of `send`.
+    private func dispatch(
+        _ message: IncomingMessage, context: CallContext, send: @escaping @Sendable (OutgoingMessage) -> Void
+    ) async throws -> [DBusValue]? {
         if case .limitExceeded(let why)? = message.undecodedBody { throw DBusError(.limitsExceeded, why) }
         guard let path = message.path, let member = message.member else {
             throw DBusError(.invalidArgs, "method call without path or member")
@@ -121,7 +128,15 @@ public struct Router: Sendable {
         let call = MethodCall(
             path: path, context: context, arguments: message.arguments, object: found?.object,
             interfaces: found?.interfaces ?? [])
-        return try await method.handler(call)
+        guard let deferred = method.deferred else { return try await method.handler(call) }
+        let replier = Replier(to: message, send: send)
+        do {
+            try await deferred(call, replier)
+        } catch {
+            // Thrown before an answer: the error is it. After one, the caller has what it gets.
+            if replier.claim() { throw error }
+        }
+        return nil
     }
 }
 

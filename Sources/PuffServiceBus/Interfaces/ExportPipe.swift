@@ -50,7 +50,7 @@ enum ExportPipe {
 
     /// Puts /dev/null in place of the write end: the descriptor's number stays owned by the
     /// message, but the pipe no longer has puffd as a writer.
-    private static func closeWrites(_ descriptor: UnixFD) {
+    static func closeWrites(_ descriptor: UnixFD) {
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
         guard null >= 0 else { return }
         _ = dup2(null, descriptor.rawValue)
