@@ -74,6 +74,24 @@ struct SandboxIdentityFlowTests {
         #expect(creates.count == 1 && creates.first?["app"] == nil)
     }
 
+    /// Issue 28 item 3: a deny rule for one app id refuses that app and serves another, though
+    /// both reach puffd through the same executable (the proxy); `access list` shows the rule.
+    @Test func anAppDenyRuleRefusesThatProxiedAppWhileAnotherIsServed() async throws {
+        let folder = try TestFolder("ident")
+        let puffd = try await daemon(in: folder)
+        let item = "/org/freedesktop/secrets/collection/login/1"
+        let denied = try await puffctl(puffd, ["access", "deny", item, "--app", "org.example.App"])
+        #expect(denied.status == 0, "\(denied.output)")
+        let listed = try await puffctl(puffd, ["access", "list"])
+        #expect(listed.output.contains("app org.example.App"), "\(listed.output)")
+
+        let app = try await read(as: "org.example.App", in: folder, puffd)
+        #expect(app["found"] as? Bool == true && app["matches"] as? Bool == false, "\(app)")
+        #expect(app["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(app)")
+        let other = try await read(as: "org.example.Other", in: folder, puffd)
+        #expect(other["matches"] as? Bool == true && other["error"] as? String == "", "\(other)")
+    }
+
     /// control_attack.py `proxy`, run inside the app's sandbox behind its proxy: io.puff.Control is
     /// ServiceUnknown and the control interface is no object on org.freedesktop.secrets.
     @Test func talkingToTheSecretServiceFromASandboxDoesNotReachTheControlInterface() async throws {

@@ -59,7 +59,7 @@ package struct AccessGate: Sendable {
     package func plan(
         _ settings: ItemSettings, caller: Caller, contents: ExecutableContents, ownKey: Bool = false
     ) -> AccessDecision.Plan {
-        let rule = AccessDecision.rule(in: settings, executable: caller.executable, contents: contents)
+        let rule = AccessDecision.rule(in: settings, caller: caller, contents: contents)
         return AccessDecision.plan(mode: ownKey ? .open : rules.mode, rule: rule, isProtected: settings.isProtected)
     }
 
