@@ -11,6 +11,10 @@ import Synchronization
 /// the list must keep arriving; sending it after every write would make each write cost as much as
 /// the list is long. The window grows with what one flush costs (ten times its measured time,
 /// capped), so at 100,000 items the list goes out a few times a second and a write stays cheap.
+///
+/// A long list leaves megabytes of freed blocks behind (its paths, then libdbus's copy), which
+/// glibc keeps. After a flush whose lists held ``trimLength`` entries or more, once the bus has let
+/// go of every copy, the coalescer hands them back to the system (design core-reshaped §5).
 public final class ListSignalCoalescer: Sendable {
     /// Which list changed.
     public enum Key: Hashable, Sendable {
@@ -20,34 +24,60 @@ public final class ListSignalCoalescer: Sendable {
         case items(CollectionID)
     }
 
+    /// A list's signal, and how many entries the list holds.
+    public struct Signal: Sendable {
+        public var message: OutgoingMessage
+        public var length: Int
+
+        public init(_ message: OutgoingMessage, length: Int) {
+            self.message = message
+            self.length = length
+        }
+    }
+
     private struct State: ~Copyable {
         var dirty: [Key] = []
         var scheduled = false
         var window: Duration
     }
 
+    /// The fewest entries a flush's lists must hold for a trim after it. Measured in a release
+    /// puffd during a fill (docs/benchmarks.md, issue 27): a trim costs 30–50 µs on a small heap,
+    /// 0.2 ms at 10,000 items and 0.7 ms at 100,000, where it gives back about 10 MiB; below
+    /// 10,000 a list frees too little to be worth a trim after each of its flushes.
+    public static let trimLength = 10_000
+
     private let minimumWindow: Duration
     private let maximumWindow: Duration
     private let clock: any Clock<Duration>
-    private let render: @Sendable (Key) async -> OutgoingMessage?
-    private let send: @Sendable (OutgoingMessage) -> Void
+    private let trimLength: Int
+    private let trim: @Sendable () -> Void
+    private let render: @Sendable (Key) async -> Signal?
+    private let send: @Sendable (OutgoingMessage, _ released: @escaping @Sendable () -> Void) -> Void
     private let state: Mutex<State>
 
     /// Creates a coalescer.
     ///
     /// - Parameters:
+    ///   - trimLength: The entries a flush must send for `trim` to run after it.
+    ///   - trim: Gives freed memory back to the system; nil: glibc's `malloc_trim`.
     ///   - render: Builds the signal for a key from the current state; nil when the object is gone.
-    ///   - send: Queues a signal on the bus.
+    ///   - send: Queues a signal on the bus and calls `released` once no copy of it is left
+    ///     (``BusConnection/send(_:released:)``).
     public init(
         minimumWindow: Duration = .milliseconds(50),
         maximumWindow: Duration = .seconds(2),
         clock: any Clock<Duration> = ContinuousClock(),
-        render: @escaping @Sendable (Key) async -> OutgoingMessage?,
-        send: @escaping @Sendable (OutgoingMessage) -> Void
+        trimLength: Int = ListSignalCoalescer.trimLength,
+        trim: (@Sendable () -> Void)? = nil,
+        render: @escaping @Sendable (Key) async -> Signal?,
+        send: @escaping @Sendable (OutgoingMessage, _ released: @escaping @Sendable () -> Void) -> Void
     ) {
         self.minimumWindow = minimumWindow
         self.maximumWindow = maximumWindow
         self.clock = clock
+        self.trimLength = trimLength
+        self.trim = trim ?? { MemoryTrim.trim() }
         self.render = render
         self.send = send
         state = Mutex(State(window: minimumWindow))
@@ -68,29 +98,42 @@ public final class ListSignalCoalescer: Sendable {
         }
     }
 
-    /// Sends one signal per list that changed since the last flush, with its current value.
+    /// Sends one signal per list that changed since the last flush, with its current value; then,
+    /// if the lists were long, waits for the bus to let go of them and trims.
     private func flush() async {
         let keys = state.withLock { state -> [Key] in
             state.scheduled = false
             defer { state.dirty.removeAll() }
             return state.dirty
         }
+        let (released, release) = AsyncStream<Void>.makeStream()
+        var queued = 0
+        var length = 0
         let started = ContinuousClock.now
         for key in keys {
-            if let message = await render(key) { send(message) }
+            guard let sent = await queue(key, released: { release.yield() }) else { continue }
+            queued += 1
+            length += sent
         }
         let cost = ContinuousClock.now - started
         state.withLock { $0.window = min(max(minimumWindow, cost * 10), maximumWindow) }
-        // A long list leaves megabytes of freed buffers behind; hand them back to the system
-        // rather than let them raise the daemon's resident size until the next flush reuses them.
-        if cost > .milliseconds(5) { _ = glibcMallocTrim(0) }
+        guard length >= trimLength else { return }
+        for await _ in released {
+            queued -= 1
+            if queued == 0 { break }
+        }
+        trim()
+    }
+
+    /// Renders `key`'s signal and queues it; returns the list's length, nil when the object is
+    /// gone. A function of its own so that no copy of the message outlives the call.
+    private func queue(_ key: Key, released: @escaping @Sendable () -> Void) async -> Int? {
+        guard let signal = await render(key) else { return nil }
+        send(signal.message, released)
+        return signal.length
     }
 
     private static func sleep<C: Clock<Duration>>(on clock: C, for duration: Duration) async throws {
         try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil)
     }
 }
-
-/// glibc's `malloc_trim` (malloc.h), which Swift's Glibc module does not export.
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32

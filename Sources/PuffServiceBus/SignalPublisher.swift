@@ -30,7 +30,7 @@ public final class SignalPublisher: Sendable {
                 guard let source = service.value.withLock({ $0 }) else { return nil }
                 return await Self.render(key, from: source)
             },
-            send: { connection.send($0) })
+            send: { connection.send($0, released: $1) })
         outbox = SignalOutbox(send: { connection.send($0) })
     }
 
@@ -67,14 +67,18 @@ public final class SignalPublisher: Sendable {
         }
     }
 
-    static func render(_ key: ListSignalCoalescer.Key, from service: SecretService) async -> OutgoingMessage? {
+    static func render(
+        _ key: ListSignalCoalescer.Key, from service: SecretService
+    ) async -> ListSignalCoalescer.Signal? {
         switch key {
         case .collections:
-            return SignalEmitter.collectionsChanged(await service.collections)
+            let collections = await service.collections
+            return .init(SignalEmitter.collectionsChanged(collections), length: collections.count)
         case .items(let collection):
             guard let info = try? await service.collectionInfo(collection) else { return nil }
             let items = await service.itemIDs(in: collection)
-            return SignalEmitter.itemsChanged(in: collection, items: items, modified: info.modified)
+            return .init(
+                SignalEmitter.itemsChanged(in: collection, items: items, modified: info.modified), length: items.count)
         }
     }
 }

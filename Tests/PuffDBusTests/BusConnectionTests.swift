@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffTesting
+import Synchronization
 import Testing
 
 @testable import PuffDBus
@@ -93,5 +94,42 @@ struct BusConnectionTests {
         #expect(message?.sender == emitter.uniqueName)
         let pid = try await listener.processID(of: emitter.uniqueName)
         #expect(pid > 0)
+    }
+
+    /// Counts the `released` callbacks of ``BusConnection/send(_:released:)``.
+    private final class Releases: Sendable {
+        let count = Mutex(0)
+        func note() { count.withLock { $0 += 1 } }
+        var value: Int { count.withLock { $0 } }
+    }
+
+    @Test func aSentMessageIsReleasedOnceDeliveredAndOneSentAfterCloseAtOnce() async throws {
+        let bus = try TestBus()
+        let listener = try await BusConnection.connect(address: bus.address)
+        let emitter = try await BusConnection.connect(address: bus.address)
+        defer { listener.close() }
+        try await listener.addMatch("type='signal',interface='org.puff.Signals'")
+        // About 600 KB: more than a socket takes at once, so libdbus keeps it for several rounds.
+        let paths = (0..<20_000).map { ObjectPath("/org/puff/list/\($0)")! }
+        let releases = Releases()
+        emitter.send(
+            .signal(path: ObjectPath("/s")!, interface: "org.puff.Signals", member: "List", [.objectPaths(paths)]),
+            released: { releases.note() })
+        var message: IncomingMessage?
+        for await candidate in listener.messages where candidate.member == "List" {
+            message = candidate
+            break
+        }
+        #expect(message?.arguments.first?.objectPaths?.count == paths.count)
+        #expect(await poll(limit: HangGuard.step) { releases.value == 1 })
+        // A message queued once the connection has closed is released too, never left waiting.
+        emitter.close()
+        for await _ in emitter.messages {}  // ends when the bus thread is done with the connection
+        emitter.send(
+            .signal(path: ObjectPath("/s")!, interface: "org.puff.Signals", member: "Late"),
+            released: {
+                releases.note()
+            })
+        #expect(await poll(limit: HangGuard.step) { releases.value == 2 })
     }
 }

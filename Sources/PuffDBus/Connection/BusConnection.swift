@@ -109,6 +109,15 @@ public final class BusConnection: Sendable {
         loop.enqueue(.send(message))
     }
 
+    /// Queues `message` like ``send(_:)`` and calls `released`, on the bus thread, once no copy of
+    /// it is left: libdbus has written all of it to the bus (or dropped it with the connection) and
+    /// freed it, and the bus thread has dropped the form it was built from. For a large message
+    /// whose freed memory the caller then gives back to the system (``ListSignalCoalescer`` at
+    /// 100,000 items); `released` must not block.
+    public func send(_ message: OutgoingMessage, released: @escaping @Sendable () -> Void) {
+        loop.enqueue(.sendReleasing(message, released: released))
+    }
+
     /// Queues `message` like ``send(_:)``, but without waking the bus thread while the current task
     /// serves a call (``SendHold/current``): it then leaves with that call's reply. For signals a
     /// call causes, which must leave before its reply anyway.

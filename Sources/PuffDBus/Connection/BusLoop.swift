@@ -17,6 +17,8 @@ final class BusLoop: @unchecked Sendable {
     /// Work for the loop thread.
     enum Job: Sendable {
         case send(OutgoingMessage)
+        /// A send whose `released` runs once no copy of the message is left (``BusConnection/send(_:released:)``).
+        case sendReleasing(OutgoingMessage, released: @Sendable () -> Void)
         case call(OutgoingMessage, id: UInt64)
         case expire(id: UInt64)
         case stop
@@ -35,8 +37,9 @@ final class BusLoop: @unchecked Sendable {
     private let wakeRead: Int32
     var connectionPointer: OpaquePointer { connection }
     var wakeDescriptor: Int32 { wakeRead }
-    /// Jobs queued for the loop, and whether a wake-up was written since it last took them.
-    private let jobs = Mutex<(queued: [Job], woken: Bool)>(([], false))
+    /// Jobs queued for the loop, whether a wake-up was written since it last took them, and whether
+    /// the loop has ended (jobs queued then never run).
+    private let jobs = Mutex<(queued: [Job], woken: Bool, ended: Bool)>(([], false, false))
     /// How incoming messages are decoded; set by the server before it serves.
     let decodePolicy = Mutex<DecodePolicy>(.standard)
     private var delegate: Delegate?
@@ -47,6 +50,9 @@ final class BusLoop: @unchecked Sendable {
     /// Outgoing calls awaiting a reply: our serial → the caller's id.
     private var pendingBySerial: [UInt32: UInt64] = [:]
     private var running = true
+    /// `released` callbacks of messages libdbus has freed, run once the loop holds no copy either
+    /// (loop thread only).
+    var releasedMessages: [@Sendable () -> Void] = []
     /// The loop thread's `pthread_t` once ``run(delegate:)`` started (0 before).
     private let loopThread = Atomic<UInt>(0)
 
@@ -114,13 +120,16 @@ final class BusLoop: @unchecked Sendable {
     /// so later jobs ride on that wake-up. With `wake` false the job waits for the next one
     /// (``wakeIfQueued()``): a call's signals then leave with its reply, for one wake-up.
     func enqueue(_ job: Job, wake: Bool = true) {
-        let writes = jobs.withLock { jobs -> Bool in
+        let (writes, ended) = jobs.withLock { jobs -> (Bool, Bool) in
+            if jobs.ended { return (false, true) }
             jobs.queued.append(job)
-            guard wake, !jobs.woken else { return false }
+            guard wake, !jobs.woken else { return (false, false) }
             jobs.woken = true
-            return true
+            return (true, false)
         }
         if writes { self.wake() }
+        // The loop has ended: no copy of the message was made.
+        if ended, case .sendReleasing(_, let released) = job { released() }
     }
 
     /// Wakes the loop if jobs wait without a wake-up.
@@ -148,6 +157,7 @@ final class BusLoop: @unchecked Sendable {
         loopThread.store(pthread_self(), ordering: .releasing)
         while running {
             runJobs()
+            runReleased()  // after runJobs, whose batch held the messages' Swift form
             drainIncoming()
             guard running, dbus_connection_get_is_connected(connection) != 0 else { break }
             pollOnce()
@@ -159,6 +169,13 @@ final class BusLoop: @unchecked Sendable {
         pendingBySerial.removeAll()
         delegate.closed()
         dbus_connection_unref(connection)
+        let left = jobs.withLock { jobs -> [Job] in
+            jobs.ended = true
+            defer { jobs.queued.removeAll() }
+            return jobs.queued
+        }
+        for case .sendReleasing(_, let released) in left { releasedMessages.append(released) }
+        runReleased()
     }
 
     private func runJobs() {
@@ -173,6 +190,8 @@ final class BusLoop: @unchecked Sendable {
             switch job {
             case .send(let message):
                 _ = send(message)
+            case .sendReleasing(let message, let released):
+                _ = send(message, released: released)
             case .call(let message, let id):
                 // A call that never left must fail now, not wait out its timeout.
                 switch send(message) {
@@ -190,13 +209,17 @@ final class BusLoop: @unchecked Sendable {
         }
     }
 
-    private func send(_ outgoing: OutgoingMessage) -> Result<UInt32, DBusError> {
+    private func send(
+        _ outgoing: OutgoingMessage, released: (@Sendable () -> Void)? = nil
+    ) -> Result<UInt32, DBusError> {
         let message: OpaquePointer
         do {
             message = try outgoing.build()
         } catch {
+            if let released { releasedMessages.append(released) }
             return .failure(error)
         }
+        if let released { noteRelease(of: message, released) }
         defer { dbus_message_unref(message) }
         // libdbus silently refuses descriptors on a transport that cannot carry them (TCP, or a
         // Unix socket where the peer did not negotiate them); say why instead.

@@ -4,11 +4,11 @@
 /// an unlock that read a whole journal, a compaction or a batch of 1,000 items or more, each of
 /// which frees many small blocks at once that glibc would otherwise keep (measured at 100,000
 /// items: 190.6 → 113.2 MiB by gdb, docs/benchmarks.md).
-enum MemoryTrim {
+package enum MemoryTrim {
     /// The items a batch must hold for a trim after it.
-    static let batch = 1_000
+    package static let batch = 1_000
 
-    static func trim() {
+    package static func trim() {
         _ = glibcMallocTrim(0)
     }
 }
