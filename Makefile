@@ -13,7 +13,8 @@ APT_PACKAGES := \
 	gir1.2-secret-1 faketime libpam0g-dev pamtester valgrind procps xvfb xclip golang-docker-credential-helpers xdg-dbus-proxy \
 	debootstrap systemd-container gnome-keyring libfaketime \
 	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass pinentry-tty pinentry-curses \
-	libtss2-dev swtpm swtpm-tools tpm2-tools libtomlplusplus-dev
+	libtss2-dev swtpm swtpm-tools tpm2-tools libtomlplusplus-dev \
+	xdg-desktop-portal bubblewrap
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.
 BENCH_APT_PACKAGES := gnome-keyring gnuplot-nox

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Foundation
+import PuffDBus
 
 /// A private `dbus-daemon` for one test, started from `dbus/test-session.conf` and stopped when
 /// the value is released (gnome-keyring's tests run the same way under their own bus).
@@ -27,12 +28,15 @@ public final class TestBus: @unchecked Sendable {
     public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Starts a bus and waits until it prints its address.
-    public init() throws {
+    /// Starts a bus and waits until it prints its address. With `socketIn`, the bus listens on
+    /// the path socket `folder/bus` instead of an abstract one: a sandbox can be given that file
+    /// alone (``Sandbox``), and cannot reach the bus otherwise.
+    public init(socketIn folder: URL? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.daemonPath)
         let config = Self.repositoryRoot.appendingPathComponent("dbus/test-session.conf").path
-        process.arguments = ["--config-file=\(config)", "--nofork", "--print-address=1"]
+        let listen = folder.map { ["--address=unix:path=\($0.appendingPathComponent("bus").path)"] } ?? []
+        process.arguments = ["--config-file=\(config)", "--nofork", "--print-address=1"] + listen
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -73,5 +77,22 @@ extension TestBus {
             collected.append(chunk)
         }
         return String(decoding: collected, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+    }
+}
+
+extension TestBus {
+    /// Polls `NameHasOwner` until `name` has an owner, or `running` says the program that should
+    /// take it has exited, for at most ``HangGuard/step`` (a hang guard). Returns whether the name
+    /// is owned. Polling the bus, not sleeping a guessed time, is what makes start-up waits reliable.
+    public func waitForOwner(_ name: String, while running: @escaping @Sendable () -> Bool) async throws -> Bool {
+        let probe = try await BusConnection.connect(address: address)
+        defer { probe.close() }
+        return try await poll(limit: HangGuard.step, every: .milliseconds(50)) {
+            let reply = try await probe.call(
+                .methodCall(
+                    destination: "org.freedesktop.DBus", path: ObjectPath("/org/freedesktop/DBus")!,
+                    interface: "org.freedesktop.DBus", member: "NameHasOwner", [.string(name)]))
+            return reply.arguments.first?.bool == true || !running()
+        }
     }
 }

@@ -104,19 +104,10 @@ public final class TestDaemon: @unchecked Sendable {
         ["DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": home.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
     }
 
-    /// Polls `NameHasOwner` until the daemon owns `name`, for at most ``HangGuard/step``. Polling
-    /// the bus, not sleeping a guessed time, is what makes start-up waits reliable.
+    /// Waits (``TestBus/waitForOwner(_:while:)``) until the daemon owns `name`.
     private func waitForOwner(_ name: String) async throws {
-        let probe = try await BusConnection.connect(address: bus.address)
-        defer { probe.close() }
         let process = self.process
-        let owned = try await poll(limit: HangGuard.step, every: .milliseconds(50)) {
-            let reply = try await probe.call(
-                .methodCall(
-                    destination: "org.freedesktop.DBus", path: ObjectPath("/org/freedesktop/DBus")!,
-                    interface: "org.freedesktop.DBus", member: "NameHasOwner", [.string(name)]))
-            return reply.arguments.first?.bool == true || !process.isRunning
-        }
+        let owned = try await bus.waitForOwner(name) { process.isRunning }
         guard process.isRunning else { throw TestDaemonError.exited(log) }
         guard owned else { throw TestDaemonError.neverOwnedName(log) }
     }
