@@ -78,8 +78,8 @@ $(PAM_MODULE): pam/pam_puff.c
 	gcc -std=gnu11 $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared $(LDFLAGS) -o $@ $< -lpam
 
 # Suites that measure the whole process's heap (mallinfo2): other suites allocating at the same
-# time would count against them, so they run alone, in a process of their own, after the rest,
-# one test at a time (the pattern also matches IndexMemoryBudgetTests, whose 100k-item index
+# time would count against them, so they run alone, in a process of their own (after the rest in
+# `make test`, beside them in `make check`), one test at a time (the pattern also matches IndexMemoryBudgetTests, whose 100k-item index
 # built in parallel once pushed MemoryBudgetTests 48 bytes over its 3 MiB).
 ALONE_TESTS := MemoryBudgetTests
 
