@@ -110,6 +110,7 @@ enum PayloadCheck {
             case .itemDeleted: _ = try deletion(plaintext)
             case .collection: _ = try collectionFields(plaintext)
             case .itemSettings: _ = try settings(plaintext)
+            case .appRules: _ = try appRules(plaintext)
             }
         }
         return true
@@ -147,6 +148,15 @@ enum PayloadCheck {
         guard let settings = try? ItemSettings(parsing: plaintext) else { return false }
         guard settings.plaintext().unprotectedArray() == plaintext.unprotectedArray() else {
             throw Failure("item settings do not encode back to their bytes")
+        }
+        return true
+    }
+
+    static func appRules(_ plaintext: SecureBytes) throws(Failure) -> Bool {
+        guard let rules = try? ItemSettings.appRules(parsing: plaintext) else { return false }
+        guard ItemSettings(appRules: rules).appRulesPlaintext().unprotectedArray() == plaintext.unprotectedArray()
+        else {
+            throw Failure("app rules do not encode back to their bytes")
         }
         return true
     }

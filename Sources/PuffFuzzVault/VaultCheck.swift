@@ -72,13 +72,15 @@ enum VaultCheck {
 
     /// Records built from `kind | number | tags | u16 length | plaintext` entries and sealed under
     /// the fixed key: `kind` is a control byte (low bits: item, deletion, collection, settings; 4: a `u64`
-    /// number follows, else a `u8`; 8: the tags the daemon would write, else `u8 count` tags follow).
+    /// number follows, else a `u8`; 8: the tags the daemon would write, else `u8 count` tags follow;
+    /// 16: app rules instead).
     static func sealedRecords(_ input: inout InputCursor) -> [[UInt8]] {
         let kinds: [VaultRecord.Kind] = [.item, .itemDeleted, .collection, .itemSettings]
         var records: [[UInt8]] = []
         var link = VaultRecord.Link.first(1)
         while let control = input.byte() {
-            let kind = kinds[Int(control & 3) % kinds.count]
+            // 16: an app-rules record (kind 5), whatever the low bits say.
+            let kind = control & 16 != 0 ? VaultRecord.Kind.appRules : kinds[Int(control & 3) % kinds.count]
             let number = control & 4 != 0 ? input.u64() : input.byte().map(UInt64.init)
             let ownTags = control & 8 != 0
             let tags = ownTags ? [] : input.take(Int(input.byte() ?? 0) * 16)

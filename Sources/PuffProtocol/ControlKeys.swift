@@ -76,7 +76,7 @@ extension ControlContract {
 
         /// `ListAccess`: whether reading the item needs a confirmation every time (b).
         public static let protected = "protected"
-        /// The item's access rules (aa{sv}), each an ``executable``, ``allow`` and ``digest``.
+        /// The item's access rules (aa{sv}), each an ``executable``, ``allow``, ``digest`` and ``app``.
         public static let rules = "rules"
         /// An executable's path (s): an access rule's, an audit entry's caller's.
         public static let executable = "executable"
@@ -101,7 +101,8 @@ extension ControlContract {
         public static let sequence = "sequence"
         /// The caller's process id (u).
         public static let pid = "pid"
-        /// A sandboxed caller's Flatpak app id (s), such as `org.example.App`.
+        /// A Flatpak app id (s), such as `org.example.App`: a sandboxed caller's in `Audit`, an
+        /// access rule's in `ListAccess` (empty for an executable's rule).
         public static let app = "app"
 
         /// `Backup`, `Restore`: files in the archive (u).

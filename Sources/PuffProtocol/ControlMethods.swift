@@ -86,6 +86,9 @@ extension ControlContract.Method {
     public static let setAccess = Self(
         "SetAccess", in: ["item": "o", "executable": "s", "allow": "b", "consent": "a{sv}"])
     public static let revokeAccess = Self("RevokeAccess", in: ["item": "o", "executable": "s", "consent": "a{sv}"])
+    public static let setAppAccess = Self(
+        "SetAppAccess", in: ["item": "o", "app": "s", "allow": "b", "consent": "a{sv}"])
+    public static let revokeAppAccess = Self("RevokeAppAccess", in: ["item": "o", "app": "s", "consent": "a{sv}"])
     public static let listAccess = Self("ListAccess", in: ["items": "ao"], out: ["entries": "aa{sv}"])
     public static let registerAgent = Self("RegisterAgent", in: ["agent": "o"])
     public static let unregisterAgent = Self("UnregisterAgent", in: ["agent": "o"])
@@ -95,6 +98,7 @@ extension ControlContract.Method {
         status, initialize, unlock, lock, changePasscode, createCollection, setLockedSearch, listSlots, addSlot,
         removeSlot, relabelSlot, unlockWith, rekey, deleteCollection, deletedCollections, restoreCollection,
         renameCollection, setDefault, importItems, exportItems, compact, repair, backup, restore, verify, listItems,
-        moveItem, audit, setProtected, setAccess, revokeAccess, listAccess, registerAgent, unregisterAgent,
+        moveItem, audit, setProtected, setAccess, revokeAccess, setAppAccess, revokeAppAccess, listAccess,
+        registerAgent, unregisterAgent,
     ]
 }

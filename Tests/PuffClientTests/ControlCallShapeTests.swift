@@ -22,5 +22,8 @@ struct ControlCallShapeTests {
         try ControlClient.check(
             [.uint64(0), .string(""), .dictionary(key: "s", value: "t", []), .uint32(0)], of: .audit)
         try ControlClient.check([.objectPath(.root), .boolean(true), none], of: .setProtected)
+        try ControlClient.check(
+            [.objectPath(.root), .string("org.example.App"), .boolean(false), none], of: .setAppAccess)
+        try ControlClient.check([.objectPath(.root), .string("org.example.App"), none], of: .revokeAppAccess)
     }
 }

@@ -64,9 +64,15 @@ struct ControlClientBusTests {
         try await client.setProtected(true, item: "/i/1")
         try await client.setAccess(false, for: "/usr/bin/secret-tool", item: "/i/1")
         try await client.revokeAccess(item: "/i/1", executable: nil)
+        try await client.setAppAccess(false, for: "org.example.App", item: "/i/1")
+        try await client.revokeAppAccess(item: "/i/1", app: "org.example.App")
         let access = try await client.listAccess([])
         #expect(access.first?.protected == true)
-        #expect(access.first?.rules == [.init(executable: "/usr/bin/secret-tool", decision: "deny", digest: nil)])
+        #expect(
+            access.first?.rules == [
+                .init(executable: "/usr/bin/secret-tool", decision: "deny", digest: nil, app: nil),
+                .init(executable: "", decision: "allow", digest: nil, app: "org.example.App"),
+            ])
         // A regular file: the fake reads every descriptor to its end.
         let path = "/tmp/puff-fake-archive-\(getpid())"
         let archive = UnixFD(taking: open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600))

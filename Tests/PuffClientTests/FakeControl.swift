@@ -173,7 +173,11 @@ final class FakeControl: Sendable {
                                     Replies.dictionary([
                                         (Key.executable, .string("/usr/bin/secret-tool")), (Key.allow, .boolean(false)),
                                         (Key.digest, .string("")),
-                                    ])
+                                    ]),
+                                    Replies.dictionary([
+                                        (Key.executable, .string("")), (Key.allow, .boolean(true)),
+                                        (Key.digest, .string("")), (Key.app, .string("org.example.App")),
+                                    ]),
                                 ])
                         ),
                     ])

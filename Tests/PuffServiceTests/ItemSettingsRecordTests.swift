@@ -103,7 +103,7 @@ struct ItemSettingsRecordTests {
         let error = await serviceError { () throws(ServiceError) in
             try await fixture.service.setAccess(true, for: "/bin/one-too-many", of: item)
         }
-        #expect(error == .limitExceeded("an item keeps access rules for at most 64 executables"))
+        #expect(error == .limitExceeded("an item keeps at most 64 access rules (executables and apps)"))
         // Replacing an existing executable's rule is not a new one.
         try await fixture.service.setAccess(false, for: "/bin/tool0", of: item)
     }

@@ -5,13 +5,16 @@ import PuffProtocol
 
 /// One item's access settings as `ListAccess` returns them (dbus/io.puff.Control1.xml).
 public struct AccessEntry: Sendable, Equatable, Encodable {
-    /// One executable's persisted answer.
+    /// One executable's or app's persisted answer.
     public struct Rule: Sendable, Equatable, Encodable {
+        /// The executable's path; empty for an app's rule.
         public var executable: String
         /// `"allow"` or `"deny"`.
         public var decision: String
         /// Hex BLAKE2b-256 of the executable's contents; nil when the rule holds for any contents.
         public var digest: String?
+        /// The Flatpak app id of an app's rule; nil for an executable's.
+        public var app: String?
     }
 
     public var path: String
@@ -38,10 +41,12 @@ public struct AccessEntry: Sendable, Equatable, Encodable {
                     let allows = try ruleFields.bool(ControlKey.allow)
                 else { throw .unexpectedReply(member: "ListAccess") }
                 let digest = try ruleFields.string(ControlKey.digest) ?? ""
+                // A puffd from before app rules sends no `app`.
+                let app = try ruleFields.string(ControlKey.app) ?? ""
                 rules.append(
                     Rule(
                         executable: executable, decision: allows ? "allow" : "deny",
-                        digest: digest.isEmpty ? nil : digest))
+                        digest: digest.isEmpty ? nil : digest, app: app.isEmpty ? nil : app))
             }
             list.append(
                 AccessEntry(
@@ -83,6 +88,26 @@ extension ControlClient {
     {
         _ = try await call(
             .revokeAccess, [.objectPath(try Self.path(path)), .string(executable ?? ""), try Self.consent(passcode)],
+            timeout: Self.passcodeCallTimeout)
+    }
+
+    /// `SetAppAccess`: persists an allow or deny rule for the Flatpak app `app` on the item; an
+    /// allow needs the person, as ``setProtected(_:item:passcode:)`` says.
+    public func setAppAccess(_ allows: Bool, for app: String, item path: String, passcode: SecureBytes? = nil)
+        async throws(ClientError)
+    {
+        _ = try await call(
+            .setAppAccess,
+            [.objectPath(try Self.path(path)), .string(app), .boolean(allows), try Self.consent(passcode)],
+            timeout: Self.passcodeCallTimeout)
+    }
+
+    /// `RevokeAppAccess`: forgets `app`'s rule on the item; forgetting a deny rule needs the
+    /// person, as ``setProtected(_:item:passcode:)`` says.
+    public func revokeAppAccess(item path: String, app: String, passcode: SecureBytes? = nil) async throws(ClientError)
+    {
+        _ = try await call(
+            .revokeAppAccess, [.objectPath(try Self.path(path)), .string(app), try Self.consent(passcode)],
             timeout: Self.passcodeCallTimeout)
     }
 

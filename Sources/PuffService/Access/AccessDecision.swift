@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffStore
+public import PuffSystem
 
 /// How a secret read ended at the access gate: what an audit log records.
 public enum AccessOutcome: Sendable, Equatable {
@@ -53,9 +54,23 @@ public enum AccessDecision {
         case proceed(askAccess: Bool, confirm: Bool)
     }
 
-    /// The first step for an executable whose matching rule is `rule` (nil: none matches; a
-    /// caller whose executable the bus could not name never matches one, see ``rule(in:executable:digest:)``).
-    public static func plan(mode: AccessMode, rule: ItemSettings.Rule?, isProtected: Bool) -> Plan {
+    /// The rule that applies to a caller: an executable's or an app's.
+    public enum Match: Sendable, Equatable {
+        case executable(ItemSettings.Rule)
+        case app(ItemSettings.AppRule)
+
+        /// Whether the rule lets the caller read the item.
+        public var allows: Bool {
+            switch self {
+            case .executable(let rule): rule.allows
+            case .app(let rule): rule.allows
+            }
+        }
+    }
+
+    /// The first step for a caller whose matching rule is `rule` (nil: none matches; see
+    /// ``rule(in:caller:contents:)``).
+    public static func plan(mode: AccessMode, rule: Match?, isProtected: Bool) -> Plan {
         if let rule, !rule.allows { return .refuse(.deniedByRule) }
         let allowedByRule = rule?.allows == true
         switch mode {
@@ -100,10 +115,28 @@ public enum AccessDecision {
         }
     }
 
-    /// The rule of `settings` that applies to `executable` with `contents`: the one for its path,
-    /// unless it is bound to a digest and the caller's contents are another (a changed file is a
-    /// new executable) or could not be read (issue 24 item 9: then a deny still applies, an allow
-    /// does not). A caller without an executable matches nothing.
+    /// The rule of `settings` that applies to `caller` (design sandboxed-apps.md §3):
+    /// - a Flatpak app is matched by its app rule only: its executable is a path in its own
+    ///   sandbox (a runtime's `/usr/bin/python3` is not the host's), so no executable rule applies;
+    /// - a caller whose sandbox could not be read (``CallerSandbox/unverified(_:)``) could be any
+    ///   app or executable: the first deny rule of either kind applies, never an allow (fail closed);
+    /// - a host caller is matched by its executable (``rule(in:executable:contents:)``).
+    public static func rule(in settings: ItemSettings, caller: Caller, contents: ExecutableContents) -> Match? {
+        switch caller.sandbox {
+        case .host:
+            return rule(in: settings, executable: caller.executable, contents: contents).map(Match.executable)
+        case .app(let app, _):
+            return settings.appRules.first { $0.app == app }.map(Match.app)
+        case .unverified:
+            if let rule = settings.rules.first(where: { !$0.allows }) { return .executable(rule) }
+            return settings.appRules.first { !$0.allows }.map(Match.app)
+        }
+    }
+
+    /// The rule of `settings` that applies to a host caller running `executable` with `contents`:
+    /// the one for its path, unless it is bound to a digest and the caller's contents are another
+    /// (a changed file is a new executable) or could not be read (issue 24 item 9: then a deny
+    /// still applies, an allow does not). A caller without an executable matches nothing.
     public static func rule(
         in settings: ItemSettings, executable: String?, contents: ExecutableContents
     ) -> ItemSettings.Rule? {
@@ -126,13 +159,29 @@ public enum AccessDecision {
     ) throws(ServiceError) -> ItemSettings {
         var settings = settings
         settings.rules.removeAll { $0.executable == executable }
-        guard settings.rules.count < ItemSettings.maxRules else {
-            throw .limitExceeded("an item keeps access rules for at most \(ItemSettings.maxRules) executables")
+        guard settings.ruleCount < ItemSettings.maxRules else {
+            throw .limitExceeded("an item keeps at most \(ItemSettings.maxRules) access rules (executables and apps)")
         }
         guard executable.utf8.count <= ItemSettings.maxPathBytes, executable.hasPrefix("/") else {
             throw .invalidArgument("an executable must be an absolute path of at most 4096 bytes")
         }
         settings.rules.append(ItemSettings.Rule(executable: executable, digest: digest, allows: allows))
+        return settings
+    }
+
+    /// `settings` with `app`'s rule replaced by one that `allows` (or denies).
+    ///
+    /// - Throws: ``ServiceError/limitExceeded(_:)`` when the item already keeps
+    ///   ``ItemSettings/maxRules`` rules for other executables and apps.
+    public static func remembering(_ settings: ItemSettings, app: AppID, allows: Bool) throws(ServiceError)
+        -> ItemSettings
+    {
+        var settings = settings
+        settings.appRules.removeAll { $0.app == app }
+        guard settings.ruleCount < ItemSettings.maxRules else {
+            throw .limitExceeded("an item keeps at most \(ItemSettings.maxRules) access rules (executables and apps)")
+        }
+        settings.appRules.append(ItemSettings.AppRule(app: app, allows: allows))
         return settings
     }
 }

@@ -55,7 +55,7 @@ package struct AccessGate: Sendable {
     /// What a read of an item with `settings` by `caller` does: refuse, or go on asking whether
     /// to allow it and confirming a protected item.
     package func plan(_ settings: ItemSettings, caller: Caller, contents: ExecutableContents) -> AccessDecision.Plan {
-        let rule = AccessDecision.rule(in: settings, executable: caller.executable, contents: contents)
+        let rule = AccessDecision.rule(in: settings, caller: caller, contents: contents)
         return AccessDecision.plan(mode: rules.mode, rule: rule, isProtected: settings.isProtected)
     }
 

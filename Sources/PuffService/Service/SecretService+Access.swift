@@ -2,6 +2,7 @@
 import Logging
 import PuffConcurrency
 import PuffStore
+import PuffSystem
 
 extension SecretService {
     /// The access gate in front of every secret read (issue 16): a persisted deny refuses; then
@@ -100,23 +101,34 @@ extension SecretService {
         }
     }
 
-    /// Persists the person's "always" or "deny" for the caller's executable. A caller without a
-    /// known executable, or whose contents could not be hashed, gets no "always" persisted (a
-    /// path-only allow would admit any contents later): the answer holds for this read only. A
-    /// deny is kept for the path then, whatever its contents.
+    /// Persists the person's "always" or "deny" for the caller: a rule for its app when it is a
+    /// Flatpak app, else for its executable. A caller without a known executable, or whose
+    /// contents could not be hashed, gets no "always" persisted (a path-only allow would admit any
+    /// contents later): the answer holds for this read only. A deny is kept for the path then,
+    /// whatever its contents. A caller whose sandbox could not be read gets nothing persisted: the
+    /// rule would name whatever it posed as.
     private func persistAnswer(allows: Bool, for id: ItemID, caller: Caller, contents: ExecutableContents) async {
-        guard let executable = caller.executable, !(allows && contents == .unreadable) else { return }
-        let digest = contents.digest
-        do {
-            try await changeSettings(of: id) { settings throws(ServiceError) in
-                settings = try AccessDecision.remembering(
-                    settings, executable: executable, digest: digest, allows: allows)
+        let remember: (ItemSettings) throws(ServiceError) -> ItemSettings
+        switch caller.sandbox {
+        case .unverified: return
+        case .app(let app, _):
+            remember = { settings throws(ServiceError) in
+                try AccessDecision.remembering(settings, app: app, allows: allows)
             }
+        case .host:
+            guard let executable = caller.executable, !(allows && contents == .unreadable) else { return }
+            let digest = contents.digest
+            remember = { settings throws(ServiceError) in
+                try AccessDecision.remembering(settings, executable: executable, digest: digest, allows: allows)
+            }
+        }
+        do {
+            try await changeSettings(of: id) { settings throws(ServiceError) in settings = try remember(settings) }
         } catch {
             // The answer still holds for this read; the next one asks again.
             logger.warning(
                 "An access decision could not be saved",
-                metadata: ["item.id": "\(id)", "executable": "\(executable)", "error": "\(error)"])
+                metadata: ["item.id": "\(id)", "caller": "\(caller)", "error": "\(error)"])
         }
     }
 }

@@ -2,6 +2,7 @@
 import Logging
 public import PuffCrypto
 public import PuffStore
+public import PuffSystem
 
 /// How the person agrees to a change that weakens protection (issue 24, item 2).
 public enum Consent: Sendable {
@@ -19,17 +20,21 @@ public enum ItemSettingsChange: Sendable, Equatable {
     case protect(Bool)
     /// Let `executable` read the item (`true`) or refuse it.
     case access(executable: String, allows: Bool)
-    /// Forget `executable`'s rule, or every rule when nil.
+    /// Forget `executable`'s rule, or every rule (apps' too) when nil.
     case revoke(executable: String?)
+    /// Let the Flatpak app `app` read the item (`true`) or refuse it.
+    case appAccess(app: AppID, allows: Bool)
+    /// Forget `app`'s rule.
+    case revokeApp(AppID)
 
     /// What the audit log records for the change.
     var action: AuditAction {
         switch self {
         case .protect(true): .protect
         case .protect(false): .unprotect
-        case .access(_, true): .allowAccess
-        case .access(_, false): .denyAccess
-        case .revoke: .revokeAccess
+        case .access(_, true), .appAccess(_, true): .allowAccess
+        case .access(_, false), .appAccess(_, false): .denyAccess
+        case .revoke, .revokeApp: .revokeAccess
         }
     }
 
@@ -43,6 +48,11 @@ public enum ItemSettingsChange: Sendable, Equatable {
             return allows && settings.rules.first { $0.executable == executable }?.allows != true
         case .revoke(let executable):
             return settings.rules.contains { !$0.allows && (executable == nil || $0.executable == executable) }
+                || (executable == nil && settings.appRules.contains { !$0.allows })
+        case .appAccess(let app, let allows):
+            return allows && settings.appRules.first { $0.app == app }?.allows != true
+        case .revokeApp(let app):
+            return settings.appRules.contains { !$0.allows && $0.app == app }
         }
     }
 
@@ -55,6 +65,9 @@ public enum ItemSettingsChange: Sendable, Equatable {
         case .access(let executable, false): "deny \(executable) the item “\(label)”"
         case .revoke(let executable?): "forget the rule of \(executable) for the item “\(label)”"
         case .revoke(nil): "forget every access rule of the item “\(label)”"
+        case .appAccess(let app, true): "let the app \(app) read the item “\(label)” without asking"
+        case .appAccess(let app, false): "deny the app \(app) the item “\(label)”"
+        case .revokeApp(let app): "forget the rule of the app \(app) for the item “\(label)”"
         }
     }
 }
@@ -89,6 +102,8 @@ extension SecretService {
             case .protect(let on): try await setProtected(on, of: id)
             case .access(let executable, let allows): try await setAccess(allows, for: executable, of: id)
             case .revoke(let executable): try await revokeAccess(of: id, executable: executable)
+            case .appAccess(let app, let allows): try await setAppAccess(allows, for: app, of: id)
+            case .revokeApp(let app): try await revokeAppAccess(of: id, app: app)
             }
         }
     }
@@ -140,6 +155,7 @@ extension SecretService {
     private func describedLabel(_ label: String, of change: ItemSettingsChange) -> String {
         switch change {
         case .access(let executable, _), .revoke(let executable?): "\(label) (\(executable))"
+        case .appAccess(let app, _), .revokeApp(let app): "\(label) (app \(app))"
         case .protect, .revoke(nil): label
         }
     }

@@ -50,7 +50,7 @@ extension SecretService {
                 lastTag: lastRecord.mac, tipSequence: scanned.tip?.sequence ?? 0,
                 firstSequence: scanned.firstSequence ?? 0, nextNumber: scanned.nextNumber,
                 deadRecords: UInt64(scanned.deadRecords), hasCollectionRecord: scanned.collectionRecord != nil,
-                items: scanned.items.numbers, settings: scanned.settingsRecords.keys.sorted(),
+                items: scanned.items.numbers, settings: Self.settingsOrder(scanned).map(\.number),
                 keys: scanned.index.flat)
             snapshot.located = Self.located(scanned, snapshot)
             // Sealed only when what was scanned is the chain puffd checked: same tip, same digest.
@@ -77,7 +77,18 @@ extension SecretService {
             guard case .at(let locator) = scanned.items[number]?.record else { return IndexSnapshot.Located() }
             located.locators.append(locator)
         }
-        located.settingsRecords = snapshot.settings.map { scanned.settingsRecords[$0] ?? [] }
+        located.settingsRecords = settingsOrder(scanned).map(\.bytes)
         return located
+    }
+
+    /// Every settings record of `scanned`, by item number, in a snapshot's order (an item with
+    /// records of both kinds is listed twice). Kind 4 comes before kind 5: a puffd from before
+    /// kind 5 keeps the last record listed for a number, so it holds the kind 5 record it cannot
+    /// open, reads the journal and reports the collection damaged, rather than open it in place
+    /// with its app rules silently left out (docs/vault-format.md, "Versioning").
+    private static func settingsOrder(_ scanned: ScannedCollection) -> [(number: UInt64, bytes: [UInt8])] {
+        scanned.settingsRecords.sorted { $0.key < $1.key }.flatMap { number, kept in
+            kept.records.sorted { ($0.first ?? 0) < ($1.first ?? 0) }.map { (number, $0) }
+        }
     }
 }

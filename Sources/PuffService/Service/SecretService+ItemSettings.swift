@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 public import PuffStore
+public import PuffSystem
 
 /// One item's access settings as `puffctl access list` shows them: never a secret.
 public struct ItemAccessEntry: Sendable, Equatable {
@@ -32,7 +33,29 @@ extension SecretService {
         }
     }
 
-    /// Forgets `executable`'s rule for the item, or every rule when nil: the next read asks again.
+    /// Persists a rule letting the Flatpak app `app` read the item (`allows`) or refusing it.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``,
+    ///   ``ServiceError/limitExceeded(_:)`` beyond ``ItemSettings/maxRules``, ``ServiceError/failed(_:)``.
+    public func setAppAccess(_ allows: Bool, for app: AppID, of id: ItemID) async throws(ServiceError) {
+        try await changeSettings(of: id) { settings throws(ServiceError) in
+            settings = try AccessDecision.remembering(settings, app: app, allows: allows)
+        }
+    }
+
+    /// Forgets `app`'s rule for the item: the app's next read asks again.
+    ///
+    /// - Throws: ``ServiceError/noSuchObject`` (also for an app without a rule),
+    ///   ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
+    public func revokeAppAccess(of id: ItemID, app: AppID) async throws(ServiceError) {
+        try await changeSettings(of: id) { settings throws(ServiceError) in
+            guard settings.appRules.contains(where: { $0.app == app }) else { throw .noSuchObject }
+            settings.appRules.removeAll { $0.app == app }
+        }
+    }
+
+    /// Forgets `executable`'s rule for the item, or every rule (apps' too) when nil: the next
+    /// read asks again.
     ///
     /// - Throws: ``ServiceError/noSuchObject`` (also for an executable without a rule),
     ///   ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
@@ -40,6 +63,7 @@ extension SecretService {
         try await changeSettings(of: id) { settings throws(ServiceError) in
             guard let executable else {
                 settings.rules = []
+                settings.appRules = []
                 return
             }
             guard settings.rules.contains(where: { $0.executable == executable }) else { throw .noSuchObject }
@@ -73,8 +97,9 @@ extension SecretService {
         }
     }
 
-    /// Applies `change` to an unlocked item's settings and appends one settings record: the cost
-    /// does not grow with the collection.
+    /// Applies `change` to an unlocked item's settings and appends a settings record of each kind
+    /// that changed (kind 4 for protection and executables' rules, kind 5 for app rules): the
+    /// cost does not grow with the collection.
     func changeSettings(
         of id: ItemID, _ change: (inout ItemSettings) throws(ServiceError) -> Void
     ) async throws(ServiceError) {
@@ -88,8 +113,20 @@ extension SecretService {
         try change(&settings)
         guard settings != old else { return }
         if state.space != nil, state.sealer != nil {
-            let record = RecordDraft(kind: .itemSettings, number: id.number, tags: [], plaintext: settings.plaintext())
-            try await persist(record, in: state, obsoleting: old == nil ? 0 : 1)
+            for (index, record) in settings.drafts(from: old, number: id.number).enumerated() {
+                let replaced = state.settingsRecords[id.number]?.has(record.kind) == true
+                do throws(ServiceError) {
+                    try await persist(record, in: state, obsoleting: replaced ? 1 : 0)
+                } catch {
+                    // Forgetting every rule writes kind 4, then kind 5: the first one is kept.
+                    if index > 0, state.items[id.number] != nil, state.isOpen {
+                        var kept = old ?? ItemSettings()
+                        (kept.isProtected, kept.rules) = (settings.isProtected, settings.rules)
+                        state.settings[id.number] = kept
+                    }
+                    throw error
+                }
+            }
         }
         // A private collection locked during the append forgot its items; it reads the record
         // when it opens again.
@@ -99,6 +136,7 @@ extension SecretService {
             "Item access settings changed",
             metadata: [
                 "item.id": "\(id)", "protected": "\(settings.isProtected)", "rules": "\(settings.rules.count)",
+                "app_rules": "\(settings.appRules.count)",
             ])
     }
 }

@@ -254,7 +254,7 @@ extension SecretService {
             do throws(ServiceError) {
                 // The item's settings record, if any, describes nothing from now on either.
                 let write = try await prepare(
-                    record, in: state, obsoleting: state.settings[id.number] == nil ? 2 : 3, number: id.number,
+                    record, in: state, obsoleting: 2 + state.settingsRecordCount(of: id.number), number: id.number,
                     apply: apply)
                 return (label, write)
             } catch {

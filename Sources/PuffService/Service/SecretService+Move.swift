@@ -75,9 +75,9 @@ extension SecretService {
     ) async throws(ServiceError) {
         do throws(ServiceError) {
             if destination.space != nil, destination.sealer != nil {
-                let draft = RecordDraft(
-                    kind: .itemSettings, number: moved.number, tags: [], plaintext: settings.plaintext())
-                try await persist(draft, in: destination, obsoleting: 0)
+                for draft in settings.drafts(from: nil, number: moved.number) {
+                    try await persist(draft, in: destination, obsoleting: 0)
+                }
             }
             destination.settings[moved.number] = settings
         } catch {
@@ -98,7 +98,7 @@ extension SecretService {
                 kind: .itemDeleted, number: id.number, tags: [], plaintext: DeletionPayload.plaintext(time: time))
             do throws(ServiceError) {
                 try await audited(.delete, of: id, label: label, caller: caller) { () throws(ServiceError) in
-                    try await persist(draft, in: vault, obsoleting: vault.settings[id.number] == nil ? 2 : 3)
+                    try await persist(draft, in: vault, obsoleting: 2 + vault.settingsRecordCount(of: id.number))
                 }
             } catch {
                 throw .failed("the item was copied to \(copy) but could not be removed from \(id.collection): \(error)")

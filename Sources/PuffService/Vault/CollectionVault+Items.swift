@@ -69,7 +69,8 @@ extension CollectionVault {
                 appendedItems[record.number] = nil
                 settingsRecords[record.number] = nil
             case .collection: collectionRecord = record.encoded()
-            case .itemSettings: settingsRecords[record.number] = record.encoded()
+            case .itemSettings, .appRules:
+                settingsRecords[record.number, default: SettingsRecords()].note(record.encoded())
             }
         }
     }

@@ -57,12 +57,14 @@ extension CollectionVault {
                 .flatMap({ try? CollectionFields(parsing: $0) })
         else { return nil }
         var settings: [UInt64: ItemSettings] = [:]
-        for (number, bytes) in settingsRecords {
-            guard
-                let opened = Self.open(bytes, space: space, sealer: sealer, format: format, as: .itemSettings)
-                    .flatMap({ try? ItemSettings(parsing: $0) })
-            else { return nil }
-            settings[number] = opened
+        for (number, records) in settingsRecords {
+            for bytes in records.records {
+                guard let kind = bytes.first.flatMap(VaultRecord.Kind.init(rawValue:)), SettingsRecords.holds(kind),
+                    let plaintext = Self.open(bytes, space: space, sealer: sealer, format: format, as: kind),
+                    let opened = try? (settings[number] ?? ItemSettings()).applying(kind, plaintext)
+                else { return nil }
+                settings[number] = opened
+            }
         }
         let keys = CollectionKeys(records: sealer, audit: try? SecretSealer(key: master.subkey(.audit)))
         let actions = try applied(.keyUnwrapped(keys, read: .inPlace, since: since))

@@ -64,8 +64,12 @@ final class CollectionVault {
         _read { yield readable.value.settings }
         _modify { yield &readable.value.settings }
     }
-    /// Each live item's newest settings record, which an unlock opens for ``settings``.
-    var settingsRecords: [UInt64: [UInt8]] = [:]
+    /// Each live item's newest settings records, which an unlock opens for ``settings``.
+    var settingsRecords: [UInt64: SettingsRecords] = [:]
+
+    /// How many settings records item `number` has in the journal (0, 1 or 2): what its
+    /// deletion leaves describing nothing, besides its own records.
+    func settingsRecordCount(of number: UInt64) -> Int { settingsRecords[number]?.count ?? 0 }
     /// Item records appended by the current write and not yet taken by ``insert(_:)`` or
     /// ``update(_:)``, by item number: where the store put them, or the bytes if it did not say.
     var appendedItems: [UInt64: ItemRecord] = [:]

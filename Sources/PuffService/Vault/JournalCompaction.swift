@@ -12,7 +12,7 @@ enum JournalCompaction {
     }
 
     /// Keeps the newest collection record, each live item's newest record and its newest settings
-    /// record. A deletion record
+    /// record of each kind (access settings, app rules). A deletion record
     /// is kept only when reading the journal again needs it: the one holding the highest item
     /// number ever used (so a deleted number is never handed out again), and the newest one when
     /// no kept record follows it (its time is the collection's `Modified`).
@@ -22,7 +22,8 @@ enum JournalCompaction {
         var collection: Int?
         var newest: [UInt64: Int] = [:]
         var deletion: [UInt64: Int] = [:]
-        var settings: [UInt64: Int] = [:]
+        // Each live item's newest settings record of each kind (4 and 5).
+        var settings: [UInt64: [VaultRecord.Kind: Int]] = [:]
         var lastDeletion: Int?
         var highest: UInt64 = 0
         for (position, stored) in records.enumerated() {
@@ -39,8 +40,8 @@ enum JournalCompaction {
                 newest[record.number] = position
                 deletion[record.number] = nil
                 highest = max(highest, record.number)
-            case .itemSettings:
-                settings[record.number] = position
+            case .itemSettings, .appRules:
+                settings[record.number, default: [:]][record.kind] = position
             case .itemDeleted:
                 newest[record.number] = nil
                 settings[record.number] = nil
@@ -54,7 +55,7 @@ enum JournalCompaction {
         let lastLive = max(collection ?? -1, newest.values.max() ?? -1)
         if let lastDeletion, lastDeletion > lastLive { keptDeletions.insert(lastDeletion) }
         // A live item's newest settings; those of deleted (or never created) items go.
-        let liveSettings = settings.filter { newest[$0.key] != nil }.values
+        let liveSettings = settings.filter { newest[$0.key] != nil }.values.flatMap(\.values)
         let rest = (Array(newest.values) + Array(liveSettings) + Array(keptDeletions)).sorted()
         return Kept(
             records: ((collection.map { [$0] } ?? []) + rest).map { records[$0].bytes },

@@ -21,8 +21,9 @@ extension VaultOpening {
             scanned.items[number] = item
         }
         for (position, number) in snapshot.settings.enumerated() {
-            scanned.settingsRecords[number] =
-                position < located.settingsRecords.count ? located.settingsRecords[position] : []
+            // One entry per record: an item with both kinds is listed twice.
+            scanned.settingsRecords[number, default: SettingsRecords()].note(
+                position < located.settingsRecords.count ? located.settingsRecords[position] : [])
         }
         scanned.nextNumber = snapshot.nextNumber
         // Its bytes as the snapshot kept them (empty when it did not: an unlock then reads the journal).

@@ -13,9 +13,9 @@ package struct ScannedCollection: Sendable {
     package var deletionRecord: [UInt8]?
     package var deadRecords = 0
     package var nextNumber: UInt64 = 1
-    /// Each live item's newest settings record, sealed: not needed to list or search a locked
-    /// collection, kept so unlocking and compaction find it.
-    package var settingsRecords: [UInt64: [UInt8]] = [:]
+    /// Each live item's newest settings records, sealed: not needed to list or search a locked
+    /// collection, kept so unlocking and compaction find them.
+    package var settingsRecords: [UInt64: SettingsRecords] = [:]
     /// The journal's format (1 unchained, 2 chained).
     package var format: UInt8 = VaultRecord.currentFormat
     /// The newest record that counted, as its clear prefix says (not authenticated), with the
@@ -48,10 +48,10 @@ package struct OpenedCollection: Sendable {
     var auditSealer: SecretSealer? = nil
     /// Live items' access settings, by item number; items without any are absent.
     package var settings: [UInt64: ItemSettings] = [:]
-    /// The newest collection record, and each live item's newest settings record: what a later
+    /// The newest collection record, and each live item's newest settings records: what a later
     /// unlock opens again instead of reading the journal.
     var collectionRecord: [UInt8]? = nil
-    var settingsRecords: [UInt64: [UInt8]] = [:]
+    var settingsRecords: [UInt64: SettingsRecords] = [:]
     /// The journal's format (1 unchained, 2 chained).
     package var format: UInt8 = VaultRecord.currentFormat
     /// The newest record that counted, with the records' digest and the collection's `Modified`;
@@ -123,8 +123,8 @@ package enum VaultOpening {
             switch record.kind {
             case .collection:
                 scanned.collectionRecord = stored.bytes
-            case .itemSettings:
-                scanned.settingsRecords[record.number] = stored.bytes
+            case .itemSettings, .appRules:
+                scanned.settingsRecords[record.number, default: SettingsRecords()].note(stored.bytes)
             case .item, .itemDeleted:
                 if let old = scanned.items[record.number] {
                     var oldTags: [UInt8] = []
@@ -168,7 +168,8 @@ package enum VaultOpening {
         // Settings of a number that holds no item describe nothing.
         scanned.settingsRecords = scanned.settingsRecords.filter { scanned.items[$0.key] != nil }
         scanned.deadRecords =
-            seen - scanned.items.count - scanned.settingsRecords.count - (scanned.collectionRecord == nil ? 0 : 1)
+            seen - scanned.items.count - scanned.settingsRecords.recordCount
+            - (scanned.collectionRecord == nil ? 0 : 1)
         return scanned
     }
 
@@ -190,7 +191,7 @@ package enum VaultOpening {
         else { throw VaultDamage(message: "\(file): the collection's keys could not be made") }
         var items = ItemTable()
         var settings: [UInt64: ItemSettings] = [:]
-        var settingsRecords: [UInt64: [UInt8]] = [:]
+        var settingsRecords: [UInt64: SettingsRecords] = [:]
         var collectionRecord: [UInt8]?
         var index = AttributeIndex(hasher: hasher)
         var fields = initial
@@ -221,9 +222,10 @@ package enum VaultOpening {
                     fields = try CollectionFields(parsing: plaintext)
                     collectionRecord = stored.bytes
                     collectionRecords += 1
-                case .itemSettings:
-                    settings[record.number] = try ItemSettings(parsing: plaintext)
-                    settingsRecords[record.number] = stored.bytes
+                case .itemSettings, .appRules:
+                    settings[record.number] = try (settings[record.number] ?? ItemSettings())
+                        .applying(record.kind, plaintext)
+                    settingsRecords[record.number, default: SettingsRecords()].note(stored.bytes)
                 case .itemDeleted:
                     let time = try DeletionPayload.time(plaintext)
                     settings[record.number] = nil
@@ -280,7 +282,7 @@ package enum VaultOpening {
         var tip = chain.tip
         tip?.modified = fields.modified
         // The newest collection record is live; a new collection's fields come from no record.
-        let dead = seen - items.count - settings.count - min(collectionRecords, 1)
+        let dead = seen - items.count - settingsRecords.recordCount - min(collectionRecords, 1)
         return OpenedCollection(
             fields: fields, items: items, index: index, hasher: hasher, sealer: sealer, deadRecords: dead,
             auditSealer: try? SecretSealer(key: master.subkey(.audit)),

@@ -3,9 +3,10 @@ import PuffDBus
 import PuffProtocol
 import PuffService
 import PuffStore
+import PuffSystem
 
 /// The item access methods of `io.puff.Control1` (dbus/io.puff.Control1.xml): protection and
-/// per-executable rules, for `puffctl protect`, `unprotect` and `access`. Never a secret. A change
+/// per-executable and per-app rules, for `puffctl protect`, `unprotect` and `access`. Never a secret. A change
 /// that weakens protection needs the person: the `consent` argument's `passcode` (a pipe), or a
 /// yes through the prompter chain.
 extension SecretInterfaces {
@@ -41,6 +42,26 @@ extension SecretInterfaces {
                 }
                 return []
             },
+            controlMethod(.setAppAccess, in: .objectPath("item"), .string("app"), .bool("allow"), consent) {
+                call, path, app, allows, consent in
+                let app = try appID(app)
+                try await itemCall {
+                    try await service.changeItemSettings(
+                        .appAccess(app: app, allows: allows), of: try await context.controlItem(path),
+                        caller: call.caller, consent: try await call.consent(consent))
+                }
+                return []
+            },
+            controlMethod(.revokeAppAccess, in: .objectPath("item"), .string("app"), consent) {
+                call, path, app, consent in
+                let app = try appID(app)
+                try await itemCall {
+                    try await service.changeItemSettings(
+                        .revokeApp(app), of: try await context.controlItem(path), caller: call.caller,
+                        consent: try await call.consent(consent))
+                }
+                return []
+            },
             controlMethod(.listAccess, in: .objectPaths("items")) { call, paths in
                 var items: [ItemID] = []
                 for path in paths { items.append(try await context.controlItem(path)) }
@@ -51,13 +72,24 @@ extension SecretInterfaces {
     }
 }
 
+/// `name` as an application id, or the call's `InvalidArgs`.
+private func appID(_ name: String) throws(DBusError) -> AppID {
+    guard let app = AppID(rawValue: name) else {
+        throw DBusError(
+            .invalidArgs,
+            "not a Flatpak application id: at least three dot-separated elements of letters, digits, _ and -, "
+                + "at most 255 bytes (e.g. org.example.App)")
+    }
+    return app
+}
+
 /// Runs a control call about one item: a missing item answers the Secret Service's `NoSuchObject`
 /// rather than the control interface's `NoSuchCollection`.
 private func itemCall<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch ServiceError.noSuchObject {
-        throw DBusError(.noSuchObject, "no such item, or no rule for that executable")
+        throw DBusError(.noSuchObject, "no such item, or no rule for that executable or app")
     }
 }
 
@@ -71,18 +103,27 @@ extension BusContext {
 
 extension ItemAccessEntry {
     /// `path` (o), `label` (s), `protected` (b), `rules` (aa{sv}: `executable` s, `allow` b,
-    /// `digest` s, hex, "" when the rule holds for any contents).
+    /// `digest` s, hex, "" when the rule holds for any contents; `app` s, "" for an executable's
+    /// rule): executables' rules, then apps'.
     var dbusValue: DBusValue {
         let rules = settings.rules.map { rule -> DBusValue in
             .variantDictionary([
                 ControlKey.executable: .string(rule.executable), ControlKey.allow: .boolean(rule.allows),
                 ControlKey.digest: .string(
                     rule.digest.map { $0.map { String($0, radix: 16).leftPadded(2) }.joined() } ?? ""),
+                ControlKey.app: .string(""),
+            ])
+        }
+        let appRules = settings.appRules.map { rule -> DBusValue in
+            .variantDictionary([
+                ControlKey.executable: .string(""), ControlKey.allow: .boolean(rule.allows),
+                ControlKey.digest: .string(""), ControlKey.app: .string(rule.app.rawValue),
             ])
         }
         return .variantDictionary([
             ControlKey.path: .objectPath(ObjectPaths.path(of: item)), ControlKey.label: .string(label),
-            ControlKey.protected: .boolean(settings.isProtected), ControlKey.rules: .array(element: "a{sv}", rules),
+            ControlKey.protected: .boolean(settings.isProtected),
+            ControlKey.rules: .array(element: "a{sv}", rules + appRules),
         ])
     }
 }

@@ -64,7 +64,7 @@ extension VaultRecord {
             }
         case .itemDeleted: return try? DeletionPayload.time(plaintext)
         case .collection: return (try? CollectionFields(parsing: plaintext))?.modified
-        case .itemSettings: return nil
+        case .itemSettings, .appRules: return nil
         }
     }
 }

@@ -21,6 +21,9 @@ public struct VaultRecord: Sendable {
         /// One item's access settings (protection and per-executable rules); the newest one of a
         /// live item counts, and a deletion of the item ends it.
         case itemSettings = 4
+        /// One item's rules by Flatpak app id; like kind 4, the newest one of a live item counts,
+        /// and a deletion of the item ends it.
+        case appRules = 5
     }
 
     /// Where a record sits in its collection's chain: its sequence number and its predecessor's

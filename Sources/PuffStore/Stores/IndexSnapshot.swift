@@ -33,7 +33,8 @@ public struct IndexSnapshot: Sendable, Equatable {
     public var hasCollectionRecord: Bool
     /// Live item numbers, in the scan's order.
     public var items: [UInt64]
-    /// Live items that have a settings record.
+    /// Live items that have a settings record, once per record (kind 4 or 5): an item with both
+    /// is listed twice.
     public var settings: [UInt64]
     /// The blind index, flat (``FlatIndex``): loaded with one copy per table.
     public var keys: FlatIndex

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import PuffSystem
 
 /// `puffctl access`: which executables may read which items (`[access] mode`).
 struct AccessCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "access",
-        abstract: "List, add and forget per-executable access rules of items.",
+        abstract: "List, add and forget per-executable and per-app access rules of items.",
         discussion: """
             Under [access] mode = "ask", the first read of an item by an executable asks the \
             person: once, always or deny; "always" and "deny" become rules, kept sealed in the \
@@ -16,6 +17,11 @@ struct AccessCommands: AsyncParsableCommand {
 
             ITEM is an object path, COLLECTION/NUMBER, or attr=value pairs matching exactly one \
             item; EXECUTABLE is an absolute path, such as /usr/bin/secret-tool.
+
+            A Flatpak app (talking to the Secret Service through xdg-dbus-proxy) is matched by \
+            its app id alone: give --app ID instead of an EXECUTABLE. No executable rule applies \
+            to it, and a caller whose sandbox puffd could not read is refused by any deny rule \
+            and allowed by none.
 
             \(consent)
             """,
@@ -55,11 +61,11 @@ struct ListAccess: AsyncParsableCommand {
     }
 }
 
-/// `puffctl access allow ITEM EXECUTABLE`.
+/// `puffctl access allow ITEM EXECUTABLE|--app ID`.
 struct AllowAccess: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "allow",
-        abstract: "Let an executable read an item without being asked (what \"always\" answers).",
+        abstract: "Let an executable or app read an item without being asked (what \"always\" answers).",
         discussion: AccessCommands.consent
     )
 
@@ -72,11 +78,11 @@ struct AllowAccess: AsyncParsableCommand {
     }
 }
 
-/// `puffctl access deny ITEM EXECUTABLE`.
+/// `puffctl access deny ITEM EXECUTABLE|--app ID`.
 struct DenyAccess: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deny",
-        abstract: "Refuse an executable an item in every mode (what \"deny\" answers)."
+        abstract: "Refuse an executable or app an item in every mode (what \"deny\" answers)."
     )
 
     @OptionGroup var arguments: AccessArguments
@@ -87,11 +93,12 @@ struct DenyAccess: AsyncParsableCommand {
     }
 }
 
-/// `puffctl access revoke ITEM [EXECUTABLE]`.
+/// `puffctl access revoke ITEM [EXECUTABLE|--app ID]`.
 struct RevokeAccess: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
-        abstract: "Forget an executable's rule for an item (every rule with no EXECUTABLE): it is asked again.",
+        abstract:
+            "Forget an executable's or app's rule for an item (every rule with neither): it is asked again.",
         discussion: AccessCommands.consent
     )
 
@@ -100,28 +107,40 @@ struct RevokeAccess: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
+        let subject = try arguments.subject()
         let (resolved, client) = try await arguments.resolve(connection)
-        let executable = arguments.split.executable
-        try await client.revokeAccess(
-            item: resolved.item.path, executable: executable, passcode: try consent.passcode(of: resolved.collection.id)
-        )
-        Console.out("revoked \(executable ?? "every rule") for \(resolved.name)")
+        let passcode = try consent.passcode(of: resolved.collection.id)
+        switch subject {
+        case .app(let app):
+            try await client.revokeAppAccess(item: resolved.item.path, app: app.rawValue, passcode: passcode)
+        case .executable(let executable):
+            try await client.revokeAccess(item: resolved.item.path, executable: executable, passcode: passcode)
+        case nil:
+            try await client.revokeAccess(item: resolved.item.path, executable: nil, passcode: passcode)
+        }
+        Console.out("revoked \(subject?.description ?? "every rule") for \(resolved.name)")
     }
 }
 
-/// `allow` and `deny`: one rule for one executable.
+/// `allow` and `deny`: one rule for one executable or app.
 enum AccessRuleChange {
     static func apply(
         allows: Bool, _ arguments: AccessArguments, _ connection: ConnectionOptions, consent: ConsentOptions? = nil
     ) async throws(ClientError) {
-        guard let executable = arguments.split.executable else {
-            throw .usage("name the executable by its absolute path after ITEM, such as /usr/bin/secret-tool")
+        guard let subject = try arguments.subject() else {
+            throw .usage(
+                "name the executable by its absolute path after ITEM, such as /usr/bin/secret-tool, or an app by --app ID"
+            )
         }
         let (resolved, client) = try await arguments.resolve(connection)
-        try await client.setAccess(
-            allows, for: executable, item: resolved.item.path,
-            passcode: try consent?.passcode(of: resolved.collection.id))
-        Console.out("\(allows ? "allowed" : "denied") \(executable) for \(resolved.name)")
+        let passcode = try consent?.passcode(of: resolved.collection.id)
+        switch subject {
+        case .executable(let executable):
+            try await client.setAccess(allows, for: executable, item: resolved.item.path, passcode: passcode)
+        case .app(let app):
+            try await client.setAppAccess(allows, for: app.rawValue, item: resolved.item.path, passcode: passcode)
+        }
+        Console.out("\(allows ? "allowed" : "denied") \(subject) for \(resolved.name)")
     }
 }
 
@@ -129,7 +148,7 @@ enum AccessRuleChange {
 enum AccessOutput {
     static func text(_ entries: [AccessEntry]) -> String {
         guard !entries.isEmpty else { return "no access settings" }
-        var table = TextTable("ITEM", "LABEL", "PROTECTED", "EXECUTABLE", "DECISION")
+        var table = TextTable("ITEM", "LABEL", "PROTECTED", "CALLER", "DECISION")
         for entry in entries {
             let protected = entry.protected ? "yes" : "no"
             guard !entry.rules.isEmpty else {
@@ -138,7 +157,8 @@ enum AccessOutput {
             }
             for rule in entry.rules {
                 let decision = rule.digest == nil ? rule.decision : "\(rule.decision) (contents bound)"
-                table.append(entry.path, entry.label, protected, rule.executable, decision)
+                table.append(
+                    entry.path, entry.label, protected, rule.app.map { "app \($0)" } ?? rule.executable, decision)
             }
         }
         return table.rendered
