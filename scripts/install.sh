@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make install` / `make uninstall` after the build: copies puffctl, puffd, the man pages, puffctl's
-# shell completions, the D-Bus interface files, the D-Bus activation file, the systemd user unit and
+# shell completions, the D-Bus interface files, the D-Bus activation file, the Secret portal's
+# backend file (share/xdg-desktop-portal/portals/puff.portal), the systemd user unit and
 # its login socket (enabled by a link in sockets.target.wants),
 # and pam_puff.so with its pam-auth-update profile under DESTDIR + PREFIX. The Debian packages are
 # made from this same tree (packaging/debian/rules runs `make install`).
@@ -43,6 +44,7 @@ files=(
     "$share/dbus-1/interfaces/io.puff.Agent1.xml"
     "$share/dbus-1/services/io.puff.Secrets.service"
     "$share/dbus-1/services/io.puff.Control.service"
+    "$share/xdg-desktop-portal/portals/puff.portal"
     "$prefix/lib/systemd/user/puffd.service"
     "$prefix/lib/systemd/user/puff-login.socket"
     "$prefix/lib/systemd/user/sockets.target.wants/puff-login.socket"
@@ -57,6 +59,7 @@ fi
 if [ "${1:-}" = --uninstall ]; then
     for file in "${files[@]}"; do rm -f "$dest$file"; done
     rmdir "$dest$prefix/libexec/puff" "$dest$prefix/lib/systemd/user/sockets.target.wants" 2>/dev/null || true
+    rmdir "$dest$share/xdg-desktop-portal/portals" "$dest$share/xdg-desktop-portal" 2>/dev/null || true
     exit 0
 fi
 
@@ -102,6 +105,9 @@ for template in org.freedesktop.secrets.service io.puff.Control.service puffd.se
 done
 put 0644 "$work/org.freedesktop.secrets.service" "$share/dbus-1/services/io.puff.Secrets.service"
 put 0644 "$work/io.puff.Control.service" "$share/dbus-1/services/io.puff.Control.service"
+# xdg-desktop-portal 1.16 reads .portal files only from /usr/share/xdg-desktop-portal/portals (or
+# $XDG_DESKTOP_PORTAL_DIR), so under another prefix the file is there for a person to point at.
+put 0644 "$root/dbus/puff.portal" "$share/xdg-desktop-portal/portals/puff.portal"
 put 0644 "$work/puffd.service" "$prefix/lib/systemd/user/puffd.service"
 # The login socket is on for every user (a link, as dbus-user-session enables dbus.socket): the PAM
 # module's connection then starts puffd.service instead of a puffd outside the unit (docs/pam.md).

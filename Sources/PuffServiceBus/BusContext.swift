@@ -15,6 +15,9 @@ enum SecretObject: Sendable {
     case prompt(PromptID)
     /// `/io/puff/Control`, on the control connection (``ControlBus``).
     case control
+    /// The portal backend (``PortalNames/path``), or one of its live requests.
+    case portal
+    case portalRequest
 }
 
 /// What every interface handler needs: the service and the path ↔ id translations that involve
@@ -32,6 +35,8 @@ struct BusContext: Sendable {
     var readers: PropertyReaders? = nil
     /// The paths callers spelled in `Unlock`, for its prompt's `Completed`.
     var spellings: PromptSpellings? = nil
+    /// The Secret portal's backend (its requests and who may call it); closed to all by default.
+    var portal: PortalBackend = .closed
 
     /// The collection at a collection path or an alias path, with its properties.
     func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {

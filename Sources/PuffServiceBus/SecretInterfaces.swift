@@ -12,6 +12,10 @@ public struct SecretInterfaces: Sendable {
     /// gnome-keyring's private interface, `ChangeWithPrompt` only (not part of the reference
     /// document either).
     let gnomeKeyring: Interface
+    /// The Secret portal's backend and its requests (docs/design/sandboxed-apps.md §2), served on
+    /// the same connection: whoever owns org.freedesktop.secrets serves the portal.
+    let portal: Interface
+    let portalRequest: Interface
 
     init(context: BusContext) {
         service = Self.service(context)
@@ -20,6 +24,8 @@ public struct SecretInterfaces: Sendable {
         session = Self.session(context)
         prompt = Self.prompt(context)
         gnomeKeyring = Self.gnomeKeyring(context)
+        portal = Self.portal(context)
+        portalRequest = Self.portalRequest(context)
     }
 
     /// All five, in the order of `dbus/org.freedesktop.Secrets.xml`.
@@ -27,7 +33,7 @@ public struct SecretInterfaces: Sendable {
 
     /// Every interface served, so a call to any of their methods is decoded. `io.puff.Control1`
     /// is not among them: ``ControlBus`` serves it on a connection of its own.
-    var served: [Interface] { all + [gnomeKeyring] }
+    var served: [Interface] { all + [gnomeKeyring, portal, portalRequest] }
 
     /// The introspection document of the interfaces Puff serves; `dbus/org.freedesktop.Secrets.xml`
     /// is exactly this text, and a test keeps the two equal.

@@ -14,6 +14,9 @@ public enum SecretRouter {
         /// How the bus thread decodes calls for it: the `value` of every `(oayays)` into locked
         /// memory, and a call whose signature no served method takes not at all.
         public let decodePolicy: DecodePolicy
+        /// The Secret portal's requests in flight, cancelled when their caller leaves the bus
+        /// (none on the control connection).
+        var portalRequests = PortalRequests()
     }
 
     /// The router of `service`'s five interfaces and gnome-keyring's `ChangeWithPrompt`.
@@ -22,11 +25,17 @@ public enum SecretRouter {
     ///   - readers: Where Item property reads are noted, for lock-change signals; nil notes none.
     ///   - spellings: Where `Unlock` keeps its callers' paths for the prompt's `Completed`; nil
     ///     keeps none (each object's own path is echoed then).
+    ///   - portalOwner: Who owns org.freedesktop.portal.Desktop now, asked at each `RetrieveSecret`;
+    ///     nil refuses every caller (``PortalGuard``).
     ///   - logger: Receives the errors the mapping does not name.
     public static func make(
-        service: SecretService, readers: PropertyReaders? = nil, spellings: PromptSpellings? = nil, logger: Logger
+        service: SecretService, readers: PropertyReaders? = nil, spellings: PromptSpellings? = nil,
+        portalOwner: (@Sendable () async -> String?)? = nil, logger: Logger
     ) -> Built {
-        let context = BusContext(service: service, readers: readers, spellings: spellings)
+        let portal = PortalBackend(
+            requests: PortalRequests(), gate: portalOwner.map { PortalGuard(portalOwner: $0) } ?? .closed,
+            logger: logger)
+        let context = BusContext(service: service, readers: readers, spellings: spellings, portal: portal)
         let interfaces = SecretInterfaces(context: context)
         let tree = SecretTree(context: context, interfaces: interfaces)
         let mapping = DBusErrorMapping(logger: logger)
@@ -34,6 +43,6 @@ public enum SecretRouter {
         let policy = DecodePolicy(
             secretFields: [SecretServiceNames.secretSignature.rawValue: 2],
             methodSignatures: router.methodSignatures(serving: interfaces.served))
-        return Built(router: router, decodePolicy: policy)
+        return Built(router: router, decodePolicy: policy, portalRequests: portal.requests)
     }
 }

@@ -15,6 +15,7 @@ public struct SecretServiceBus: Sendable {
     private let readers: PropertyReaders
     private let spellings: PromptSpellings
     private let fastReads: Bool
+    private let portalRequests: PortalRequests
 
     /// Wires `service` to `connection` and `publisher` (the service's event sink); nothing is
     /// served until ``run()``. With `fastReads`, secret reads that need nothing but the
@@ -32,8 +33,10 @@ public struct SecretServiceBus: Sendable {
         readers = publisher.readers
         spellings = publisher.spellings
         let built = SecretRouter.make(
-            service: service, readers: publisher.readers, spellings: publisher.spellings, logger: logger)
+            service: service, readers: publisher.readers, spellings: publisher.spellings,
+            portalOwner: { (try? await connection.nameOwner(of: PortalGuard.portalName)) ?? nil }, logger: logger)
         router = built.router
+        portalRequests = built.portalRequests
         callers = CallerDirectory(connection: connection)
         connection.setDecodePolicy(built.decodePolicy)
     }
@@ -50,11 +53,13 @@ public struct SecretServiceBus: Sendable {
         let logger = self.logger
         let readers = self.readers
         let spellings = self.spellings
+        let portalRequests = self.portalRequests
         let server = ObjectServer(
             connection: connection, router: router, callers: callers, limits: limits, logger: logger,
             onClientLeft: { name in
                 readers.forget(name)
                 spellings.forget(owner: name)
+                portalRequests.ownerLeft(name)
                 await service.clientVanished(ClientID(name))
             },
             onSignal: { signal in BusNameWatch.noticeNameLost(signal, logger: logger, onNameLost: onNameLost) },

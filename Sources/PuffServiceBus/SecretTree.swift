@@ -10,6 +10,12 @@ struct SecretTree: ObjectTree {
 
     func resolve(_ path: ObjectPath, context call: CallContext) async -> ResolvedObject? {
         let service = context.service
+        if path == PortalNames.path {
+            return ResolvedObject(interfaces: [interfaces.portal], object: SecretObject.portal)
+        }
+        if path.rawValue.hasPrefix(PortalRequests.handlePrefix), context.portal.requests.owner(of: path) != nil {
+            return ResolvedObject(interfaces: [interfaces.portalRequest], object: SecretObject.portalRequest)
+        }
         switch ObjectPaths.parse(path) {
         case .service?:
             return ResolvedObject(
@@ -45,7 +51,8 @@ struct SecretTree: ObjectTree {
         switch path.rawValue {
         case "/": return ["org"]
         case "/org": return ["freedesktop"]
-        case "/org/freedesktop": return ["secrets"]
+        case "/org/freedesktop": return ["portal", "secrets"]
+        case "/org/freedesktop/portal": return ["desktop"]
         case SecretServiceNames.servicePath.rawValue: return ["collection"]
         default: break
         }

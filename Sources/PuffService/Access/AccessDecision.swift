@@ -23,6 +23,9 @@ public enum AccessRefusal: String, Sendable, Equatable {
     case declined
     /// The item or its collection went away (deleted, locked) while the person was asked.
     case changedMeanwhile = "changed-meanwhile"
+    /// The item is an app's portal key, and the caller is sandboxed: only the portal hands keys
+    /// to apps (docs/design/sandboxed-apps.md §2.3).
+    case portalKey = "portal-key"
 }
 
 /// What the gate knows of the contents of a caller's executable.

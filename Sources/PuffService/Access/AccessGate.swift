@@ -17,9 +17,9 @@ package struct AccessGate: Sendable {
     }
 
     /// Whether a read of an item with `settings` is admitted at once, with nothing to hash, ask
-    /// or remember: mode `open` and no settings on the item.
-    package func admitsAtOnce(_ settings: ItemSettings) -> Bool {
-        rules.mode == .open && settings.isEmpty
+    /// or remember: mode `open` (or the caller's own portal key, `ownKey`) and no settings on the item.
+    package func admitsAtOnce(_ settings: ItemSettings, ownKey: Bool = false) -> Bool {
+        (ownKey || rules.mode == .open) && settings.isEmpty
     }
 
     /// Whether a read of an item with `settings` (nil: none readable) may wait for a digest, a
@@ -53,10 +53,14 @@ package struct AccessGate: Sendable {
     }
 
     /// What a read of an item with `settings` by `caller` does: refuse, or go on asking whether
-    /// to allow it and confirming a protected item.
-    package func plan(_ settings: ItemSettings, caller: Caller, contents: ExecutableContents) -> AccessDecision.Plan {
+    /// to allow it and confirming a protected item. An app's own portal key (`ownKey`) is read as
+    /// in mode `open`: the key is the app's by construction, and `strict` would refuse every app;
+    /// a deny rule still refuses and protection still confirms.
+    package func plan(
+        _ settings: ItemSettings, caller: Caller, contents: ExecutableContents, ownKey: Bool = false
+    ) -> AccessDecision.Plan {
         let rule = AccessDecision.rule(in: settings, caller: caller, contents: contents)
-        return AccessDecision.plan(mode: rules.mode, rule: rule, isProtected: settings.isProtected)
+        return AccessDecision.plan(mode: ownKey ? .open : rules.mode, rule: rule, isProtected: settings.isProtected)
     }
 
     /// The digest a rule for `executable` is bound to: nil when contents are not hashed.

@@ -33,6 +33,10 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     /// result says whether the access gate let it through. A refused consent to the whole
     /// export is one entry for item 0, labelled with the collection's label.
     case export = 16
+    /// The Secret portal asked for an app's key (docs/design/sandboxed-apps.md §4.3); the label is
+    /// the app id, the item the key, or 0 for a call refused before one was found (a caller that
+    /// is not xdg-desktop-portal). Making the key is a `create` entry of its own.
+    case portalKey = 17
     /// The whole collection was deleted (set aside, restorable); the entry's item is 0 and its
     /// label the collection's.
     case deleteCollection = 20
@@ -69,6 +73,7 @@ public enum AuditAction: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .registerAgent: "agent-register"
         case .logRemoved: "log-removed"
         case .export: "export"
+        case .portalKey: "portal-key"
         case .deleteCollection: "delete-collection"
         case .lockedSearch: "locked-search"
         case .slotAdd: "slot-add"

@@ -70,6 +70,8 @@ extension ServiceError: CustomStringConvertible {
         case .unknownExecutable?: "no rule allows this executable to read this item (puffctl access allow adds one)"
         case .declined?: "the person declined to release this secret"
         case .changedMeanwhile?: "the item changed while the person was asked"
+        case .portalKey?:
+            "a sandboxed app may not read or change an app's portal key (it gets its own through the portal)"
         case nil: "nobody confirmed the read: no prompter reached a person, or the question timed out"
         }
     }

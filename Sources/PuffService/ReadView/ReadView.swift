@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import PuffCrypto
 import PuffStore
+import PuffSystem
 package import Synchronization
 
 /// What reads answered on the bus thread need, published by the ``SecretService`` actor (design
@@ -64,9 +65,10 @@ public final class ReadView: Sendable {
     /// and noted for the audit log; nil, with nothing noted, unless every one can be read here:
     /// the vault is ready, the session is `caller`'s, each item exists in an open collection and
     /// needs nobody's decision (no settings, access mode `open`), and there are at most
-    /// ``batchLimit``.
+    /// ``batchLimit``. A sandboxed caller is always answered by the service, which keeps portal
+    /// keys from it (``SecretService/portalSchema``).
     public func secrets(of ids: [ItemID], session: SessionID, caller: Caller) -> [TransportSecret]? {
-        guard isReady, plainAccess, ids.count <= Self.batchLimit,
+        guard isReady, plainAccess, caller.sandbox == .host, ids.count <= Self.batchLimit,
             let transport = sessions.read({ $0.transport(of: session, for: caller.client) })
         else { return nil }
         var opened: [ItemKey.Opened] = []

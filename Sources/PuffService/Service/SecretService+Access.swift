@@ -14,15 +14,19 @@ extension SecretService {
     /// the item and its collection are looked up again, and a read of an item deleted or locked
     /// meanwhile is refused.
     ///
+    /// A sandboxed caller is refused every portal key, unless the portal asks for the app's own
+    /// (`ownKey`, ``portalKey(for:caller:)``), which is read as in mode `open`.
+    ///
     /// - Parameter deadline: When the call must have its answer; later questions are dismissed.
-    func admit(_ id: ItemID, caller: Caller, until deadline: Duration) async -> AccessOutcome {
+    func admit(_ id: ItemID, caller: Caller, until deadline: Duration, ownKey: Bool = false) async -> AccessOutcome {
         guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
-        if access.admitsAtOnce(settings) { return .allowed }
+        if !ownKey, refusesPortalKey(id, to: caller) { return .refused(.portalKey) }
+        if access.admitsAtOnce(settings, ownKey: ownKey) { return .allowed }
         let contents = await access.contents(of: caller, for: settings)
         guard let settings = readableSettings(of: id) else { return .refused(.changedMeanwhile) }
         let askAccess: Bool
         let confirm: Bool
-        switch access.plan(settings, caller: caller, contents: contents) {
+        switch access.plan(settings, caller: caller, contents: contents, ownKey: ownKey) {
         case .refuse(let reason): return .refused(reason)
         case .proceed(let ask, let protected): (askAccess, confirm) = (ask, protected)
         }

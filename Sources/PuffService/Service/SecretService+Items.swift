@@ -30,11 +30,13 @@ extension SecretService {
         try checkLabel(label)
         try checkAttributes(attributes)
         let caller = caller ?? Caller(client)
+        try refusePortalKey(attributes, to: caller)
         // The turn is held while the record is sealed and queued, not while it is flushed.
         let (id, action, write) = try await withPipelinedTurn { () throws(ServiceError) in
             try await stageCreate(
-                in: collection, label: label, attributes: attributes, type: type, secret: secret, replace: replace,
-                client: client, caller: caller)
+                in: collection, label: label, attributes: attributes, type: type, contentType: secret.contentType,
+                replace: replace, caller: caller
+            ) { () throws(ServiceError) in try decode(secret, client: client) }
         }
         try await audited(action, of: id, label: label, caller: caller) { () throws(ServiceError) in
             try await commit(write)
@@ -43,14 +45,15 @@ extension SecretService {
         return id
     }
 
-    /// `createItem`'s checks and its record, sealed and queued (under the write turn).
-    private func stageCreate(
-        in collection: CollectionID, label: String, attributes: Attributes, type: String,
-        secret: TransportSecret, replace: Bool, client: ClientID, caller: Caller
+    /// `createItem`'s checks and its record, sealed and queued (under the write turn); the secret
+    /// is `plaintext()`, taken once the collection is known to be open.
+    func stageCreate(
+        in collection: CollectionID, label: String, attributes: Attributes, type: String, contentType: String,
+        replace: Bool, caller: Caller, plaintext: () throws(ServiceError) -> SecureBytes
     ) async throws(ServiceError) -> (ItemID, AuditAction, PreparedWrite) {
         let state = try state(of: collection)
         guard !state.isLocked, let sealer = state.sealer else { throw .isLocked }
-        let plaintext = try decode(secret, client: client)
+        let plaintext = try plaintext()
         noteUse(state)
         let time = now()
         // Converted and hashed once: the digests are the lookups' keys, the record's tags and the
@@ -72,7 +75,7 @@ extension SecretService {
             // The identical set, or under unique_internet another set with the same key.
             record.attributeList = list
             record.type = type
-            record.contentType = secret.contentType
+            record.contentType = contentType
             record.sealedSecret = sealedApart(plaintext, id, in: state, sealer: sealer)
             record.modified = time
             let changed: [ItemProperty] = [
@@ -98,7 +101,7 @@ extension SecretService {
         let id = ItemID(collection: collection, number: number)
         var record = StoredItem(
             collection: collection.rawValue, number: number, label: label, attributes: [:], type: type,
-            contentType: secret.contentType,
+            contentType: contentType,
             sealedSecret: sealedApart(plaintext, id, in: state, sealer: sealer), created: time, modified: time)
         record.attributeList = list
         // The collection record is not rewritten: its item counter and `Modified` follow from the
@@ -135,6 +138,7 @@ extension SecretService {
         _ attributes: Attributes, of id: ItemID, caller: Caller = .daemon
     ) async throws(ServiceError) {
         try checkAttributes(attributes)
+        try refusePortalKey(attributes, to: caller)
         try await updateItem(id, .changeAttributes, caller: caller) { record in
             let oldType = reportedType(of: record)
             record.attributes = attributes
@@ -167,6 +171,7 @@ extension SecretService {
             if state.pending.touches(id.number) { await drain(state) }
             var record = try record(of: id)
             guard !state.isLocked else { throw .isLocked }
+            if refusesPortalKey(id, to: caller) { throw .readRefused(.portalKey) }
             noteUse(state)
             var properties = change(&record)
             record.modified = now()
@@ -239,6 +244,7 @@ extension SecretService {
             if state.pending.touches(id.number) { await drain(state) }
             let label = try record(of: id).label
             guard !state.isLocked else { throw .isLocked }
+            if refusesPortalKey(id, to: caller) { throw .readRefused(.portalKey) }
             noteUse(state)
             let time = now()
             let apply = { [unowned state] in

@@ -30,6 +30,13 @@ struct RemoveItem: AsyncParsableCommand {
         let (resolved, client) = try await item.resolve(connection)
         let collection = resolved.collection.id
         let name = TerminalText.escaped(SecretPaths.shortName(of: resolved.item.path, collection: collection))
+        // The Secret portal's key of a sandboxed app: libsecret there reports what it can no longer
+        // decrypt as "not found", so the person hears it here or nowhere.
+        if let attributes = resolved.item.attributes, attributes["xdg:schema"] == "org.freedesktop.portal.Secret" {
+            let app = TerminalText.escaped(attributes["app_id"] ?? "an app")
+            Console.error(
+                "This is the portal key of \(app): the secrets \(app) stored through the portal become unreadable.")
+        }
         if !force {
             let terminal: TerminalChannel
             do {
