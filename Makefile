@@ -78,19 +78,31 @@ $(PAM_MODULE): pam/pam_puff.c
 	gcc -std=gnu11 $(CPPFLAGS) $(CFLAGS) -Wall -Wextra -Werror -fPIC -shared $(LDFLAGS) -o $@ $< -lpam
 
 # Suites that measure the whole process's heap (mallinfo2): other suites allocating at the same
-# time would count against them, so they run alone, in a process of their own, after the rest,
-# one test at a time (the pattern also matches IndexMemoryBudgetTests, whose 100k-item index
+# time would count against them, so they run alone, in a process of their own (after the rest in
+# `make test`, beside them in `make check`), one test at a time (the pattern also matches IndexMemoryBudgetTests, whose 100k-item index
 # built in parallel once pushed MemoryBudgetTests 48 bytes over its 3 MiB).
 ALONE_TESTS := MemoryBudgetTests
 
 # The loop while changing code: every test target but EndToEndTests (which drive the built
 # binaries and clients), bus tests on private dbus-daemons included; no packages, no debootstrap,
-# no bench. `make test` stays the whole suite, and CI runs only that.
-check: deps lint
-	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
-	PUFF_BUS_CALL_TIMEOUT=$${PUFF_BUS_CALL_TIMEOUT:-300} PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-1} \
-		$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --skip '^EndToEndTests\.' --skip '$(ALONE_TESTS)'
-	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS) --no-parallel --filter '$(ALONE_TESTS)'
+# no bench. `make test` stays the whole suite, and CI runs only that. Lint runs beside the build
+# and the tests, and the heap suites beside the other tests in a process of their own (mallinfo2
+# counts one process), their output after the tests': the tests alone leave part of the two
+# cores idle. --ignore-lock lets the two test processes share .build, which neither writes.
+check: deps
+	@mkdir -p .build/check; status=0; \
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift >.build/check/lint.txt 2>&1 & lint=$$!; \
+	if $(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS); then \
+		$(SWIFT) test --skip-build --ignore-lock $(SWIFT_BUILD_FLAGS) --no-parallel --filter '$(ALONE_TESTS)' \
+			>.build/check/heap.txt 2>&1 & heap=$$!; \
+		PUFF_BUS_CALL_TIMEOUT=$${PUFF_BUS_CALL_TIMEOUT:-300} PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-1} \
+			$(SWIFT) test --skip-build --ignore-lock $(SWIFT_BUILD_FLAGS) --skip '^EndToEndTests\.' \
+			--skip '$(ALONE_TESTS)' || status=1; \
+		wait $$heap || status=1; \
+		echo "== the heap suites ($(ALONE_TESTS)), run beside the tests above:"; cat .build/check/heap.txt; \
+	else status=1; fi; \
+	wait $$lint || { status=1; echo "== make lint failed (make format fixes most of it):"; }; \
+	cat .build/check/lint.txt; exit $$status
 
 # Every test, then a smoke run of the benchmark client (N = 200) against the debug build. The
 # Debian packages are built and checked first (check-deb), so that tests can take them from DEB_DIR.

@@ -117,7 +117,7 @@ struct SealedLockedSearchFlowTests {
     @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
     func aTPMSealedIndexKeyFindsLockedItemsAfterARestartAndLeavesNoKeyInTheFiles() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         var puffd = try await daemon(tpm)
         try await storedAndLocked(puffd)
         #expect(
@@ -156,7 +156,7 @@ struct SealedLockedSearchFlowTests {
     @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
     func underAnotherTPMStateNothingIsFoundUntilTheUnlockBringsTheKeyBack() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         var puffd = try await daemon(tpm)
         try await storedAndLocked(puffd)
         let set = try await puffctl(
@@ -166,7 +166,7 @@ struct SealedLockedSearchFlowTests {
         _ = await puffd.terminate()
 
         // The same files under another TPM state (a replaced TPM, or a thief's machine).
-        let other = try SoftwareTPM(watchdog: HangGuard.driver)
+        let other = try SoftwareTPM()
         puffd = try await daemon(other)
         #expect(try await secretToolSearch(puffd) == "", "nothing before the unlock")
         #expect(try await secretStorageSearch(puffd) == [:])
@@ -190,7 +190,7 @@ struct SealedLockedSearchFlowTests {
     @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
     func choosingTPM2NeedsTheTPMAndThePasscodeAndLeavingItMakesAFreshClearKey() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         let puffd = try await daemon(tpm)
         try await storedAndLocked(puffd)
         let set = try await puffctl(
@@ -220,7 +220,7 @@ struct SealedLockedSearchFlowTests {
     @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
     func aCollectionCreatedWithTPM2AndSetBackToAlwaysGetsAFreshClearKey() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         let puffd = try await daemon(tpm)
         #expect(try await puffctl(puffd, ["init", "--stdin"], input: Self.passcode).status == 0)
         let created = try await puffctl(

@@ -62,7 +62,7 @@ struct TPMUnlockFlowTests {
     @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
     func aTPM2SlotOpensLoginAtStartWithNoPersonAndNotUnderAnotherTPMState() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         try await enrol(tpm)
 
         let second = try await daemon(tpm)
@@ -77,7 +77,7 @@ struct TPMUnlockFlowTests {
         #expect(await second.terminate() == 0)
 
         // The same vault files on a machine whose TPM is another (a new swtpm state): a thief's copy.
-        let other = try SoftwareTPM(watchdog: HangGuard.driver)
+        let other = try SoftwareTPM()
         let third = try await daemon(other)
         #expect(try await loginIsLocked(third), "\(third.log.suffix(1500))")
         #expect(try await lookup(third).output != Self.secret)
@@ -92,7 +92,7 @@ struct TPMUnlockFlowTests {
     @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
     func aSlotBoundToPCR7StaysLockedOnceThePCRIsExtended() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         try await enrol(tpm, ["--pcrs", "7"])
 
         let second = try await daemon(tpm)
@@ -110,7 +110,7 @@ struct TPMUnlockFlowTests {
     @Test(.timeLimit(.minutes(HangGuard.testMinutes)))
     func addingATPM2SlotWithNoTPMAnsweringSaysWhichTPMAndAddsNothing() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         let puffd = try await daemon(tpm, input: Self.passcode)
         try tpm.stop()
         let add = try await puffctl(puffd, ["slot", "add", "login", "tpm2", "--stdin"], input: Self.passcode)

@@ -94,7 +94,7 @@ struct UntypedUnlockFlowTests {
     @Test(.enabled(if: SoftwareTPM.canRun))
     func aTPM2SlotOpensALockedCollectionOnPlainUnlockWithNothingTyped() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         try await enrolTPM(tpm)
         let puffd = try await daemon(["--tpm2-device", tpm.tcti])
         // Opened at start by the tpm2 slot; locked again, as after a screen lock.
@@ -114,10 +114,10 @@ struct UntypedUnlockFlowTests {
     @Test(.enabled(if: SoftwareTPM.canRun))
     func underAnotherTPMStatePlainUnlockSaysWhyAndAsksForThePasscode() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         try await enrolTPM(tpm)
         // The same files on a machine whose TPM is another one (a new swtpm state).
-        let other = try SoftwareTPM(watchdog: HangGuard.driver)
+        let other = try SoftwareTPM()
         let puffd = try await daemon(["--tpm2-device", other.tcti])
         #expect(try await loginIsLocked(puffd) == true)
 
@@ -139,7 +139,7 @@ struct UntypedUnlockFlowTests {
     @Test(.enabled(if: SoftwareTPM.canRun))
     func aCollectionWithNoTypedSlotSaysWhyItsTPM2SlotFailedInsteadOfAskingForAPasscode() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let tpm = try SoftwareTPM(watchdog: HangGuard.driver)
+        let tpm = try SoftwareTPM()
         try await enrolTPM(tpm)
         let setup = try await daemon(["--tpm2-device", tpm.tcti])
         // The passcode slot (1) goes, proved by its own passcode: only the TPM opens login now.
@@ -148,7 +148,7 @@ struct UntypedUnlockFlowTests {
         #expect(removed.status == 0, "\(removed.output)")
         #expect(await setup.terminate() == 0)
 
-        let other = try SoftwareTPM(watchdog: HangGuard.driver)
+        let other = try SoftwareTPM()
         let puffd = try await daemon(["--tpm2-device", other.tcti])
         try await onTerminal(puffd, ["unlock", "login"]) { pane in
             let screen = try await Self.questionOrEnd(pane)

@@ -2,6 +2,8 @@
 import Glibc
 import PuffCrypto
 import PuffDBus
+import PuffSystem
+import SystemPackage
 
 /// Hands an app's portal key to the descriptor the app chose (`RetrieveSecret`'s `h fd`): the
 /// write end of its pipe, which xdg-desktop-portal passes on (F4). The key goes from locked memory
@@ -33,17 +35,16 @@ enum PortalPipe {
         guard key.count > 0, key.count <= atomicLimit else { throw .badLength }
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw .notWritten(errno: errno) }
-        let (written, error) = key.withUnsafeBytes { bytes -> (Int, Int32) in
-            var count: Int
-            var code: Int32 = 0
-            repeat {
-                // SIGPIPE is ignored by puffd (and by libdbus in any process using it): EPIPE.
-                count = Glibc.write(fd, bytes.baseAddress, bytes.count)
-                code = count < 0 ? errno : 0
-            } while code == EINTR
-            return (count, code)
+        // One write; swift-system retries it when a signal interrupts it. SIGPIPE is ignored by
+        // puffd (and by libdbus in any process using it), so a gone reader is EPIPE.
+        let outcome: Result<Int, Errno> = key.withUnsafeBytes { bytes in
+            Result { () throws(Errno) -> Int in try FileDescriptor(rawValue: fd).writeSome(bytes) }
         }
-        if written == key.count { return }
-        throw error == EAGAIN ? .full : .notWritten(errno: error)
+        switch outcome {
+        case .success(let written) where written == key.count: return
+        case .success: throw .notWritten(errno: EIO)
+        case .failure(let error):
+            throw error == .resourceTemporarilyUnavailable ? .full : .notWritten(errno: error.rawValue)
+        }
     }
 }
