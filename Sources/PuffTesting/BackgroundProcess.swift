@@ -28,8 +28,9 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     deinit {
         // SIGKILL, not SIGTERM: the child inherits the test runner's signal mask, which blocks
-        // SIGTERM (TestBus), and these helpers have nothing to flush.
-        kill(process.processIdentifier, SIGKILL)
+        // SIGTERM (TestBus), and these helpers have nothing to flush. Only while it runs: a
+        // reaped pid may already name another test's process.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// Whether the program is still running.
@@ -52,7 +53,7 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     /// Kills the program and waits (at most ``HangGuard/step``) until it is gone.
     public func stop() async {
-        kill(process.processIdentifier, SIGKILL)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         let process = self.process
         _ = await poll(limit: HangGuard.step, every: .milliseconds(25)) { !process.isRunning }
     }

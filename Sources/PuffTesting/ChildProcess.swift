@@ -59,7 +59,10 @@ public enum ChildProcess {
             }
             Task {
                 try? await Task.sleep(for: timeout)
-                kill(pid, SIGKILL)  // harmless if it already finished
+                // Only while it runs: once Foundation has reaped it, its pid may already name
+                // another test's puffd or bus (pid_max is 32,768 here, and a test run wraps it).
+                guard process.isRunning else { return }
+                kill(pid, SIGKILL)
             }
         }
         try? output.close()

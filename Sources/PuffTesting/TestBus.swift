@@ -56,7 +56,8 @@ public final class TestBus: @unchecked Sendable {
         // Foundation reaps the child on its own monitoring thread. SIGKILL, not SIGTERM: the
         // child inherits the test runner's signal mask, which blocks SIGTERM, and a bus daemon
         // has nothing to flush.
-        kill(process.processIdentifier, SIGKILL)
+        // Only while it runs: a reaped pid may already name another test's process.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
 

@@ -86,7 +86,8 @@ public final class TestDaemon: @unchecked Sendable {
     public static let controlName = ControlContract.busName
 
     deinit {
-        kill(process.processIdentifier, SIGTERM)
+        // Only while it runs: a reaped pid may already name another test's process.
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         try? FileManager.default.removeItem(at: home)
     }
 
