@@ -7,7 +7,7 @@ import PuffService
 enum ConfigurationKeys {
     /// The tables, in print order.
     static let sections = [
-        "vault", "prompts", "unlock", "auto_lock", "items", "access", "sessions", "limits", "audit", "backup", "log",
+        "vault", "store.openbao", "prompts", "unlock", "auto_lock", "items", "access", "sessions", "limits", "audit", "backup", "log",
     ]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
@@ -26,6 +26,8 @@ enum ConfigurationKeys {
                 $0.isEphemeral ? 0 : $0.kernelKeyring ?? 0
             },
             .number("vault", "keep_deleted_days", \.keepDeletedDays, range: 0...3650),
+        ]
+            + openBaoKeys + [
 
             prompterOrder,
             .seconds("prompts", "timeout", \.promptTimeoutSetting, range: 1...longestPromptTimeout) {
