@@ -143,7 +143,8 @@ let package = Package(
         .target(
             name: "PuffTesting",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", "PuffProtocol", "PuffSystem", "PuffOpenBao", "PuffFormats",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", "PuffProtocol", "PuffSystem", "PuffOpenBao",
+                "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -103,7 +103,8 @@ final class CurlTransport: Sendable {
                     _ = puff_curl_set_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(raw.count))
                     // Not copied by libcurl (CURLOPT_COPYPOSTFIELDS would be): it stays in locked memory.
                     // Never NULL, even when empty: libcurl would then read the body from stdin.
-                    _ = puff_curl_set_pointer(handle, CURLOPT_POSTFIELDS, raw.baseAddress ?? UnsafeRawPointer(errorText))
+                    _ = puff_curl_set_pointer(
+                        handle, CURLOPT_POSTFIELDS, raw.baseAddress ?? UnsafeRawPointer(errorText))
                 }
                 return curl_easy_perform(handle)
             }

@@ -35,7 +35,8 @@ extension OpenBaoClient {
             }
             let standby = if case .bool(true)? = root["standby"] { true } else { false }
             return OpenBaoHealth(
-                initialized: initialized, sealed: sealed, standby: standby, version: document.string(root["version"]) ?? "",
+                initialized: initialized, sealed: sealed, standby: standby,
+                version: document.string(root["version"]) ?? "",
                 serverTime: answer.date)
         }
     }

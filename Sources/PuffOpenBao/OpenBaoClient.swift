@@ -29,7 +29,8 @@ public final class OpenBaoClient: Sendable {
     ) throws(OpenBaoError) {
         let scheme = address.prefix { $0 != ":" }
         let rest = address.dropFirst(scheme.count)
-        guard ["http", "https"].contains(scheme), rest.hasPrefix("://"), rest.dropFirst(3).contains(where: { $0 != "/" }),
+        guard ["http", "https"].contains(scheme), rest.hasPrefix("://"),
+            rest.dropFirst(3).contains(where: { $0 != "/" }),
             !address.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" })
         else { throw .refused("the OpenBao address \(address) is not an http:// or https:// URL") }
         var trimmed = address

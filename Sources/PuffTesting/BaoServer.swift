@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Foundation
 public import PuffCrypto
-public import PuffOpenBao
 import PuffFormats
+public import PuffOpenBao
 import Synchronization
 
 // Usage (issue 29, docs/design/fleet.md):
@@ -118,7 +118,8 @@ public final class BaoServer: Sendable {
 
     /// Makes AppRole `role` (enabling AppRole auth on first use) with `policies`; returns its role
     /// id and a new secret id.
-    public func appRole(_ role: String, policies: [String]) async throws -> (roleID: SecureBytes, secretID: SecureBytes) {
+    public func appRole(_ role: String, policies: [String]) async throws -> (roleID: SecureBytes, secretID: SecureBytes)
+    {
         let root = try OpenBaoClient(address: directAddress, auth: .token(rootToken))
         if !appRoleEnabled.withLock({ $0 }) {
             try await root.call(.post, "sys/auth/approle", body: .object([("type", .text("approle"))])) { _ in () }

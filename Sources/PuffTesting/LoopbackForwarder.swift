@@ -125,7 +125,7 @@ public final class LoopbackForwarder: Sendable {
     }
 
     /// A socket listening on 127.0.0.1:`port` (0: any free port).
-    static func listen(on port: UInt16) throws -> Int32 {
+    public static func listen(on port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw LoopbackError.socket(errno) }
         var yes: Int32 = 1
@@ -162,7 +162,7 @@ public final class LoopbackForwarder: Sendable {
     }
 
     /// The port a bound socket has.
-    static func port(of fd: Int32) -> UInt16 {
+    public static func port(of fd: Int32) -> UInt16 {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {

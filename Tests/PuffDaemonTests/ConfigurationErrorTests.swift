@@ -60,7 +60,10 @@ struct ConfigurationErrorTests {
             "[store.openbao]\ntransit_key = \"a/b\"\n",
             #"2: store.openbao.transit_key: must be a transit key's name, such as "puff", not "a/b""#
         ),
-        ("[store.openbao]\npoll_interval = 0\n", "2: store.openbao.poll_interval: must be a positive number of seconds, not 0"),
+        (
+            "[store.openbao]\npoll_interval = 0\n",
+            "2: store.openbao.poll_interval: must be a positive number of seconds, not 0"
+        ),
         (
             "[store]\nopenbao.approle_role_id_file = \"/r\"\nopenbao.approle_secret_id_file = \"/s\"\nopenbao.token_file = \"/t\"\n",
             "4: store.openbao.token_file: and an AppRole (approle_role_id_file, approle_secret_id_file) are both set: keep one"

@@ -36,7 +36,8 @@ struct OpenBaoAuthTests {
             #expect(
                 error
                     == .refused(
-                        "the token file \(path) may be read or written by group or others (mode \(octal)): chmod 600 it"))
+                        "the token file \(path) may be read or written by group or others (mode \(octal)): chmod 600 it"
+                    ))
         }
     }
 

@@ -86,7 +86,8 @@ struct OpenBaoFleetLogTests {
 
     @Test func anEntryNotWrittenByPuffIsDamagedNamingItsPath() async throws {
         let bao = try await BaoServer()
-        _ = try await bao.client().write("puff/team/log/0000000000000001", mount: "secret", fields: [("entry", "not base64!")], cas: 0)
+        _ = try await bao.client().write(
+            "puff/team/log/0000000000000001", mount: "secret", fields: [("entry", "not base64!")], cas: 0)
         let log = OpenBaoFleetLog(client: try bao.client())
         let error = await #expect(throws: StoreError.self) { try await log.entry(1, of: "team") }
         #expect(

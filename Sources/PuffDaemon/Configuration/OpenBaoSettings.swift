@@ -27,7 +27,9 @@ public struct OpenBaoSettings: Sendable, Equatable {
     /// What is wrong with the keys together, and the key to report it at; nil when nothing is.
     var combinationProblem: (key: String, reason: String)? {
         if tokenFile != nil, roleIDFile != nil || secretIDFile != nil {
-            return ("token_file", "and an AppRole (approle_role_id_file, approle_secret_id_file) are both set: keep one")
+            return (
+                "token_file", "and an AppRole (approle_role_id_file, approle_secret_id_file) are both set: keep one"
+            )
         }
         if roleIDFile != nil, secretIDFile == nil {
             return ("approle_role_id_file", "needs approle_secret_id_file too")
@@ -67,7 +69,8 @@ extension ConfigurationKeys {
             ConfigurationKey(
                 section: section, name: "path_prefix",
                 read: { value, configuration throws(KeyReason) in
-                    configuration.openBao.pathPrefix = try openBaoPath(ConfigurationKey.string(value), emptyAllowed: true)
+                    configuration.openBao.pathPrefix = try openBaoPath(
+                        ConfigurationKey.string(value), emptyAllowed: true)
                 },
                 write: { configuration, _ in configuration.openBao.pathPrefix }),
             .path(section, "token_file", \.openBao.tokenFile),
@@ -82,7 +85,8 @@ extension ConfigurationKeys {
                 read: { value, configuration throws(KeyReason) in
                     let name = try ConfigurationKey.string(value)
                     guard (try? openBaoPath(name, emptyAllowed: false)) != nil, !name.contains("/") else {
-                        throw KeyReason("must be a transit key's name, such as \"puff\", not \(ConfigurationKey.quoted(name))")
+                        throw KeyReason(
+                            "must be a transit key's name, such as \"puff\", not \(ConfigurationKey.quoted(name))")
                     }
                     configuration.openBao.transitKey = name
                 },
@@ -94,7 +98,8 @@ extension ConfigurationKeys {
     static func openBaoAddress(_ text: String) throws(KeyReason) -> String {
         let scheme = text.prefix { $0 != ":" }
         let rest = text.dropFirst(scheme.count)
-        guard ["http", "https"].contains(scheme), rest.hasPrefix("://"), rest.dropFirst(3).contains(where: { $0 != "/" }),
+        guard ["http", "https"].contains(scheme), rest.hasPrefix("://"),
+            rest.dropFirst(3).contains(where: { $0 != "/" }),
             !text.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" })
         else {
             throw KeyReason(
