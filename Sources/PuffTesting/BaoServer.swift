@@ -37,30 +37,38 @@ public final class BaoServer: Sendable {
     public let directAddress: String
     /// The dev server's root token.
     public let rootToken: SecureBytes
+    /// With `tls`: the certificate authority of the server's certificate (`-dev-tls`), a PEM file.
+    public let caFile: String?
     private let process: BackgroundProcess
     private let forwarder: LoopbackForwarder
     private let folder: TestFolder
     private let appRoleEnabled = Mutex(false)
 
     /// Starts the server and returns once `sys/health` says it is unsealed (within ``HangGuard/step``).
-    public init() async throws {
+    /// With `tls` it answers `https` only, with a certificate of a certificate authority of its own
+    /// (``caFile``).
+    public init(tls: Bool = false) async throws {
         folder = try TestFolder("bao")
         let token = "s." + SecureRandom.bytes(12).map { String($0, radix: 16) }.joined()
         rootToken = SecureBytes(unwipedCopyOf: Array(token.utf8))
         // The dev server takes the port after it for its cluster listener: both must be free.
         let port = try Self.freePortPair()
+        let certificates = folder.appending("tls").path
+        caFile = tls ? certificates + "/vault-ca.pem" : nil
         process = try BackgroundProcess(
             Self.executable,
-            ["server", "-dev", "-dev-no-store-token", "-dev-listen-address=127.0.0.1:\(port)"],
+            ["server", "-dev", "-dev-no-store-token", "-dev-listen-address=127.0.0.1:\(port)"]
+                + (tls ? ["-dev-tls", "-dev-tls-cert-dir=\(certificates)"] : []),
             environment: [
                 "HOME": folder.url.path, "PATH": "/usr/bin:/bin", "BAO_DEV_ROOT_TOKEN_ID": token,
                 "BAO_DISABLE_MLOCK": "true",
             ],
             log: folder.appending("bao.log"))
         forwarder = try LoopbackForwarder(to: port)
-        directAddress = "http://127.0.0.1:\(port)"
-        address = "http://127.0.0.1:\(forwarder.port)"
-        let direct = try OpenBaoClient(address: directAddress, auth: .token(rootToken))
+        let scheme = tls ? "https" : "http"
+        directAddress = "\(scheme)://127.0.0.1:\(port)"
+        address = "\(scheme)://127.0.0.1:\(forwarder.port)"
+        let direct = try OpenBaoClient(address: directAddress, auth: .token(rootToken), caFile: caFile)
         let process = self.process
         let up = await poll(limit: HangGuard.step, every: .milliseconds(100)) {
             guard process.isRunning else { return true }
@@ -76,7 +84,8 @@ public final class BaoServer: Sendable {
         token: SecureBytes? = nil, timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(2)
     ) throws -> OpenBaoClient {
         try OpenBaoClient(
-            address: address, auth: .token(token ?? rootToken), connectTimeout: connectTimeout, timeout: timeout)
+            address: address, auth: .token(token ?? rootToken), caFile: caFile, connectTimeout: connectTimeout,
+            timeout: timeout)
     }
 
     /// Closes the forwarder: connections are cut and new ones refused; the server keeps its data.
@@ -91,7 +100,7 @@ public final class BaoServer: Sendable {
 
     /// Mounts the transit engine at `transit/` and makes key `key` there.
     public func enableTransit(key: String) async throws {
-        let root = try OpenBaoClient(address: directAddress, auth: .token(rootToken))
+        let root = try administrator()
         try await root.call(.post, "sys/mounts/transit", body: .object([("type", .text("transit"))])) { _ in () }
         try await root.call(.post, "transit/keys/\(key)") { _ in () }
     }
@@ -99,14 +108,14 @@ public final class BaoServer: Sendable {
     /// Writes ACL policy `name` with `rules` (HCL) and returns its name.
     @discardableResult
     public func policy(_ name: String, _ rules: String) async throws -> String {
-        let root = try OpenBaoClient(address: directAddress, auth: .token(rootToken))
+        let root = try administrator()
         try await root.call(.post, "sys/policies/acl/\(name)", body: .object([("policy", .text(rules))])) { _ in () }
         return name
     }
 
     /// A new token with `policies` (and `default`).
     public func token(policies: [String]) async throws -> SecureBytes {
-        let root = try OpenBaoClient(address: directAddress, auth: .token(rootToken))
+        let root = try administrator()
         return try await root.call(.post, "auth/token/create", body: .object([("policies", .strings(policies))])) {
             (document) throws(OpenBaoError) in
             guard let token = document.secret(document.root["auth"]?["client_token"]) else {
@@ -120,7 +129,7 @@ public final class BaoServer: Sendable {
     /// id and a new secret id.
     public func appRole(_ role: String, policies: [String]) async throws -> (roleID: SecureBytes, secretID: SecureBytes)
     {
-        let root = try OpenBaoClient(address: directAddress, auth: .token(rootToken))
+        let root = try administrator()
         if !appRoleEnabled.withLock({ $0 }) {
             try await root.call(.post, "sys/auth/approle", body: .object([("type", .text("approle"))])) { _ in () }
             appRoleEnabled.withLock { $0 = true }
@@ -135,6 +144,11 @@ public final class BaoServer: Sendable {
         }
         guard let roleID, let secretID else { throw BaoServerError.noAppRole(role) }
         return (roleID, secretID)
+    }
+
+    /// A root client on the direct address, for setting the server up.
+    private func administrator() throws -> OpenBaoClient {
+        try OpenBaoClient(address: directAddress, auth: .token(rootToken), caFile: caFile)
     }
 
     /// A port P of 127.0.0.1 such that P and P + 1 were both free a moment ago.
