@@ -10,9 +10,10 @@ extension Base64 {
         // sodium_base64_encoded_len counts the terminating NUL, which the result leaves out.
         let length = sodium_base64_encoded_len(bytes.count, variant) - 1
         let terminated = bytes.withUnsafeBytes { (input: UnsafeRawBufferPointer) -> SecureBytes in
+            // At least the NUL: never an empty buffer.
             SecureBytes(count: length + 1) { (output: UnsafeMutableRawBufferPointer) -> Void in
                 _ = sodium_bin2base64(
-                    output.baseAddress?.assumingMemoryBound(to: CChar.self), output.count,
+                    output.baseAddress!.assumingMemoryBound(to: CChar.self), output.count,
                     input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, variant)
             }
         }
@@ -31,9 +32,10 @@ extension Base64 {
             var decoded = 0
             var end: UnsafePointer<CChar>?
             let start = input.baseAddress?.assumingMemoryBound(to: CChar.self)
+            // Four characters or more, two of them padding at most: at least one byte.
             let output = SecureBytes(count: length) { (output: UnsafeMutableRawBufferPointer) -> Void in
                 let result = sodium_base642bin(
-                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count, start, input.count, nil,
+                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count, start, input.count, nil,
                     &decoded, &end, Int32(sodium_base64_VARIANT_ORIGINAL))
                 if result != 0 { decoded = -1 }
             }

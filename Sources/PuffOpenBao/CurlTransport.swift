@@ -52,14 +52,14 @@ final class CurlTransport: Sendable {
     private static let ready: Bool = puff_curl_global_init() == CURLE_OK
 
     let settings: Settings
-    private let idle = Mutex<[UnsafeMutableRawPointer]>([])
+    private let idle = Mutex<[EasyHandle]>([])
 
     init(_ settings: Settings) {
         self.settings = settings
     }
 
     deinit {
-        for handle in idle.withLock({ $0 }) { curl_easy_cleanup(handle) }
+        for handle in idle.withLock({ $0 }) { curl_easy_cleanup(handle.pointer) }
     }
 
     /// Runs `request` on a Dispatch thread; the failure is libcurl's reason (no URL, no header).
@@ -73,7 +73,7 @@ final class CurlTransport: Sendable {
 
     /// Runs `request` on this thread, waiting at most the settings' timeouts.
     func perform(_ request: Request) -> Result<Answer, CurlFailure> {
-        guard Self.ready, let handle = idle.withLock({ $0.popLast() }) ?? curl_easy_init() else {
+        guard Self.ready, let handle = idle.withLock({ $0.popLast()?.pointer }) ?? curl_easy_init() else {
             return .failure(CurlFailure(reason: "libcurl could not be initialised"))
         }
         defer { release(handle) }
@@ -152,11 +152,17 @@ final class CurlTransport: Sendable {
     private func release(_ handle: UnsafeMutableRawPointer) {
         let kept = idle.withLock { idle in
             guard idle.count < Self.poolSize else { return false }
-            idle.append(handle)
+            idle.append(EasyHandle(pointer: handle))
             return true
         }
         if !kept { curl_easy_cleanup(handle) }
     }
+}
+
+/// A libcurl easy handle in the pool.
+private struct EasyHandle: @unchecked Sendable {
+    // @unchecked: a handle is used by one thread at a time, the one that took it out of the pool.
+    let pointer: UnsafeMutableRawPointer
 }
 
 /// Why libcurl got no answer, in its words: a refused connection, a timeout, a TLS failure.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import PuffCrypto
+package import PuffCrypto
 
 /// A request body for OpenBao's API: a JSON object written straight into locked memory, since some
 /// hold a secret (an AppRole secret id, a transit plaintext). Strings are escaped as RFC 8259 asks.

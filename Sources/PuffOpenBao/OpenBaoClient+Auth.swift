@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import PuffCrypto
+public import PuffCrypto
 import PuffFormats
+import Synchronization
 
 extension OpenBaoClient {
     /// The token to send: the configured one, or an AppRole login's, logging in when there is

@@ -6,6 +6,11 @@ public struct KVSecret: Sendable, Equatable {
     /// The fields whose values are strings (Puff writes no other kind; others are left out).
     public var fields: [String: String]
     public var version: UInt64
+
+    public init(fields: [String: String], version: UInt64) {
+        self.fields = fields
+        self.version = version
+    }
 }
 
 /// What KV v2 keeps about a path besides its data.

@@ -49,12 +49,17 @@ public final class BaoServer: Sendable {
     /// (``caFile``).
     public init(tls: Bool = false) async throws {
         folder = try TestFolder("bao")
-        let token = "s." + SecureRandom.bytes(12).map { String($0, radix: 16) }.joined()
+        // Random; not "s.…", which OpenBao keeps for the tokens it makes.
+        let token = "puff-" + SecureRandom.bytes(12).map { String($0, radix: 16) }.joined()
         rootToken = SecureBytes(unwipedCopyOf: Array(token.utf8))
         // The dev server takes the port after it for its cluster listener: both must be free.
         let port = try Self.freePortPair()
         let certificates = folder.appending("tls").path
         caFile = tls ? certificates + "/vault-ca.pem" : nil
+        if tls {
+            try FileManager.default.createDirectory(
+                atPath: certificates, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        }
         process = try BackgroundProcess(
             Self.executable,
             ["server", "-dev", "-dev-no-store-token", "-dev-listen-address=127.0.0.1:\(port)"]
@@ -175,7 +180,8 @@ public enum BaoServerError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notStarted(let log): "bao server -dev did not come up within \(HangGuard.step):\n\(log.suffix(3000))"
+        case .notStarted(let log):
+            "bao server -dev exited, or was not unsealed within \(HangGuard.step):\n\(log.suffix(3000))"
         case .noFreePorts: "no two free ports in a row on 127.0.0.1"
         case .noAppRole(let role): "AppRole \(role) has no role id or secret id"
         }
