@@ -111,8 +111,9 @@ struct FleetRecordStoreTests {
         let requests = await log.requests
         #expect(try await a.store.header(of: space) == chain.header)
         #expect(try await a.store.replay(space).records.map(\.bytes) == replay.records.map(\.bytes))
-        #expect(try a.store.read(RecordLocator(offset: replay.records[0].offset, record: replay.records[0].bytes,
-            sequence: 1), in: space) == replay.records[0].bytes)
+        let first = replay.records[0]
+        let locator = RecordLocator(offset: first.offset, record: first.bytes, sequence: 1)
+        #expect(try a.store.read(locator, in: space) == first.bytes)
         #expect(await log.requests == requests, "reads never ask the log")
 
         await log.setReachable(true)
@@ -133,7 +134,8 @@ struct FleetRecordStoreTests {
                 Issue.record("a fleet collection's chain was rewritten: \(String(describing: error))")
                 continue
             }
-            #expect(why.hasPrefix("\(space.hex) is a fleet collection kept in OpenBao at memory-fleet as team: "), "\(why)")
+            #expect(
+                why.hasPrefix("\(space.hex) is a fleet collection kept in OpenBao at memory-fleet as team: "), "\(why)")
         }
         #expect(try a.journal(space) == before)
     }
@@ -143,13 +145,17 @@ struct FleetRecordStoreTests {
         let c = try FleetMachine("c", log: log)
         var other = FleetChain()
         try await other.create(in: c.store, records: 1)
-        await #expect(throws: StoreError.writeFailed(
-            "a collection named team is kept in OpenBao at memory-fleet already: attach it instead")) {
+        await #expect(
+            throws: StoreError.writeFailed(
+                "a collection named team is kept in OpenBao at memory-fleet already: attach it instead")
+        ) {
             try await c.store.share(other.space, as: "team")
         }
         #expect(c.store.sharedName(of: other.space) == nil)
-        await #expect(throws: StoreError.writeFailed(
-            "team is a fleet collection of this vault already (\(chain.space.hex))")) {
+        await #expect(
+            throws: StoreError.writeFailed(
+                "team is a fleet collection of this vault already (\(chain.space.hex))")
+        ) {
             _ = try await a.store.attach("team")
         }
         for name in ["../team", "team/log", ".hidden", "", "a b"] {
