@@ -41,6 +41,8 @@ extension FleetRecordStore {
             if let generation, generation != current {
                 throw .staleGeneration(space, expected: generation, current: current)
             }
+            // Nothing to append makes no entry: the log never holds an empty one from here.
+            guard !records.isEmpty else { return AppendTicket(settled: .success(()), generation: current) }
             let entry = FleetEntry(records: records, head: head).encoded()
             do throws(StoreError) {
                 try await requireLog(for: share).createEntry(current + 1, entry, of: share.name, space: space)
@@ -82,7 +84,7 @@ extension FleetRecordStore {
                                     + "entry \(pulled.generation + 1) of the shared log does not")
                         }
                         uncounted.removeFirst(entry.records.count)
-                    } else {
+                    } else if !entry.records.isEmpty {
                         let ticket = try await local.enqueueAppend(
                             contentsOf: entry.records, to: space, head: entry.head, expecting: nil)
                         try await ticket.durable()
@@ -106,20 +108,21 @@ extension FleetRecordStore {
         }
     }
 
-    /// The records of the space's journal past those the map counts, on the first look since
-    /// this store opened; none afterwards.
+    /// The records of the space's journal past those the map counts, until a look finds none
+    /// (the first pull since this store opened, as a rule); none afterwards.
     ///
     /// - Throws: ``StoreError/writeFailed(_:)`` when the journal holds fewer (put back from an
     ///   older copy: the entries it lost would never come again).
     private func uncountedRecords(_ space: SpaceID, _ share: FleetMap.Share) async throws(StoreError) -> [[UInt8]] {
         guard !state.withLock({ $0.checked.contains(space) }) else { return [] }
         let records = try await local.replay(space).records
-        guard records.count >= share.records else {
+        guard UInt64(records.count) >= share.records else {
             throw .writeFailed(
                 "the local journal of fleet collection \(share.name) (\(space.hex)) holds \(records.count) records, "
                     + "fewer than the \(share.records) its \(share.generation) entries brought (put back from an "
                     + "older copy?): set the collection aside and attach it again")
         }
+        if UInt64(records.count) == share.records { state.withLock { _ = $0.checked.insert(space) } }
         return records.dropFirst(Int(share.records)).map(\.bytes)
     }
 

@@ -106,7 +106,7 @@ extension FleetRecordStore {
                 name: name, generation: count, records: UInt64(records.count), headerVersion: version)
             do throws(StoreError) {
                 try await local.replaceHeader(header, of: space)
-                try await local.append(contentsOf: records, to: space, head: head)
+                if !records.isEmpty { try await local.append(contentsOf: records, to: space, head: head) }
                 try await claim(space, share)
             } catch {
                 // Half a copy would make the next attach refuse "holds it already".
