@@ -7,7 +7,7 @@ extension FleetRecordStore {
     }
 
     public func append(contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?) async throws(StoreError) {
-        guard share(of: space) != nil else { return try await local.append(contentsOf: records, to: space, head: head) }
+        guard mapped(space) != nil else { return try await local.append(contentsOf: records, to: space, head: head) }
         _ = try await appendShared(records, to: space, head: head, expecting: nil)
     }
 
@@ -24,7 +24,7 @@ extension FleetRecordStore {
     public func enqueueAppend(
         contentsOf records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?
     ) async throws(StoreError) -> AppendTicket {
-        guard share(of: space) != nil else {
+        guard mapped(space) != nil else {
             return try await local.enqueueAppend(contentsOf: records, to: space, head: head, expecting: generation)
         }
         return try await appendShared(records, to: space, head: head, expecting: generation)
@@ -33,8 +33,8 @@ extension FleetRecordStore {
     private func appendShared(_ records: [[UInt8]], to space: SpaceID, head: [UInt8]?, expecting generation: UInt64?)
         async throws(StoreError) -> AppendTicket
     {
-        try await turn(space).run { () throws(StoreError) -> AppendTicket in
-            guard let share = share(of: space) else {
+        try await turn(space).run { () async throws(StoreError) -> AppendTicket in
+            guard let share = mapped(space) else {
                 return try await local.enqueueAppend(contentsOf: records, to: space, head: head, expecting: generation)
             }
             let current = share.generation
@@ -68,9 +68,9 @@ extension FleetRecordStore {
     /// - Throws: ``StoreError/unavailable(_:)`` (nothing landed), ``StoreError/damaged(file:offset:reason:)``
     ///   for an entry that does not read (refused whole), ``StoreError/writeFailed(_:)``.
     public func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords? {
-        guard share(of: space) != nil else { return nil }
-        return try await turn(space).run { () throws(StoreError) -> PulledRecords? in
-            guard let share = share(of: space) else { return nil }
+        guard mapped(space) != nil else { return nil }
+        return try await turn(space).run { () async throws(StoreError) -> PulledRecords? in
+            guard let share = mapped(space) else { return nil }
             let log = try requireLog(for: share)
             var uncounted = try await uncountedRecords(space, share)
             var pulled = PulledRecords(records: [], locators: [], head: nil, generation: share.generation)

@@ -16,8 +16,8 @@ extension FleetRecordStore {
     ///   ``StoreError/unavailable(_:)``; ``StoreError/noSuchSpace(_:)``.
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
         guard FleetMap.isValidName(name) else { throw .writeFailed(Self.nameRule(name)) }
-        try await claiming.run { () throws(StoreError) in
-            if let share = share(of: space) {
+        try await claiming.run { () async throws(StoreError) in
+            if let share = mapped(space) {
                 throw .writeFailed("\(space.hex) is a fleet collection already, shared as \(share.name)")
             }
             try refuseTaken(name)
@@ -71,7 +71,7 @@ extension FleetRecordStore {
     ///   entry that does not read (nothing is written); ``StoreError/unavailable(_:)``.
     public func attach(_ name: String) async throws(StoreError) -> SpaceID {
         guard FleetMap.isValidName(name) else { throw .writeFailed(Self.nameRule(name)) }
-        return try await claiming.run { () throws(StoreError) -> SpaceID in
+        return try await claiming.run { () async throws(StoreError) -> SpaceID in
             try refuseTaken(name)
             guard let log else { throw .unavailable("cannot attach \(name): no shared store is configured") }
             guard let found = try await log.header(of: name) else {
@@ -85,7 +85,7 @@ extension FleetRecordStore {
                 throw .damaged(file: "the header of \(name) in \(log.address)", offset: 0, reason: "\(error)")
             }
             let existing = try await local.spaces()
-            guard share(of: space) == nil, !existing.contains(space) else {
+            guard mapped(space) == nil, !existing.contains(space) else {
                 throw .writeFailed("this vault holds the collection \(name) already (\(space.hex))")
             }
             var records: [[UInt8]] = []
@@ -120,7 +120,7 @@ extension FleetRecordStore {
     /// Puts `share` in the map and writes it; a failed write takes it out again, so the map in
     /// memory never claims what the file does not.
     private func claim(_ space: SpaceID, _ share: FleetMap.Share) async throws(StoreError) {
-        try await turn(space).run { () throws(StoreError) in
+        try await turn(space).run { () async throws(StoreError) in
             state.withLock { state in
                 state.map.shares[space] = share
                 state.checked.insert(space)

@@ -79,7 +79,7 @@ public final class FleetRecordStore: RecordStore {
     public var map: FleetMap { state.withLock { $0.map } }
 
     /// The space's entry in the map, if it is a fleet space.
-    func share(of space: SpaceID) -> FleetMap.Share? {
+    func mapped(_ space: SpaceID) -> FleetMap.Share? {
         state.withLock { $0.map.shares[space] }
     }
 
@@ -97,7 +97,7 @@ public final class FleetRecordStore: RecordStore {
     ///
     /// - Throws: ``StoreError/writeFailed(_:)``; the old file is then still in place.
     func saveMap() async throws(StoreError) {
-        try await saving.run { () throws(StoreError) in
+        try await saving.run { () async throws(StoreError) in
             guard case .file(let files) = storage else { return }
             try files.replaceFleetMap(state.withLock { $0.map.encoded() })
         }
@@ -124,12 +124,12 @@ public final class FleetRecordStore: RecordStore {
     public var location: String? { local.location }
 
     public func sharedName(of space: SpaceID) -> String? {
-        share(of: space)?.name
+        mapped(space)?.name
     }
 
     /// For a fleet space, the entries of the log its journal holds; otherwise the local store's.
     public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
-        if let share = share(of: space) { return share.generation }
+        if let share = mapped(space) { return share.generation }
         return try await local.generation(of: space)
     }
 
@@ -140,9 +140,9 @@ public final class FleetRecordStore: RecordStore {
     ///   the shared header since (nothing written), ``StoreError/unavailable(_:)``,
     ///   ``StoreError/writeFailed(_:)``.
     public func replaceHeader(_ bytes: [UInt8], of space: SpaceID) async throws(StoreError) {
-        guard share(of: space) != nil else { return try await local.replaceHeader(bytes, of: space) }
-        try await turn(space).run { () throws(StoreError) in
-            guard let share = share(of: space) else { return try await local.replaceHeader(bytes, of: space) }
+        guard mapped(space) != nil else { return try await local.replaceHeader(bytes, of: space) }
+        try await turn(space).run { () async throws(StoreError) in
+            guard let share = mapped(space) else { return try await local.replaceHeader(bytes, of: space) }
             let version = try await requireLog(for: share).replaceHeader(
                 bytes, of: share.name, expecting: share.headerVersion, space: space)
             state.withLock { $0.map.shares[space]?.headerVersion = version }
@@ -155,7 +155,7 @@ public final class FleetRecordStore: RecordStore {
     public func rewrite(_ space: SpaceID, records: [[UInt8]], version: UInt8, keepingOldAs: String?)
         async throws(StoreError) -> JournalRewrite
     {
-        if let share = share(of: space) { throw refusal("compacting or repairing it", space, share) }
+        if let share = mapped(space) { throw refusal("compacting or repairing it", space, share) }
         return try await local.rewrite(space, records: records, version: version, keepingOldAs: keepingOldAs)
     }
 
@@ -163,7 +163,7 @@ public final class FleetRecordStore: RecordStore {
     public func replaceSpace(_ old: SpaceID, with new: SpaceID, header: [UInt8], records: [[UInt8]], head: [UInt8]?)
         async throws(StoreError)
     {
-        if let share = share(of: old) { throw refusal("changing its key", old, share) }
+        if let share = mapped(old) { throw refusal("changing its key", old, share) }
         try await local.replaceSpace(old, with: new, header: header, records: records, head: head)
     }
 
@@ -184,8 +184,8 @@ public final class FleetRecordStore: RecordStore {
 
     /// Drops `space` from the map, if it is there.
     private func forget(_ space: SpaceID) async throws(StoreError) {
-        guard share(of: space) != nil else { return }
-        try await turn(space).run { () throws(StoreError) in
+        guard mapped(space) != nil else { return }
+        try await turn(space).run { () async throws(StoreError) in
             state.withLock { state in
                 state.map.shares[space] = nil
                 state.checked.remove(space)
