@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 
 /// Appends and pulls: a fleet space's journal moves one log entry at a time, in the log's order.
 extension FleetRecordStore {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 
 /// What goes to the local store as it is, for every space: reads (fleet spaces are read from
 /// their local cache too) and the vault's own files.

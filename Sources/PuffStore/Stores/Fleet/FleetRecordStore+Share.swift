@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 
 /// Making a fleet space: publishing one of this vault's spaces, or copying one from the log.
 extension FleetRecordStore {
