@@ -37,9 +37,12 @@ struct FleetChain {
     let sealer = SecretSealer()
     private(set) var tip: VaultRecord?
 
-    /// A header of `space` (no slots: the store never opens it).
-    var header: [UInt8] {
-        VaultHeader(flags: [], space: space, collectionID: "shared", lockedSearch: .never).encoded()
+    /// A header of `space` that parses (its wrapped key opens nothing: the store never opens it).
+    var header: [UInt8] { header(id: "shared") }
+
+    /// The header with another collection id.
+    func header(id: String) -> [UInt8] {
+        BackupArchiveTests.header(space, id: id)
     }
 
     /// The next record after `tip`, and its head; the tip moves to it.

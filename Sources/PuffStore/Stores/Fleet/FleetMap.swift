@@ -4,9 +4,10 @@
 /// under which name the shared store keeps each, and how much of its log this vault holds. It
 /// holds no secret: names (OpenBao's paths say them too) and counts.
 ///
-/// Contents: one line per space, `SPACE GENERATION RECORDS HEADER-VERSION NAME`, sorted by space;
-/// SPACE in hex, the numbers in decimal. Framed like the catalog (``ChecksummedFile``, magic
-/// `PUFFFLT\x01`).
+/// Contents: the line `fleet 1` (its version; a frame is never empty, so a map of no spaces still
+/// has a line), then one line per space, `SPACE GENERATION RECORDS HEADER-VERSION NAME`, sorted
+/// by space; SPACE in hex, the numbers in decimal. Framed like the catalog (``ChecksummedFile``,
+/// magic `PUFFFLT\x01`).
 public struct FleetMap: Sendable, Equatable {
     /// One fleet space.
     public struct Share: Sendable, Equatable {
@@ -56,13 +57,17 @@ public struct FleetMap: Sendable, Equatable {
         let lines = shares.sorted { $0.key.hex < $1.key.hex }.map { space, share in
             "\(space.hex) \(share.generation) \(share.records) \(share.headerVersion) \(share.name)\n"
         }
-        return Array(lines.joined().utf8)
+        return Array((Self.firstLine + lines.joined()).utf8)
     }
+
+    private static let firstLine = "fleet 1\n"
 
     /// Reads ``encoded()``; nil when a line is malformed (the whole file is then malformed).
     public init?(decoding bytes: [UInt8]) {
         var shares: [SpaceID: Share] = [:]
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.hasPrefix(Self.firstLine) else { return nil }
+        for line in text.dropFirst(Self.firstLine.count).split(separator: "\n", omittingEmptySubsequences: true) {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
             guard fields.count == 5, let space = SpaceID(hex: String(fields[0])), shares[space] == nil,
                 let generation = UInt64(fields[1]), let records = UInt64(fields[2]),
