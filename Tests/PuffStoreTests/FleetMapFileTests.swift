@@ -102,6 +102,42 @@ struct FleetMapFileTests {
         #expect(await files.refusedFiles().map { "\($0)" } == ["\(path) is damaged at offset 0: \(reason)"])
     }
 
+    @Test func aFlippedByteInTheFleetFileIsDamageTheStoreRefusesAndDoctorReports() async throws {
+        let folder = try TestFolder("fleet-flip")
+        var chain = FleetChain()
+        do {
+            let store = try FleetRecordStore(files: try FileRecordStore(folder: folder.url.path), log: log)
+            try await chain.create(in: store, records: 1)
+            try await store.share(chain.space, as: "team")
+        }
+        let url = folder.appending("fleet")
+        var bytes = Array(try Data(contentsOf: url))
+        bytes[bytes.count - 2] ^= 1
+        try Data(bytes).write(to: url)
+        let files = try await FileRecordStore.reopening(folder: folder.url.path)
+        let error = await thrown { () async throws(StoreError) in _ = try FleetRecordStore(files: files, log: log) }
+        guard case .damaged(let file, _, _) = error else {
+            Issue.record("a flipped fleet file was read: \(String(describing: error))")
+            return
+        }
+        #expect(file == url.path)
+        #expect(VaultFileCheck.findings(folder: folder.url.path).map(\.file) == [url.path])
+    }
+
+    @Test func theMapReadsWhatItWroteAndRefusesALineThatIsNotOne() throws {
+        let space = SpaceID.random()
+        let map = FleetMap(shares: [space: .init(name: "team-1.a_b", generation: 7, records: 9, headerVersion: 2)])
+        #expect(FleetMap(decoding: map.encoded()) == map)
+        #expect(FleetMap(decoding: FleetMap().encoded()) == FleetMap())
+        let line = "\(space.hex) 7 9 2"
+        for bad in [
+            "", "\(line) team\n", "fleet 1\n\(line) ../team\n", "fleet 1\n\(line)\n", "fleet 1\nzz 7 9 2 team\n",
+            "fleet 1\n\(line) team\n\(SpaceID.random().hex) 1 1 1 team\n", "fleet 1\n\(line) team x\n",
+        ] {
+            #expect(FleetMap(decoding: Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+
     @Test func aFleetSpacesHeaderGoesToTheLogFirstAndAStaleOneIsRefused() async throws {
         let a = try FleetMachine("ha", log: log)
         let b = try FleetMachine("hb", log: log)
