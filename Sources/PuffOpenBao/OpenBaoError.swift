@@ -31,12 +31,16 @@ extension OpenBaoError: CustomStringConvertible {
         }
     }
 
-    /// The error a ``FleetLog`` throws for this one: the store is unavailable, with the address of
-    /// the server named (the other cases name only a path).
+    /// The error a ``FleetLog`` throws for this one: the store is unavailable, the server's
+    /// address named in the message.
     public func storeError(address: String) -> StoreError {
         switch self {
         case .unreachable: .unavailable(description)
-        default: .unavailable("OpenBao at \(address): \(description)")
+        case .denied(let path): .unavailable("OpenBao at \(address) refused access to \(path) (permission denied)")
+        case .notFound(let path): .unavailable("OpenBao at \(address) has nothing at \(path)")
+        case .casMismatch(let path): .unavailable("\(path) changed in OpenBao at \(address) since it was read")
+        case .server(let status, let message): .unavailable("OpenBao at \(address) answered \(status): \(message)")
+        case .refused(let why): .unavailable(why)
         }
     }
 }

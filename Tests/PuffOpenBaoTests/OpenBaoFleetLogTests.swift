@@ -75,6 +75,23 @@ struct OpenBaoFleetLogTests {
         #expect(try await log.header(of: "team")?.bytes == [2])
     }
 
+    @Test func aMachineWhosePolicyNamesOneCollectionIsRefusedTheOther() async throws {
+        let bao = try await BaoServer()
+        let owner = OpenBaoFleetLog(client: try bao.client())
+        try await owner.createEntry(1, [1], of: "team", space: space)
+        try await owner.createEntry(1, [2], of: "other", space: space)
+        let rules = #"path "secret/data/puff/team/*" { capabilities = ["create", "read"] }"#
+        let machine = OpenBaoFleetLog(
+            client: try bao.client(token: try await bao.token(policies: [try await bao.policy("team", rules)])))
+        #expect(try await machine.entry(1, of: "team") == [1])
+        let error = await #expect(throws: StoreError.self) { try await machine.entry(1, of: "other") }
+        #expect(
+            error
+                == .unavailable(
+                    "OpenBao at \(bao.address) refused access to secret/data/puff/other/log/0000000000000001 (permission denied)"
+                ))
+    }
+
     @Test func aNameThatIsNotOnePathSegmentIsRefused() async throws {
         let bao = try await BaoServer()
         let log = OpenBaoFleetLog(client: try bao.client())
