@@ -25,6 +25,27 @@ struct OpenBaoKVTests {
         #expect(!metadata.createdTime.isEmpty)
     }
 
+    @Test func manyRequestsAtOnceFromOneClientEachGetTheirOwnAnswer() async throws {
+        let bao = try await BaoServer()
+        let client = try bao.client()
+        // More at once than the pool keeps handles (4), so handles are made, shared out and freed.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    _ = try await client.write("many/\(index)", mount: "secret", fields: [("n", "\(index)")], cas: 0)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let answers = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            for index in 0..<24 {
+                group.addTask { (index, try await client.read("many/\(index)", mount: "secret")?.fields["n"]) }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(answers == Dictionary(uniqueKeysWithValues: (0..<24).map { ($0, "\($0)") }))
+    }
+
     @Test func aPathNeverWrittenReadsAsNothingAndAnEmptyFolderListsNothing() async throws {
         let bao = try await BaoServer()
         let client = try bao.client()
