@@ -47,18 +47,33 @@ public final class OpenBaoClient: Sendable {
     }
 
     /// Sends a request to `/v1/<path>` (`path` already escaped, see ``KVPath``) with the token, and
-    /// returns the answer whatever its status.
+    /// returns the answer whatever its status. An AppRole client refused with 403 logs in again
+    /// and sends it once more: its token may have expired or been used up early.
     ///
     /// - Throws: ``OpenBaoError/unreachable(address:reason:)``, or what logging in threw.
     func send(_ method: Method, _ path: String, body: JSONBody? = nil, authenticated: Bool = true)
         async throws(OpenBaoError) -> CurlTransport.Answer
     {
+        let encoded = body?.encoded
+        guard authenticated else { return try await exchange(method, path, body: encoded, token: nil) }
+        let token = try await currentToken()
+        let answer = try await exchange(method, path, body: encoded, token: token)
+        guard answer.status == 403, case .appRole = auth else { return answer }
+        // Only the token that was refused is dropped: another task may have logged in since.
+        session.withLock { if $0?.token === token { $0 = nil } }
+        return try await exchange(method, path, body: encoded, token: try await currentToken())
+    }
+
+    /// One HTTP exchange, with `token` when given.
+    private func exchange(_ method: Method, _ path: String, body: SecureBytes?, token: SecureBytes?)
+        async throws(OpenBaoError) -> CurlTransport.Answer
+    {
         var headers: [SecureBytes] = []
-        if authenticated { headers.append(Self.tokenHeader(try await currentToken())) }
+        if let token { headers.append(Self.tokenHeader(token)) }
         if body != nil { headers.append(SecureBytes(unwipedCopyOf: Array("Content-Type: application/json\0".utf8))) }
         let request = CurlTransport.Request(
             url: address + "/v1/" + path + (method == .list ? "?list=true" : ""), post: method == .post,
-            headers: headers, body: body?.encoded)
+            headers: headers, body: body)
         switch await transport.send(request) {
         case .success(let answer): return answer
         case .failure(let failure): throw .unreachable(address: address, reason: failure.reason)

@@ -132,14 +132,16 @@ public final class BaoServer: Sendable {
 
     /// Makes AppRole `role` (enabling AppRole auth on first use) with `policies`; returns its role
     /// id and a new secret id.
-    public func appRole(_ role: String, policies: [String]) async throws -> (roleID: SecureBytes, secretID: SecureBytes)
-    {
+    /// With `tokenUses`, each token its logins give is good for that many requests (0: any number).
+    public func appRole(_ role: String, policies: [String], tokenUses: UInt64 = 0) async throws -> (
+        roleID: SecureBytes, secretID: SecureBytes
+    ) {
         let root = try administrator()
         if !appRoleEnabled.withLock({ $0 }) {
             try await root.call(.post, "sys/auth/approle", body: .object([("type", .text("approle"))])) { _ in () }
             appRoleEnabled.withLock { $0 = true }
         }
-        let body = JSONBody.object([("token_policies", .strings(policies))])
+        let body = JSONBody.object([("token_policies", .strings(policies)), ("token_num_uses", .number(tokenUses))])
         try await root.call(.post, "auth/approle/role/\(role)", body: body) { _ in () }
         let roleID = try await root.call(.get, "auth/approle/role/\(role)/role-id") { document in
             document.secret(document.root["data"]?["role_id"])

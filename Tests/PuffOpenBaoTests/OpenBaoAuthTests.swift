@@ -79,6 +79,21 @@ struct OpenBaoAuthTests {
     }
 
     @Test(.enabled(if: BaoServer.isAvailable))
+    func anAppRoleClientWhoseTokenIsUsedUpLogsInAgainAndCarriesOn() async throws {
+        let bao = try await BaoServer()
+        let policy = try await bao.policy("fleet", #"path "secret/data/puff/*" { capabilities = ["read"] }"#)
+        // Each login's token is good for two requests: the third is refused (403) as an expired one is.
+        let (roleID, secretID) = try await bao.appRole("machine", policies: [policy], tokenUses: 2)
+        let client = try OpenBaoClient(address: bao.address, auth: .appRole(roleID: roleID, secretID: secretID))
+        for _ in 0..<5 {
+            #expect(try await client.read("puff/none", mount: "secret") == nil)
+        }
+        // A refusal the policy means stays one: logging in again does not change it.
+        let error = await #expect(throws: OpenBaoError.self) { try await client.read("other/x", mount: "secret") }
+        #expect(error == .denied(path: "secret/data/other/x"))
+    }
+
+    @Test(.enabled(if: BaoServer.isAvailable))
     func aWrongSecretIDIsDeniedAndSystemdCredentialsAreFoundByName() async throws {
         let bao = try await BaoServer()
         let (roleID, _) = try await bao.appRole("machine", policies: ["default"])
