@@ -7,6 +7,28 @@ public enum OpenBaoAuth: Sendable {
     case token(SecureBytes)
     case appRole(roleID: SecureBytes, secretID: SecureBytes, mount: String = "approle")
 
+    /// How `[store.openbao]` says to sign in: `token_file`; else `approle_role_id_file` and
+    /// `approle_secret_id_file`; else the systemd credentials in `credentialsDirectory`
+    /// (`$CREDENTIALS_DIRECTORY`).
+    ///
+    /// - Throws: ``OpenBaoError/refused(_:)`` when a file is refused, only one AppRole file is
+    ///   given, or nothing is configured at all.
+    public static func configured(
+        tokenFile: String?, roleIDFile: String?, secretIDFile: String?, credentialsDirectory: String?
+    ) throws(OpenBaoError) -> OpenBaoAuth {
+        if let tokenFile { return try .tokenFile(tokenFile) }
+        switch (roleIDFile, secretIDFile) {
+        case (let roleID?, let secretID?): return try .appRoleFiles(roleID: roleID, secretID: secretID)
+        case (nil, nil): break
+        default: throw .refused("an AppRole needs both approle_role_id_file and approle_secret_id_file")
+        }
+        if let credentialsDirectory, let auth = try systemdCredentials(in: credentialsDirectory) { return auth }
+        throw .refused(
+            "no way to sign in to OpenBao: set token_file, or approle_role_id_file and approle_secret_id_file, "
+                + "in [store.openbao], or give puffd the systemd credentials \(roleIDCredential) and \(secretIDCredential)"
+        )
+    }
+
     /// The systemd credentials an AppRole is read from (`LoadCredential=` or
     /// `LoadCredentialEncrypted=` in the unit, found in `$CREDENTIALS_DIRECTORY`).
     public static let roleIDCredential = "openbao-role-id"

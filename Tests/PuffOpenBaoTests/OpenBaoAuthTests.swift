@@ -61,6 +61,43 @@ struct OpenBaoAuthTests {
         }
     }
 
+    @Test func theConfiguredWayToSignInIsTheTokenFileThenTheAppRoleFilesThenSystemdCredentials() throws {
+        let folder = try TestFolder("bao-auth")
+        let token = try file("token", Array("s.token".utf8), mode: 0o600, in: folder)
+        let roleID = try file("role-id", Array("role".utf8), mode: 0o600, in: folder)
+        let secretID = try file("secret-id", Array("secret".utf8), mode: 0o600, in: folder)
+        let credentials = try TestFolder("bao-creds")
+        _ = try file(OpenBaoAuth.roleIDCredential, Array("credential-role".utf8), mode: 0o400, in: credentials)
+        _ = try file(OpenBaoAuth.secretIDCredential, Array("credential-secret".utf8), mode: 0o400, in: credentials)
+        func ids(_ auth: OpenBaoAuth) -> [String] {
+            switch auth {
+            case .token(let token): [String(decoding: token.unprotectedArray(), as: UTF8.self)]
+            case .appRole(let role, let secret, _):
+                [role, secret].map { String(decoding: $0.unprotectedArray(), as: UTF8.self) }
+            }
+        }
+        let directory = credentials.url.path
+        let first = try OpenBaoAuth.configured(
+            tokenFile: token, roleIDFile: nil, secretIDFile: nil, credentialsDirectory: directory)
+        #expect(ids(first) == ["s.token"])
+        let second = try OpenBaoAuth.configured(
+            tokenFile: nil, roleIDFile: roleID, secretIDFile: secretID, credentialsDirectory: directory)
+        #expect(ids(second) == ["role", "secret"])
+        let third = try OpenBaoAuth.configured(
+            tokenFile: nil, roleIDFile: nil, secretIDFile: nil, credentialsDirectory: directory)
+        #expect(ids(third) == ["credential-role", "credential-secret"])
+        #expect(throws: OpenBaoError.refused("an AppRole needs both approle_role_id_file and approle_secret_id_file")) {
+            try OpenBaoAuth.configured(
+                tokenFile: nil, roleIDFile: roleID, secretIDFile: nil, credentialsDirectory: directory)
+        }
+        let empty = try TestFolder("bao-empty")
+        let none = #expect(throws: OpenBaoError.self) {
+            try OpenBaoAuth.configured(
+                tokenFile: nil, roleIDFile: nil, secretIDFile: nil, credentialsDirectory: empty.url.path)
+        }
+        #expect(none?.description.hasPrefix("no way to sign in to OpenBao: set token_file") == true)
+    }
+
     @Test(.enabled(if: BaoServer.isAvailable))
     func anAppRoleFromTwoFilesLogsInAndGetsItsPolicy() async throws {
         let bao = try await BaoServer()
