@@ -53,7 +53,10 @@ public final class BaoServer: Sendable {
         let token = "puff-" + SecureRandom.bytes(12).map { String($0, radix: 16) }.joined()
         rootToken = SecureBytes(unwipedCopyOf: Array(token.utf8))
         // The dev server takes the port after it for its cluster listener: both must be free.
-        let port = try Self.freePortPair()
+        // The forwarder's port is taken first, so that the server's two cannot be it.
+        let listener = try LoopbackForwarder.listen(on: 0)
+        forwarder = LoopbackForwarder(listener: listener, to: try Self.freePortPair())
+        let port = forwarder.target
         let certificates = folder.appending("tls").path
         caFile = tls ? certificates + "/vault-ca.pem" : nil
         if tls {
@@ -69,7 +72,6 @@ public final class BaoServer: Sendable {
                 "BAO_DISABLE_MLOCK": "true",
             ],
             log: folder.appending("bao.log"))
-        forwarder = try LoopbackForwarder(to: port)
         let scheme = tls ? "https" : "http"
         directAddress = "\(scheme)://127.0.0.1:\(port)"
         address = "\(scheme)://127.0.0.1:\(forwarder.port)"

@@ -17,10 +17,15 @@ public final class LoopbackForwarder: Sendable {
     private let shared: Shared
 
     /// Listens on a free port of 127.0.0.1 and forwards each connection to `target` there.
-    public init(to target: UInt16) throws {
+    public convenience init(to target: UInt16) throws {
+        self.init(listener: try Self.listen(on: 0), to: target)
+    }
+
+    /// Forwards what `listener` (a listening socket of 127.0.0.1, now the forwarder's) accepts to
+    /// `target`: a caller that must know the forwarder's port before choosing the server's.
+    public init(listener: Int32, to target: UInt16) {
         self.target = target
         shared = Shared(target: target)
-        let listener = try Self.listen(on: 0)
         port = Self.port(of: listener)
         shared.start(listener)
     }
