@@ -48,7 +48,8 @@ extension PuffDaemon {
             }
         let records =
             printIntrospection
-            ? opened.records : try Self.withFleet(opened.records, settings.openBao, environment: environment, logger: logger)
+            ? opened.records
+            : try Self.withFleet(opened.records, settings.openBao, environment: environment, logger: logger)
         let service = try await SecretService(
             store: records,
             mode: mode,
