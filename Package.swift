@@ -81,12 +81,13 @@ let package = Package(
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
         // from one portable model, for puffctl's import and export; no D-Bus, no vault.
         .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat", "PuffProtocol"]),
-        // OpenBao's HTTP API over libcurl (KV v2, transit, AppRole) and the fleet log kept in it
-        // (docs/design/fleet.md); JSON read with PuffFormats' reader. No D-Bus, no service.
+        // OpenBao's HTTP API over libcurl (KV v2, transit, AppRole), the fleet log kept in it
+        // (docs/design/fleet.md) and the service's transit slots; JSON read with PuffFormats'
+        // reader. No D-Bus.
         .target(
             name: "PuffOpenBao",
             dependencies: [
-                "CCurl", "PuffStore", "PuffCrypto", "PuffFormats", "PuffSystem",
+                "CCurl", "PuffStore", "PuffCrypto", "PuffFormats", "PuffService", "PuffSystem",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .target(
@@ -170,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "PuffServiceTests",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats", "PuffSystem",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffTesting", "PuffFormats", "PuffSystem", "PuffOpenBao",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

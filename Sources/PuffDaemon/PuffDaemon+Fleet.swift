@@ -6,7 +6,7 @@ import PuffStore
 
 extension PuffDaemon {
     /// The vault's store with its fleet collections (docs/fleet.md): `records` decorated by a
-    /// ``FleetRecordStore`` whose log is the OpenBao of `[store.openbao]`.
+    /// ``FleetRecordStore`` whose log is kept through `client`, the OpenBao of `[store.openbao]`.
     ///
     /// A file store is always decorated, OpenBao configured or not: a vault that holds a fleet
     /// collection must never append to it alone (its chain would fork from the other machines'),
@@ -16,9 +16,9 @@ extension PuffDaemon {
     /// - Throws: `ExitCode(2)` when the vault's `fleet` file does not read (logged): without it
     ///   no fleet collection could be told from another.
     static func withFleet(
-        _ records: any RecordStore, _ settings: OpenBaoSettings, environment: [String: String], logger: Logger
+        _ records: any RecordStore, _ settings: OpenBaoSettings, client: OpenBaoClient?, logger: Logger
     ) throws -> any RecordStore {
-        let log = fleetLog(settings, environment: environment, logger: logger)
+        let log = client.map { OpenBaoFleetLog(client: $0, mount: settings.mount, prefix: settings.pathPrefix) }
         guard let files = records as? FileRecordStore else {
             return log.map { FleetRecordStore(keepingMapInMemory: records, log: $0) } ?? records
         }
@@ -30,20 +30,22 @@ extension PuffDaemon {
         }
     }
 
-    /// The OpenBao log of `settings`, or nil when none is configured or its credentials do not
-    /// read (logged: fleet collections are then offline, every other collection works).
-    static func fleetLog(_ settings: OpenBaoSettings, environment: [String: String], logger: Logger)
-        -> OpenBaoFleetLog?
+    /// A client for the OpenBao of `settings` with its configured credentials, shared by the
+    /// fleet log and the transit slots (an AppRole logs in once); nil when none is configured or
+    /// the credentials do not read (logged: fleet collections are then offline and transit slots
+    /// refuse, every other collection and slot works).
+    static func openBaoClient(_ settings: OpenBaoSettings, environment: [String: String], logger: Logger)
+        -> OpenBaoClient?
     {
         guard let address = settings.address else { return nil }
         do {
             let auth = try OpenBaoAuth.configured(
                 tokenFile: settings.tokenFile, roleIDFile: settings.roleIDFile, secretIDFile: settings.secretIDFile,
                 credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
-            let client = try OpenBaoClient(address: address, auth: auth, caFile: settings.caFile)
-            return OpenBaoFleetLog(client: client, mount: settings.mount, prefix: settings.pathPrefix)
+            return try OpenBaoClient(address: address, auth: auth, caFile: settings.caFile)
         } catch {
-            logger.error("OpenBao at \(address) cannot be used: \(error); fleet collections are offline")
+            logger.error(
+                "OpenBao at \(address) cannot be used: \(error); fleet collections are offline and transit slots refuse")
             return nil
         }
     }

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import PuffCrypto
 import PuffHardware
+import PuffOpenBao
 import PuffService
 import PuffServiceBus
 import PuffStore
@@ -46,10 +47,12 @@ extension PuffDaemon {
             case .ephemeral: .ephemeral
             case .persistent: .persistent(kdf: settings.kdf == "interactive" ? .interactive : .moderate)
             }
+        let openBao =
+            printIntrospection ? nil : Self.openBaoClient(settings.openBao, environment: environment, logger: logger)
         let records =
             printIntrospection
             ? opened.records
-            : try Self.withFleet(opened.records, settings.openBao, environment: environment, logger: logger)
+            : try Self.withFleet(opened.records, settings.openBao, client: openBao, logger: logger)
         let service = try await SecretService(
             store: records,
             mode: mode,
@@ -61,6 +64,7 @@ extension PuffDaemon {
             keyKeeper: settings.kernelKeyring.flatMap { $0 > 0 ? KernelKeyKeeper(timeout: $0) : nil },
             tpm: TPM2Device(tcti: settings.tpm2Device),
             securityKeys: SecurityKeyDevice(device: settings.fido2Device),
+            transit: openBao.map { OpenBaoTransit(client: $0, keyName: settings.openBao.transitKey) },
             audit: settings.auditEnabled ? opened.audit : nil,
             access: settings.access,
             keepDeletedDays: settings.keepDeletedDays,

@@ -19,6 +19,8 @@ extension FuzzKeys {
         relyingParty: "io.puff.vault", credentialID: (0..<64).map { UInt8($0) },
         salt: [UInt8](repeating: 0x5A, count: KeySlot.fido2SaltBytes), flags: [.presence, .pin])
     static let tpm = KeySlot.TPM2(pcrMask: 1 << 7, blob: (0..<216).map { UInt8(truncatingIfNeeded: $0 * 7) })
+    static let transit = KeySlot.Transit(
+        key: "puff", ciphertext: "vault:v1:" + String(repeating: "QUJD", count: 20))
 
     /// Sample parameters of each type.
     static func parameters(_ kind: KeySlot.Kind) -> KeySlot.Parameters {
@@ -29,6 +31,7 @@ extension FuzzKeys {
         case .tpm2: .tpm2(tpm)
         case .fido2: .fido2(fido)
         case .fido2Passcode: .fido2Passcode(fido, typed)
+        case .transit: .transit(transit)
         }
     }
 

@@ -153,6 +153,8 @@ extension ControlContract {
         public static let pcrs = "pcrs"
         /// Whether a fido2 slot needs the user's presence, a touch (b).
         public static let userPresence = "up"
+        /// The OpenBao transit key a transit slot's key is wrapped with (s).
+        public static let transitKey = "transit_key"
         /// Whether a fido2 slot needs the user verified by the key (b).
         public static let userVerification = "uv"
         /// A re-key may drop the slots whose credential is not at hand (b).

@@ -38,6 +38,7 @@ struct Fixture {
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         tpm: (any TPMSealing)? = nil,
         securityKeys: (any SecurityKeys)? = nil,
+        transit: (any TransitSealing)? = nil,
         counting: CountingRecordStore? = nil,
         auditStore: (any AuditStore)? = nil
     ) async throws {
@@ -52,7 +53,7 @@ struct Fixture {
             store: counting ?? self.storage, mode: mode, prompter: prompter, itemRules: itemRules,
             promptTimeout: timeout,
             limits: limits, autoLock: autoLock, keyKeeper: keyKeeper, tpm: tpm, securityKeys: securityKeys,
-            audit: auditStore ?? audit,
+            transit: transit, audit: auditStore ?? audit,
             access: access,
             allowsPlainSessions: allowsPlainSessions,
             clock: clock,
@@ -65,11 +66,11 @@ struct Fixture {
         passcode: String = "correct horse", storage: any RecordStore = MemoryRecordStore(),
         audit: MemoryAuditStore = MemoryAuditStore(), autoLock: AutoLockSettings = .never,
         limits: ServiceLimits = ServiceLimits(), tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil,
-        auditStore: (any AuditStore)? = nil
+        transit: (any TransitSealing)? = nil, auditStore: (any AuditStore)? = nil
     ) async throws -> Fixture {
         let fixture = try await Fixture(
             storage: storage, audit: audit, mode: .persistent(kdf: .interactive), limits: limits, autoLock: autoLock,
-            tpm: tpm, securityKeys: securityKeys, auditStore: auditStore)
+            tpm: tpm, securityKeys: securityKeys, transit: transit, auditStore: auditStore)
         if await !fixture.service.isInitialized {
             try await fixture.service.initialize(passcode: Fixture.passcode(passcode))
         }
@@ -82,9 +83,12 @@ struct Fixture {
     }
 
     /// A new service over the same storage, as after a restart (persistent mode).
-    func restarted(tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil) async throws -> Fixture {
+    func restarted(
+        tpm: (any TPMSealing)? = nil, securityKeys: (any SecurityKeys)? = nil, transit: (any TransitSealing)? = nil
+    ) async throws -> Fixture {
         try await Fixture(
-            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), tpm: tpm, securityKeys: securityKeys)
+            storage: storage, audit: audit, mode: .persistent(kdf: .interactive), tpm: tpm, securityKeys: securityKeys,
+            transit: transit)
     }
 
     /// Opens a plain session for `client`.

@@ -61,8 +61,8 @@ import Testing
         var bytes = header.encoded()
         let offset = lastSlotOffset(header)
         #expect(bytes[offset + 2] == KeySlot.Kind.recovery.rawValue)
-        bytes[offset + 2] = 7
-        #expect(throws: VaultFormatError.unsupportedSlotType(7)) { try VaultHeader(decoding: bytes) }
+        bytes[offset + 2] = 8
+        #expect(throws: VaultFormatError.unsupportedSlotType(8)) { try VaultHeader(decoding: bytes) }
         bytes[offset + 2] = 0
         #expect(throws: VaultFormatError.unsupportedSlotType(0)) { try VaultHeader(decoding: bytes) }
     }

@@ -22,13 +22,13 @@ import Testing
         try read.verifyMAC(with: master)
     }
 
-    @Test func aHeaderWithAllSixTypesKeepsTheirOrderIdsAndKeys() throws {
+    @Test func aHeaderWithAllSevenTypesKeepsTheirOrderIdsAndKeys() throws {
         let header = try SlotSamples.header(master: master)
         let read = try VaultHeader(decoding: header.encoded())
         #expect(read == header)
         #expect(read.slots.map(\.kind) == KeySlot.Kind.allCases)
-        #expect(read.slots.map(\.id) == [1, 2, 3, 4, 5, 6])
-        #expect(read.nextSlotID == 7)
+        #expect(read.slots.map(\.id) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(read.nextSlotID == 8)
         #expect(SlotSamples.everySlotOpens(read, to: master))
         try read.verifyMAC(with: master)
         // A KEK of another type opens nothing: the type byte is in the KEK and in the AD.

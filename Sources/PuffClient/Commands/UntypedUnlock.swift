@@ -5,11 +5,12 @@ import PuffText
 /// "puffctl unlock"): the collection's slots that need nothing typed, in the order of
 /// docs/design/unlock-slots.md §3, each through `UnlockWith` with no typed field.
 enum UntypedUnlock {
-    /// The slots tried, in order: the tpm2 slots, then the fido2 slots that need neither the
+    /// The slots tried, in order: the tpm2 and transit slots, then the fido2 slots that need neither the
     /// key's PIN nor a passcode (a fido2+passcode slot needs typing, so it waits for
     /// `--security-key --with-passcode`).
     static func candidates(_ slots: [SlotSummary]) -> [SlotSummary] {
-        slots.filter { $0.type == "tpm2" } + slots.filter { $0.type == "fido2" && $0.pin != true }
+        slots.filter { $0.type == "tpm2" || $0.type == "transit" }
+            + slots.filter { $0.type == "fido2" && $0.pin != true }
     }
 
     /// Tries each of ``candidates(_:)`` on `collection` in turn, showing "Touch the security key

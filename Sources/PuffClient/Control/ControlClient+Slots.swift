@@ -9,7 +9,7 @@ import SystemPackage
 /// One unlock slot as `ListSlots` describes it: nothing secret.
 public struct SlotSummary: Sendable, Equatable {
     public var id: UInt16
-    /// `passcode`, `recovery`, `login`, `tpm2`, `fido2` or `fido2+passcode`.
+    /// `passcode`, `recovery`, `login`, `tpm2`, `fido2`, `fido2+passcode` or `transit`.
     public var type: String
     public var label: String
     /// tpm2: bit i binds sha256 PCR i.
@@ -18,6 +18,8 @@ public struct SlotSummary: Sendable, Equatable {
     public var presence: Bool?
     public var verification: Bool?
     public var pin: Bool?
+    /// transit: the OpenBao transit key's name.
+    public var transitKey: String?
 
     init(_ fields: [String: DBusValue]) throws(ClientError) {
         let reply = ReplyFields(fields, member: "ListSlots")
@@ -29,6 +31,7 @@ public struct SlotSummary: Sendable, Equatable {
         presence = try reply.bool(ControlKey.userPresence)
         verification = try reply.bool(ControlKey.userVerification)
         pin = try reply.bool(ControlKey.pin)
+        transitKey = try reply.string(ControlKey.transitKey)
     }
 }
 

@@ -11,7 +11,7 @@ enum SlotOutput {
         return table.rendered
     }
 
-    /// `[{"id":…,"label":…,"type":…, "pcrs":[…], "up":…, "uv":…, "pin":…}]`, the last four only
+    /// `[{"id":…,"label":…,"type":…, "pcrs":[…], "up":…, "uv":…, "pin":…, "transit_key":…}]`, the last five only
     /// where they apply.
     static func json(_ slots: [SlotSummary]) -> String {
         JSONOutput.encode(slots.map(Entry.init))
@@ -27,6 +27,7 @@ enum SlotOutput {
         if slot.presence == false { parts.append("no touch") }
         if slot.verification == true { parts.append("uv") }
         if slot.pin == true { parts.append("pin") }
+        if let key = slot.transitKey { parts.append("transit key \(key)") }
         return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }
 
@@ -43,6 +44,7 @@ enum SlotOutput {
         var up: Bool?
         var uv: Bool?
         var pin: Bool?
+        var transit_key: String?
 
         init(_ slot: SlotSummary) {
             id = slot.id
@@ -52,6 +54,7 @@ enum SlotOutput {
             up = slot.presence
             uv = slot.verification
             pin = slot.pin
+            transit_key = slot.transitKey
         }
     }
 }

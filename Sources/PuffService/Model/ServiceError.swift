@@ -141,6 +141,7 @@ extension ServiceError: CustomStringConvertible {
         case .denied: "the security key was not touched, or the person refused on it"
         case .cancelled: "the wait for the security key was cancelled"
         case .failed(let why): "the TPM or security key failed: \(why)"
+        case .transit(let why): "OpenBao did not open the transit slot: \(why)"
         }
     }
 }

@@ -62,28 +62,35 @@ public struct SlotInfo: Sendable, Equatable {
     public var pcrMask: UInt32?
     /// fido2 and fido2+passcode: what an assertion asks of the key; nil for the other types.
     public var fido2Flags: KeySlot.FIDO2.Flags?
+    /// transit: the OpenBao transit key's name; nil for the other types.
+    public var transitKey: String?
 
     public init(
         id: KeySlot.ID, kind: KeySlot.Kind, label: String, pcrMask: UInt32? = nil,
-        fido2Flags: KeySlot.FIDO2.Flags? = nil
+        fido2Flags: KeySlot.FIDO2.Flags? = nil, transitKey: String? = nil
     ) {
         self.id = id
         self.kind = kind
         self.label = label
         self.pcrMask = pcrMask
         self.fido2Flags = fido2Flags
+        self.transitKey = transitKey
     }
 
     /// The slot's public description.
     public init(_ slot: KeySlot) {
         var pcrMask: UInt32?
         var flags: KeySlot.FIDO2.Flags?
+        var transitKey: String?
         switch slot.parameters {
         case .tpm2(let tpm): pcrMask = tpm.pcrMask
         case .fido2(let key), .fido2Passcode(let key, _): flags = key.flags
+        case .transit(let wrapped): transitKey = wrapped.key
         case .passcode, .recovery, .login: break
         }
-        self.init(id: slot.id, kind: slot.kind, label: slot.label, pcrMask: pcrMask, fido2Flags: flags)
+        self.init(
+            id: slot.id, kind: slot.kind, label: slot.label, pcrMask: pcrMask, fido2Flags: flags,
+            transitKey: transitKey)
     }
 
     /// How audit entries and logs name it: `fido2 “yubikey”`.

@@ -25,6 +25,10 @@ public enum HardwareError: Error, Equatable, Sendable {
     case cancelled
     /// Anything else the TPM or libfido2 reported, with its code in words.
     case failed(String)
+    /// OpenBao did not decrypt (or encrypt) a transit slot's key: it refused (a policy without
+    /// `transit/decrypt/<key>`, a revoked token), or did not answer; the text says which, with
+    /// the address, never the token.
+    case transit(String)
 }
 
 /// Seals a slot's key with a TPM (the real one is `PuffHardware`'s, over tpm2-tss; tests inject a

@@ -4,7 +4,7 @@ import PuffCrypto
 import PuffStore
 
 extension SecretService {
-    /// The tpm2 slots, then (unless `tpmOnly`) the fido2 and fido2+passcode slots whose credential
+    /// The tpm2 and transit slots, then (unless `tpmOnly`) the fido2 and fido2+passcode slots whose credential
     /// the present security key holds (probed without a touch). The TPM and the key refuse wrong
     /// attempts on their own: no wrong-passcode delay applies, except to a fido2+passcode slot's
     /// passcode (callers count that).
@@ -17,11 +17,14 @@ extension SecretService {
         _ header: VaultHeader, _ slots: [KeySlot], pin: SecureBytes?, passcode: SecureBytes?, device: String?,
         tpmOnly: Bool
     ) async throws(ServiceError) -> OpenedSlot {
-        let usable = slots.filter { $0.kind == .tpm2 || (!tpmOnly && ($0.kind == .fido2 || $0.kind == .fido2Passcode)) }
+        let usable = slots.filter {
+            $0.kind == .tpm2 || $0.kind == .transit || (!tpmOnly && ($0.kind == .fido2 || $0.kind == .fido2Passcode))
+        }
         guard !usable.isEmpty else {
             throw .noMatchingSlot(
                 tpmOnly
-                    ? "the collection has no tpm2 slot" : "the collection has no tpm2 or fido2 slot (puffctl slot list)"
+                    ? "the collection has no tpm2 or transit slot"
+                    : "the collection has no tpm2, transit or fido2 slot (puffctl slot list)"
             )
         }
         var refusals: [HardwareError] = []
@@ -35,7 +38,7 @@ extension SecretService {
                         continue
                     }
                     // The device answered with a key that does not open the wrap.
-                    throw .hardware(slot.kind == .tpm2 ? .otherTPM : .failed("the key's answer does not open the slot"))
+                    throw .hardware(Self.wrongAnswer(slot.kind))
                 }
                 return OpenedSlot(master: master, slot: slot.id, typedKey: nil)
             } catch {
@@ -85,8 +88,27 @@ extension SecretService {
             }
             let mixed = SlotKeys.fido2PasscodeKey(hmacSecret: output, passcodeKey: typedKey)
             return SlotKeys.kek(from: mixed, kind: slot.kind.rawValue)
+        case .transit(let wrapped):
+            guard let transit else {
+                throw .hardware(.transit("puffd has no OpenBao ([store.openbao] is not set)"))
+            }
+            do throws(HardwareError) {
+                let secret = try await transit.unseal(wrapped.ciphertext, key: wrapped.key)
+                return SlotKeys.kek(from: secret, kind: slot.kind.rawValue)
+            } catch {
+                throw .hardware(error)
+            }
         case .passcode, .recovery, .login:
             throw .hardware(.failed("not a hardware slot"))
+        }
+    }
+
+    /// Why a device's answer that does not open the slot's wrap refused it.
+    private static func wrongAnswer(_ kind: KeySlot.Kind) -> HardwareError {
+        switch kind {
+        case .tpm2: .otherTPM
+        case .transit: .transit("OpenBao's answer does not open the slot (the transit key was replaced?)")
+        default: .failed("the key's answer does not open the slot")
         }
     }
 
@@ -119,7 +141,7 @@ extension SecretService {
         func rank(_ error: HardwareError) -> Int {
             switch error {
             case .pinRequired, .pinInvalid, .pinBlocked, .denied, .cancelled: 0
-            case .pcrChanged, .otherTPM, .failed: 1
+            case .pcrChanged, .otherTPM, .failed, .transit: 1
             case .noCredential: 2
             case .unavailable: 3
             }

@@ -49,16 +49,17 @@ extension SecretService {
         try await unlock(collection, with: .typed(passcode))
     }
 
-    /// Opens every locked collection that has a tpm2 slot this machine's TPM unseals, with no
-    /// person (at start, and on `puffctl unlock`); the others, and hidden ones, stay as they are.
+    /// Opens every locked collection that has a tpm2 slot this machine's TPM unseals or a transit
+    /// slot OpenBao decrypts for this machine's token, with no person (at start, and on `puffctl
+    /// unlock`); the others, and hidden ones, stay as they are.
     ///
     /// - Returns: The collections it opened.
     public func unlockWithoutPerson() async -> [CollectionID] {
-        guard tpm != nil else { return [] }
+        guard tpm != nil || transit != nil else { return [] }
         var opened: [CollectionID] = []
         for id in collectionOrder {
             guard let vault = collectionStates[id], vault.isLocked, !vault.isHidden,
-                let header = vault.header, header.slots.contains(where: { $0.kind == .tpm2 })
+                let header = vault.header, header.slots.contains(where: { $0.kind == .tpm2 || $0.kind == .transit })
             else { continue }
             do throws(ServiceError) {
                 let since = vault.lockCount
@@ -68,7 +69,7 @@ extension SecretService {
                 opened.append(id)
             } catch {
                 logger.notice(
-                    "A collection's tpm2 slot did not open it",
+                    "A collection's tpm2 or transit slot did not open it",
                     metadata: ["collection.id": "\(id)", "reason": "\(error)"])
             }
         }

@@ -87,6 +87,7 @@ extension SecretService {
             case .login: slot.id != target && options.loginPassword == nil
             case .recovery: (slot.id != provedSlot || provedText == nil) && options.recoveryCode == nil
             case .tpm2: tpm == nil
+            case .transit: transit == nil
             case .fido2: !options.securityKey || securityKeys == nil
             case .fido2Passcode: !options.securityKey || securityKeys == nil || options.fido2Passcode == nil
             }
@@ -119,6 +120,10 @@ extension SecretService {
                     slot, header, code: (slot.id == provedSlot ? provedText : nil) ?? options.recoveryCode, salt: salt)
             case .tpm2(let sealed):
                 let fresh = await resealed(sealed, kind: slot.kind)
+                kept.parameters = fresh?.0 ?? slot.parameters
+                kek = fresh?.1
+            case .transit(let wrapped):
+                let fresh = await resealed(wrapped, kind: slot.kind)
                 kept.parameters = fresh?.0 ?? slot.parameters
                 kek = fresh?.1
             case .fido2(let key):
@@ -196,6 +201,23 @@ extension SecretService {
             )
         } catch {
             logger.notice("The TPM could not seal a re-keyed tpm2 slot", metadata: ["reason": "\(error)"])
+            return nil
+        }
+    }
+
+    /// A transit slot with a fresh key encrypted by the same transit key, and that key's KEK; nil
+    /// when OpenBao does not encrypt it (the slot is then dropped, or the re-key refused).
+    private func resealed(_ wrapped: KeySlot.Transit, kind: KeySlot.Kind) async -> (KeySlot.Parameters, SecureBytes)? {
+        guard let transit else { return nil }
+        let secret = SecureRandom.secureBytes(32)
+        do {
+            let ciphertext = try await transit.seal(secret, key: wrapped.key)
+            return (
+                .transit(KeySlot.Transit(key: wrapped.key, ciphertext: ciphertext)),
+                SlotKeys.kek(from: secret, kind: kind.rawValue)
+            )
+        } catch {
+            logger.notice("OpenBao could not wrap a re-keyed transit slot", metadata: ["reason": "\(error)"])
             return nil
         }
     }

@@ -80,7 +80,7 @@ extension SecretService {
 
     /// Makes a new slot's parameters and key: typed slots under the salt and cost the collection's
     /// typed slots share (`shared`; a fresh salt when there are none), a recovery code, a key
-    /// sealed by the TPM, or a FIDO2 credential (enrolled, then asked once for its output).
+    /// sealed by the TPM or wrapped by OpenBao's transit key, or a FIDO2 credential (enrolled, then asked once for its output).
     func enrol(_ kind: KeySlot.Kind, _ options: SlotOptions, shared: KeySlot.Typed?) async throws(ServiceError)
         -> SlotEnrolment
     {
@@ -111,6 +111,8 @@ extension SecretService {
             } catch {
                 throw .hardware(error)
             }
+        case .transit:
+            return try await enrolTransit()
         case .fido2, .fido2Passcode:
             let (key, output) = try await enrolSecurityKey(options)
             guard kind == .fido2Passcode else {
@@ -122,6 +124,26 @@ extension SecretService {
             let mixed = SlotKeys.fido2PasscodeKey(hmacSecret: output, passcodeKey: try await typedKey(passcode, typed))
             return SlotEnrolment(
                 parameters: .fido2Passcode(key, typed), kek: SlotKeys.kek(from: mixed, kind: kind.rawValue))
+        }
+    }
+
+    /// A fresh 32-byte key encrypted by the configured transit key (OpenBao sees it in the request
+    /// body only; the header keeps its ciphertext).
+    private func enrolTransit() async throws(ServiceError) -> SlotEnrolment {
+        guard let transit else {
+            throw .invalidArgument("puffd has no OpenBao: set [store.openbao] address and transit_key")
+        }
+        guard let key = transit.keyName else {
+            throw .invalidArgument("no transit key is configured: set transit_key in [store.openbao]")
+        }
+        let secret = SecureRandom.secureBytes(32)
+        do throws(HardwareError) {
+            let ciphertext = try await transit.seal(secret, key: key)
+            return SlotEnrolment(
+                parameters: .transit(KeySlot.Transit(key: key, ciphertext: ciphertext)),
+                kek: SlotKeys.kek(from: secret, kind: KeySlot.Kind.transit.rawValue))
+        } catch {
+            throw .hardware(error)
         }
     }
 

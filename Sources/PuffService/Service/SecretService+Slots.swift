@@ -145,7 +145,7 @@ extension SecretService {
                 throw .invalidArgument("a fido2+passcode slot needs its passcode")
             }
             needed = passcode
-        case .recovery, .tpm2, .fido2:
+        case .recovery, .tpm2, .fido2, .transit:
             needed = nil
         }
         // A login password is the system's to judge: pam_puff takes it as it is.

@@ -5,7 +5,7 @@ import PuffStore
 
 extension SecretService {
     /// Opens each locked collection in turn, asking as little as it can, in the order of
-    /// docs/design/unlock-slots.md §3: its tpm2 slots with no question; then a fido2 slot whose
+    /// docs/design/unlock-slots.md §3: its tpm2 and transit slots with no question; then a fido2 slot whose
     /// credential the present security key holds (probed without a touch), with "touch your
     /// security key" shown while the key waits, or else such a fido2+passcode slot, its passcode
     /// asked first; then what it opens with typed, named (``TypedSlot``).
@@ -72,16 +72,15 @@ extension SecretService {
         }
     }
 
-    /// Tries each tpm2 slot, with no person; true once one opened the collection.
+    /// Tries each tpm2 and transit slot, with no person; true once one opened the collection.
     private func unlockWithTPM(_ id: CollectionID, _ slots: [KeySlot]) async -> Bool {
-        guard tpm != nil else { return false }
-        for slot in slots where slot.kind == .tpm2 {
+        for slot in slots where (slot.kind == .tpm2 && tpm != nil) || (slot.kind == .transit && transit != nil) {
             do throws(ServiceError) {
                 try await unlock(id, with: .hardware(pin: nil, passcode: nil, device: nil), slot: slot.id)
                 return true
             } catch {
                 logger.info(
-                    "A tpm2 slot did not open the collection",
+                    "A \(slot.kind) slot did not open the collection",
                     metadata: ["collection.id": "\(id)", "reason": "\(error)"])
             }
         }

@@ -29,6 +29,8 @@ public actor SecretService {
     let tpm: (any TPMSealing)?
     /// Enrols and asks FIDO2 security keys for fido2 slots; nil: those slots are refused.
     let securityKeys: (any SecurityKeys)?
+    /// Wraps and unwraps transit slots' keys with OpenBao; nil: transit slots are refused.
+    let transit: (any TransitSealing)?
     /// The collections' audit logs; nil when none are kept.
     let auditLog: AuditLog?
     /// Who may read secrets, with the callers' executables' digests.
@@ -136,6 +138,7 @@ public actor SecretService {
     ///     unlocked at once.
     ///   - tpm: The TPM for tpm2 slots (docs/design/unlock-slots.md §3); nil: none.
     ///   - securityKeys: FIDO2 security keys for fido2 slots; nil: none.
+    ///   - transit: OpenBao's transit keys for transit slots (docs/fleet.md); nil: none.
     ///   - audit: Where each collection's audit log is kept; nil keeps none.
     ///   - access: Who may read secrets (default: every client, as before).
     ///   - keepDeletedDays: How long deleted collections are kept, sealed, so they can be
@@ -165,6 +168,7 @@ public actor SecretService {
         keyKeeper: (any UnlockedKeyKeeper)? = nil,
         tpm: (any TPMSealing)? = nil,
         securityKeys: (any SecurityKeys)? = nil,
+        transit: (any TransitSealing)? = nil,
         audit: (any AuditStore)? = nil,
         access: AccessConfiguration = .open,
         keepDeletedDays: Int = 7,
@@ -188,6 +192,7 @@ public actor SecretService {
         self.keyKeeper = keyKeeper
         self.tpm = tpm
         self.securityKeys = securityKeys
+        self.transit = transit
         auditLog = audit.map { AuditLog(store: $0, logger: logger) }
         self.access = AccessGate(access)
         self.keepDeletedDays = max(0, keepDeletedDays)

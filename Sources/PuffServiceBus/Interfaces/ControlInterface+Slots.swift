@@ -29,7 +29,7 @@ extension SecretInterfaces {
                 case .fido2Passcode: slotOptions.withPasscode = try await SlotPipe.read(secret)
                 // Checked before the slot is made: a code that cannot be handed over is no use.
                 case .recovery: try ExportPipe.check(secret)
-                case .tpm2, .fido2: break
+                case .tpm2, .fido2, .transit: break
                 }
                 let proof = SlotCredential.typed(try await call.passcode(from: proofPipe))
                 let add: @Sendable () async throws -> (id: KeySlot.ID, recoveryCode: SecureBytes?) = {
@@ -143,6 +143,7 @@ extension SlotInfo {
             ControlKey.id: .uint16(id), ControlKey.type: .string(kind.description), ControlKey.label: .string(label),
         ]
         if let pcrMask { fields[ControlKey.pcrs] = .uint32(pcrMask) }
+        if let transitKey { fields[ControlKey.transitKey] = .string(transitKey) }
         if let fido2Flags {
             fields[ControlKey.userPresence] = .boolean(fido2Flags.contains(.presence))
             fields[ControlKey.userVerification] = .boolean(fido2Flags.contains(.verification))

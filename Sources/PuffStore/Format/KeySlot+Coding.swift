@@ -70,6 +70,7 @@ extension KeySlot.Parameters {
         case .fido2Passcode(let fido, let typed):
             fido.encode(into: &writer)
             typed.encode(into: &writer)
+        case .transit(let transit): transit.encode(into: &writer)
         }
         return writer.bytes
     }
@@ -84,6 +85,7 @@ extension KeySlot.Parameters {
             case .tpm2: .tpm2(try .decode(from: &reader))
             case .fido2: .fido2(try .decode(from: &reader))
             case .fido2Passcode: .fido2Passcode(try .decode(from: &reader), try .decode(from: &reader))
+            case .transit: .transit(try .decode(from: &reader))
             }
         try reader.expectEnd("slot parameters")
         return parameters
@@ -157,5 +159,38 @@ extension KeySlot.FIDO2 {
             throw ByteReader.Malformed(offset: reader.offset - 1, what: "FIDO2 flags")
         }
         return Self(relyingParty: party, credentialID: credential, salt: salt, flags: flags)
+    }
+}
+
+extension KeySlot.Transit {
+    /// The most bytes of a transit key name and of a ciphertext (a 32-byte secret's is ~70).
+    static let maximumKeyBytes = 128
+    static let maximumCiphertextBytes = 1024
+
+    /// Whether `name` can name a transit key in a URL path: 1–128 of `[A-Za-z0-9_.-]`, not `.`/`..`.
+    public static func isValidKeyName(_ name: String) -> Bool {
+        (1...maximumKeyBytes).contains(name.utf8.count) && name != "." && name != ".."
+            && name.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2D || byte == 0x2E || byte == 0x5F
+            }
+    }
+
+    /// `string key name | string ciphertext`.
+    func encode(into writer: inout ByteWriter) {
+        writer.string(key)
+        writer.string(ciphertext)
+    }
+
+    static func decode(from reader: inout ByteReader) throws(ByteReader.Malformed) -> Self {
+        let keyStart = reader.offset
+        let key = try reader.string("transit key", max: maximumKeyBytes)
+        guard isValidKeyName(key) else { throw ByteReader.Malformed(offset: keyStart, what: "transit key") }
+        let textStart = reader.offset
+        let ciphertext = try reader.string("transit ciphertext", max: maximumCiphertextBytes)
+        guard ciphertext.hasPrefix("vault:v"), ciphertext.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw ByteReader.Malformed(offset: textStart, what: "transit ciphertext")
+        }
+        return Self(key: key, ciphertext: ciphertext)
     }
 }

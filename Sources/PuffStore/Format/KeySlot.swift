@@ -25,6 +25,9 @@ public struct KeySlot: Sendable, Equatable {
         case fido2 = 5
         /// A FIDO2 security key and a typed passcode, both needed.
         case fido2Passcode = 6
+        /// A key wrapped by an OpenBao transit key; opens with no person on a machine whose OpenBao
+        /// token may decrypt with that key (docs/fleet.md).
+        case transit = 7
 
         /// The name `puffctl slot` shows and takes: `passcode`, `recovery`, `login`, `tpm2`,
         /// `fido2`, `fido2+passcode`.
@@ -36,6 +39,7 @@ public struct KeySlot: Sendable, Equatable {
             case .tpm2: "tpm2"
             case .fido2: "fido2"
             case .fido2Passcode: "fido2+passcode"
+            case .transit: "transit"
             }
         }
 
@@ -44,7 +48,7 @@ public struct KeySlot: Sendable, Equatable {
         public var isTyped: Bool {
             switch self {
             case .passcode, .recovery, .login, .fido2Passcode: true
-            case .tpm2, .fido2: false
+            case .tpm2, .fido2, .transit: false
             }
         }
     }
@@ -109,6 +113,20 @@ public struct KeySlot: Sendable, Equatable {
         }
     }
 
+    /// A key wrapped by an OpenBao transit key: the key's name and OpenBao's ciphertext of it.
+    public struct Transit: Sendable, Equatable {
+        /// The transit key's name (1–128 bytes of `[A-Za-z0-9_.-]`), as `[store.openbao] transit_key`.
+        public var key: String
+        /// OpenBao's ciphertext (`vault:v<n>:<base64>`) of the slot's 32-byte secret; only OpenBao
+        /// can decrypt it, and only for a token whose policy allows `transit/decrypt/<key>`.
+        public var ciphertext: String
+
+        public init(key: String, ciphertext: String) {
+            self.key = key
+            self.ciphertext = ciphertext
+        }
+    }
+
     /// A slot's public parameters, by type.
     public enum Parameters: Sendable, Equatable {
         case passcode(Typed)
@@ -118,6 +136,7 @@ public struct KeySlot: Sendable, Equatable {
         case tpm2(TPM2)
         case fido2(FIDO2)
         case fido2Passcode(FIDO2, Typed)
+        case transit(Transit)
 
         /// The slot type these parameters belong to.
         public var kind: Kind {
@@ -128,6 +147,7 @@ public struct KeySlot: Sendable, Equatable {
             case .tpm2: .tpm2
             case .fido2: .fido2
             case .fido2Passcode: .fido2Passcode
+            case .transit: .transit
             }
         }
 
@@ -135,7 +155,7 @@ public struct KeySlot: Sendable, Equatable {
         public var typed: Typed? {
             switch self {
             case .passcode(let typed), .login(let typed), .fido2Passcode(_, let typed): typed
-            case .recovery, .tpm2, .fido2: nil
+            case .recovery, .tpm2, .fido2, .transit: nil
             }
         }
     }

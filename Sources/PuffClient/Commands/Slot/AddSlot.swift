@@ -6,14 +6,16 @@ import PuffCrypto
 struct AddSlot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add an unlock slot: another passcode, a recovery code, this machine's TPM or a security key.",
+        abstract: "Add an unlock slot: another passcode, a recovery code, this machine's TPM, a security key or OpenBao.",
         discussion: """
             TYPE is passcode (asked twice on the terminal, or --new-passcode-fd M), recovery (puffd \
             makes a code of 32 characters, printed once on standard output: write it down and keep \
             it away from this computer), tpm2 (opens with no person on this machine; --pcrs 7+11 \
             binds it to how the machine booted), fido2 (a touch on a FIDO2 security key; \
             --with-passcode also needs a passcode, --pin the key's PIN, --uv the key's own \
-            verification, --no-touch no touch) or fido2+passcode (as fido2 --with-passcode). \
+            verification, --no-touch no touch), fido2+passcode (as fido2 --with-passcode) or \
+            transit (OpenBao's transit key [store.openbao] transit_key wraps it: opens with no \
+            person on a machine whose OpenBao token may decrypt with that key). \
             First asks for a passcode or recovery code that opens the collection now (from the \
             terminal, --stdin or --passcode-fd N; with --stdin or --passcode-fd a new passcode \
             follows on the next line). A hidden collection takes no other slot. Audited.
@@ -23,7 +25,7 @@ struct AddSlot: AsyncParsableCommand {
     @Argument(help: "The collection's id.")
     var collection: String
 
-    @Argument(help: "passcode, recovery, tpm2, fido2 or fido2+passcode.")
+    @Argument(help: "passcode, recovery, tpm2, fido2, fido2+passcode or transit.")
     var type: String
 
     @Option(help: ArgumentHelp("What to call the slot (1 to 64 bytes; the type when left out).", valueName: "L"))
@@ -67,8 +69,8 @@ struct AddSlot: AsyncParsableCommand {
     var isFIDO2: Bool { slotType == "fido2" || slotType == "fido2+passcode" }
 
     func validate() throws {
-        guard ["passcode", "recovery", "tpm2", "fido2", "fido2+passcode"].contains(type) else {
-            throw ValidationError("TYPE is passcode, recovery, tpm2, fido2 or fido2+passcode, not '\(type)'")
+        guard ["passcode", "recovery", "tpm2", "fido2", "fido2+passcode", "transit"].contains(type) else {
+            throw ValidationError("TYPE is passcode, recovery, tpm2, fido2, fido2+passcode or transit, not '\(type)'")
         }
         if !isFIDO2, withPasscode || noTouch || uv || pin || pinFd != nil || fido2Device != nil {
             throw ValidationError("--with-passcode, --no-touch, --uv, --pin, --pin-fd and --fido2-device are for fido2")
