@@ -14,7 +14,10 @@ struct CreateCollection: AsyncParsableCommand {
             while it is locked: always (the default; its files then let someone who copies them \
             confirm guessed attribute values), tpm2 (as always, the index key sealed by this \
             machine's TPM), after-unlock (once unlocked since puffd started) or never; see \
-            `puffctl collection set`. A private collection is never searched while locked.             --store openbao also keeps it in OpenBao under NAME (puffd needs [store.openbao]), where             other machines attach it (`puffctl collection attach NAME --store openbao`); it cannot             be hidden.
+            `puffctl collection set`. A private collection is never searched while locked. \
+            --store openbao also keeps it in OpenBao under NAME (puffd needs [store.openbao]), where \
+            other machines attach it (`puffctl collection attach NAME --store openbao`); it cannot \
+            be hidden.
             """
     )
 
