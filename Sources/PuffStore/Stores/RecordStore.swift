@@ -10,6 +10,10 @@ public protocol RecordStore: Sendable {
     /// Name used in configuration: `"file"` or `"memory"`.
     static var kind: String { get }
 
+    /// The kind of store the vault is in, for `status` and logs: ``kind``, or for a decorator
+    /// that adds no store of its own (``FleetRecordStore``) the kind of the store it decorates.
+    var kindName: String { get }
+
     /// Every space that has a header, visible or hidden, in no particular order.
     ///
     /// - Throws: ``StoreError/readFailed(_:)``.
@@ -286,6 +290,9 @@ extension RecordStore {
     public func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords? {
         nil
     }
+
+    /// ``kind``: a store that decorates none.
+    public var kindName: String { Self.kind }
 
     /// Nil: no space of such a store is shared.
     public func sharedName(of space: SpaceID) -> String? {
