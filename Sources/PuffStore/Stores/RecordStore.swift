@@ -245,6 +245,22 @@ public protocol RecordStore: Sendable {
     /// docs/design/fleet.md §2), or nil for a space only this vault holds. The service refuses
     /// what would rewrite a shared space's chain (re-key, compaction, repair).
     func sharedName(of space: SpaceID) -> String?
+
+    /// Shares `space` under `name` in the store's shared store (a fleet collection,
+    /// docs/design/fleet.md): its header and journal are published, and its appends go there
+    /// first from then on. The caller holds its write turn with no append in flight.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)`` (a store with no shared store, a name taken, a
+    ///   space that cannot be shared), ``StoreError/unavailable(_:)``.
+    func share(_ space: SpaceID, as name: String) async throws(StoreError)
+
+    /// Copies the collection a shared store keeps as `name` into this vault as a fleet
+    /// collection, and returns its space (the same on every machine).
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)`` (a store with no shared store, no such
+    ///   collection, one this vault holds already), ``StoreError/damaged(file:offset:reason:)``,
+    ///   ``StoreError/unavailable(_:)``.
+    func attach(_ name: String) async throws(StoreError) -> SpaceID
 }
 
 extension RecordStore {
@@ -281,6 +297,21 @@ extension RecordStore {
     /// Nil: no space of such a store is shared.
     public func sharedName(of space: SpaceID) -> String? {
         nil
+    }
+
+    /// Refused: a store with no shared store behind it.
+    public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
+        throw Self.noSharedStore
+    }
+
+    /// Refused: a store with no shared store behind it.
+    public func attach(_ name: String) async throws(StoreError) -> SpaceID {
+        throw Self.noSharedStore
+    }
+
+    /// What a store with no shared store says to ``share(_:as:)`` and ``attach(_:)``.
+    public static var noSharedStore: StoreError {
+        .writeFailed("this vault keeps no shared collections: puffd has no shared store configured")
     }
 
     /// Always 0: a store that cannot fail part-way nor be written by another process never moves
