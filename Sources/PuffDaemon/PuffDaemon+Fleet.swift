@@ -45,7 +45,8 @@ extension PuffDaemon {
             return try OpenBaoClient(address: address, auth: auth, caFile: settings.caFile)
         } catch {
             logger.error(
-                "OpenBao at \(address) cannot be used: \(error); fleet collections are offline and transit slots refuse")
+                "OpenBao at \(address) cannot be used: \(error); fleet collections are offline and transit slots refuse"
+            )
             return nil
         }
     }

@@ -12,7 +12,8 @@ enum SlotSamples {
         relyingParty: "io.puff.vault", credentialID: [UInt8](repeating: 0xC1, count: 64),
         salt: [UInt8](repeating: 0x5A, count: KeySlot.fido2SaltBytes), flags: [.presence, .pin])
     static let tpm = KeySlot.TPM2(pcrMask: 1 << 7, blob: (0..<220).map { UInt8(truncatingIfNeeded: $0) })
-    static let transit = KeySlot.Transit(key: "puff-team", ciphertext: "vault:v1:" + String(repeating: "c2xvdA", count: 12))
+    static let transit = KeySlot.Transit(
+        key: "puff-team", ciphertext: "vault:v1:" + String(repeating: "c2xvdA", count: 12))
 
     static func parameters(_ kind: KeySlot.Kind) -> KeySlot.Parameters {
         switch kind {

@@ -6,7 +6,8 @@ import PuffCrypto
 struct AddSlot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add an unlock slot: another passcode, a recovery code, this machine's TPM, a security key or OpenBao.",
+        abstract:
+            "Add an unlock slot: another passcode, a recovery code, this machine's TPM, a security key or OpenBao.",
         discussion: """
             TYPE is passcode (asked twice on the terminal, or --new-passcode-fd M), recovery (puffd \
             makes a code of 32 characters, printed once on standard output: write it down and keep \
