@@ -32,7 +32,18 @@ extension SecretService {
         progress: ProgressHandler? = nil
     ) async throws(ServiceError) -> [ImportOutcome] {
         let meter = meter(.items, progress)
-        meter.expect(items.count)
+        // Decided again whole from what the collection holds after a pull, should another
+        // machine append to a shared collection first.
+        return try await retryingConflicts(in: collection) { () throws(ServiceError) in
+            meter.expect(items.count)
+            return try await importOnce(items, into: collection, dryRun: dryRun, caller: caller, meter: meter)
+        }
+    }
+
+    /// One try of ``importItems(_:into:dryRun:caller:progress:)``.
+    private func importOnce(
+        _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller, meter: ProgressMeter
+    ) async throws(ServiceError) -> [ImportOutcome] {
         await beginWrite()
         defer { endWrite() }
         let state = try state(of: collection)
@@ -167,6 +178,7 @@ extension SecretService {
         do {
             try await persistBatch(drafts, in: vault, obsoleting: replacing)
         } catch {
+            guard !error.isRetried else { throw error }
             for (offset, change) in changes.enumerated() {
                 audit(
                     offset >= firstReplaced ? .replace : .create,
@@ -210,8 +222,12 @@ extension SecretService {
         let head = tip!.head(space: space, sealer: sealer)
         let encoded = records.map { $0.encoded() }
         let ticket: AppendTicket
+        // A shared store's append is one entry after those this service saw (docs/design/fleet.md).
+        await learnGeneration(of: space)
+        let expecting = sharedLink(of: vault) == nil ? nil : expectedGeneration(of: vault, space)
         do {
-            ticket = try await store.enqueueAppend(contentsOf: encoded, to: space, head: head.encoded(), expecting: nil)
+            ticket = try await store.enqueueAppend(
+                contentsOf: encoded, to: space, head: head.encoded(), expecting: expecting)
             try await ticket.durable()
         } catch {
             logger.error(
@@ -219,8 +235,9 @@ extension SecretService {
                 metadata: [
                     "vault.kind": "\(type(of: store).kind)", "collection.id": "\(vault.id)", "error": "\(error)",
                 ])
-            throw .failed("the import could not be saved")
+            throw storeFailure(error, in: vault, "the import could not be saved")
         }
+        noteAppendedEntry(to: space)
         vault.tip = tip
         vault.noteAppended(records, at: ticket.locators(of: encoded, sequences: records.map { $0.link?.sequence }))
         if obsoleting > 0 {
