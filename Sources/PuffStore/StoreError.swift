@@ -23,6 +23,10 @@ public enum StoreError: Error, Equatable, Sendable {
     /// it changed since the caller last saw it (a failed append, or another writer), so the
     /// records would not follow what is there. Nothing was written.
     case staleGeneration(SpaceID, expected: UInt64, current: UInt64)
+    /// A shared store (OpenBao, docs/design/fleet.md) could not be reached or refused the
+    /// request; the message names its address and why, never a token or a record. Nothing was
+    /// written there; what the local cache holds is still readable.
+    case unavailable(String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -37,6 +41,7 @@ extension StoreError: CustomStringConvertible {
         case .noSuchSpace(let space): "no collection files named \(space.hex)"
         case .staleGeneration(let space, let expected, let current):
             "the journal of \(space.hex) is at generation \(current), not \(expected): it changed since it was read"
+        case .unavailable(let why): "the shared store is unavailable: \(why)"
         }
     }
 }

@@ -130,4 +130,10 @@ public actor CountingRecordStore: RecordStore {
     public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
         try await inner.generation(of: space)
     }
+    public func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords? {
+        try await inner.pull(space)
+    }
+    public nonisolated func sharedName(of space: SpaceID) -> String? {
+        inner.sharedName(of: space)
+    }
 }

@@ -92,4 +92,10 @@ extension ForwardingRecordStore {
     public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
         try await base.generation(of: space)
     }
+    public func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords? {
+        try await base.pull(space)
+    }
+    public func sharedName(of space: SpaceID) -> String? {
+        base.sharedName(of: space)
+    }
 }

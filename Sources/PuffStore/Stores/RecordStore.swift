@@ -227,6 +227,20 @@ public protocol RecordStore: Sendable {
     /// Makes every head written so far durable: a clean stop's last step, since a head's flush
     /// otherwise waits for appends to pause (docs/vault-format.md, Files).
     func flushHeads() async
+
+    /// Brings into `space`'s local journal what other writers of a shared store appended since
+    /// this store last looked (docs/design/fleet.md §0), and returns it; nil when nothing came or
+    /// the space is not shared. The service calls it holding its write turn, so its memory and
+    /// the journal move together.
+    ///
+    /// - Throws: ``StoreError/unavailable(_:)`` when the shared store cannot be reached (the
+    ///   local journal is unchanged), ``StoreError/writeFailed(_:)``.
+    func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords?
+
+    /// The name `space` is shared under in a shared store (a fleet collection's name in OpenBao,
+    /// docs/design/fleet.md §2), or nil for a space only this vault holds. The service refuses
+    /// what would rewrite a shared space's chain (re-key, compaction, repair).
+    func sharedName(of space: SpaceID) -> String?
 }
 
 extension RecordStore {
@@ -251,6 +265,16 @@ extension RecordStore {
 
     /// Nothing to do: a store without a head file of its own.
     public func flushHeads() async {}
+
+    /// Nil: a store no other process writes has nothing to pull.
+    public func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords? {
+        nil
+    }
+
+    /// Nil: no space of such a store is shared.
+    public func sharedName(of space: SpaceID) -> String? {
+        nil
+    }
 
     /// Always 0: a store that cannot fail part-way nor be written by another process never moves
     /// its generation.
