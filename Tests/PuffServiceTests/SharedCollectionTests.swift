@@ -89,7 +89,8 @@ import Testing
         #expect(write?.description.hasPrefix("collection team is offline: its shared store cannot be reached") == true)
         #expect(await pair.a.service.itemIDs(in: Self.team) == [before], "nothing of the write in memory")
         #expect(try await pair.a.holds(before, "one"), "reads go on")
-        let pull = await serviceError { () async throws(ServiceError) in try await pair.b.service.pullShared(Self.team) }
+        let pull = await serviceError { () async throws(ServiceError) in try await pair.b.service.pullShared(Self.team)
+        }
         #expect(pull == .offline(collection: "team", reason: reason))
         let link = await pair.a.service.sharedLink(of: Self.team)
         #expect(link?.name == "team" && link?.reachable == false && link?.reason == reason)
@@ -121,5 +122,27 @@ import Testing
         try await pair.b.unlock(Self.team, SharedPair.passcode)
         #expect(await pair.b.service.itemIDs(in: Self.team) == [changed])
         #expect(try await pair.b.service.itemInfo(changed).attributes == ["n": "3"])
+    }
+}
+
+extension SharedCollectionTests {
+    @Test func aPulledRecordThatDoesNotAuthenticateLeavesTheCollectionDamagedAndReadable() async throws {
+        let pair = try await SharedPair.make()
+        let good = try await pair.a.share(["n": "1"], "one")
+        // Entry 2 again as entry 3, its record's MAC (the record's last byte) flipped: what an
+        // operator of the shared store, or a forger with its token, could write.
+        var forged = try #require(try await pair.log.entry(2, of: "team"))
+        let length = Int(forged[4]) | Int(forged[5]) << 8 | Int(forged[6]) << 16 | Int(forged[7]) << 24
+        forged[8 + length - 1] ^= 0x01
+        await pair.log.plant(entry: forged, at: 3, of: "team")
+
+        #expect(try await pair.b.service.pullShared(Self.team) == 2)
+        #expect(pair.b.recorder.drain() == [.itemCreated(good)], "nothing of the forged record")
+        let damage = await pair.b.service.vaultStatus.collections.first { $0.id == "team" }?.damage
+        #expect(damage?.contains("record does not authenticate") == true)
+        #expect(try await pair.b.holds(good, "one"), "what authenticates is readable")
+        let write = await serviceError { () async throws(ServiceError) in try await pair.b.share(["n": "2"], "two") }
+        let why: String? = if case .damaged(let why)? = write { why } else { nil }
+        #expect(why?.contains("it is a fleet collection, which is not repaired here") == true)
     }
 }

@@ -21,7 +21,8 @@ struct SharedPair {
     static func make(
         lockedOnB: Bool = false, log: MemoryFleetLog = MemoryFleetLog(), logB: (any FleetLog)? = nil
     ) async throws -> SharedPair {
-        let a = try await Fixture.persistent(storage: FleetRecordStore(keepingMapInMemory: MemoryRecordStore(), log: log))
+        let a = try await Fixture.persistent(
+            storage: FleetRecordStore(keepingMapInMemory: MemoryRecordStore(), log: log))
         let made = try await a.makeCollection("team", passcode: passcode)
         #expect(made == team)
         let space = try await a.space(of: team)

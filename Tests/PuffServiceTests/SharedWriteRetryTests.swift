@@ -73,7 +73,10 @@ import Testing
 
         let error = await serviceError { () async throws(ServiceError) in try await pair.b.share(["n": "b"], "b's") }
         #expect(
-            error == .failed("collection team was changed by other machines before each of 8 tries; nothing was saved: try again"))
+            error
+                == .failed(
+                    "collection team was changed by other machines before each of 8 tries; nothing was saved: try again"
+                ))
         #expect(await beaten.entriesTried == 8)
         #expect(try await pair.b.service.searchItems(["n": "b"], in: Self.team).isEmpty)
         #expect(await pair.b.service.itemIDs(in: Self.team).count == 7, "the seven pulls between the tries")

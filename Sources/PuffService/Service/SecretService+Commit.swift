@@ -32,7 +32,7 @@ extension SecretService {
         guard let space = vault.space, let sealer = vault.sealer else {
             return PreparedWrite(vault: vault, entry: nil, apply: apply)
         }
-        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        guard vault.damage.isEmpty else { throw .damaged(damagedHint(vault)) }
         if vault.format < VaultRecord.currentFormat {
             await drain(vault)
             _ = try await rechain(vault)

@@ -204,7 +204,7 @@ extension SecretService {
     /// collection's chain and appended with one write, one fsync and the last one's head.
     func persistBatch(_ drafts: [RecordDraft], in vault: CollectionVault, obsoleting: Int) async throws(ServiceError) {
         guard let space = vault.space, let sealer = vault.sealer, !drafts.isEmpty else { return }
-        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        guard vault.damage.isEmpty else { throw .damaged(damagedHint(vault)) }
         if vault.format < VaultRecord.currentFormat { try await rechain(vault) }
         var tip = vault.tip
         var records: [VaultRecord] = []

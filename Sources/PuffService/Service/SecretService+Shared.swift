@@ -106,7 +106,8 @@ extension SecretService {
         }
         for event in events { emit(event) }
         logger.debug(
-            "Pulled a shared collection", metadata: ["collection.id": "\(vault.id)", "records": "\(pulled.records.count)"])
+            "Pulled a shared collection",
+            metadata: ["collection.id": "\(vault.id)", "records": "\(pulled.records.count)"])
         return pulled.records.count
     }
 
@@ -191,6 +192,15 @@ extension SecretService {
         return .failed(
             "\(what) of collection \(vault.id) is refused: it is a fleet collection (shared as \(name)), whose "
                 + "chain of records the other machines hold too")
+    }
+
+    /// What a write to a damaged collection is told: a fleet collection is not repaired here
+    /// (``sharedRefusal(_:_:)``), since the records at fault are in the shared log too.
+    func damagedHint(_ vault: CollectionVault) -> String {
+        guard sharedLink(of: vault) != nil else { return Self.repairHint(vault) }
+        return
+            "collection \(vault.id) is damaged (\(vault.damage.first ?? "")); it is a fleet collection, which is not "
+            + "repaired here: what authenticates is readable, and writes wait until its shared log is put right"
     }
 
     private func noteReached(_ space: SpaceID) {

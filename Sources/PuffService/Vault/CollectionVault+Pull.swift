@@ -63,7 +63,8 @@ extension CollectionVault {
     }
 
     /// Applies one authenticated record of an open collection, as reading its journal would.
-    private func takeOpened(_ record: VaultRecord, _ plaintext: SecureBytes, kept: ItemRecord) throws -> [ServiceEvent] {
+    private func takeOpened(_ record: VaultRecord, _ plaintext: SecureBytes, kept: ItemRecord) throws -> [ServiceEvent]
+    {
         let number = record.number
         let id = ItemID(collection: self.id, number: number)
         switch record.kind {
