@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import PuffCrypto
+import PuffProtocol
 
 /// One item as it crosses between Puff and another password store: what every foreign format is
 /// read into and written from (docs/migration.md). Holds no D-Bus and no vault types, so readers
@@ -35,13 +36,26 @@ public struct PortableItem: Sendable {
         self.leftBehind = leftBehind
     }
 
-    /// Whether `other` is the same item for an import: same label, attributes and secret (the
-    /// rule that makes importing a source twice change nothing the second time). The secrets are
-    /// compared in constant time.
+    /// Whether `other` is the same item for an import: same label, attributes (as
+    /// ``matching(_:)`` has them) and secret (the rule that makes importing a source twice change
+    /// nothing the second time). The secrets are compared in constant time.
     public func isSameItem(as other: PortableItem) -> Bool {
-        label == other.label && attributes == other.attributes && contentType == other.contentType
-            && secret.constantTimeEquals(other.secret)
+        label == other.label && Self.matching(attributes) == Self.matching(other.attributes)
+            && contentType == other.contentType && secret.constantTimeEquals(other.secret)
     }
+
+    /// `attributes` as an import matches them: without an `xdg:schema` naming the generic schema.
+    /// gnome-keyring serves an item stored without a schema with no `xdg:schema` until it reloads
+    /// its keyring file, and with the generic one after (gnome-keyring 42.1, measured: it reloads
+    /// when the file changes on disk, at a time nobody chooses), so the two are one item.
+    public static func matching(_ attributes: [String: String]) -> [String: String] {
+        guard attributes[schemaAttribute] == SecretServiceContract.genericSchema else { return attributes }
+        var matched = attributes
+        matched[schemaAttribute] = nil
+        return matched
+    }
+
+    private static let schemaAttribute = "xdg:schema"
 }
 
 /// A whole collection (a keyring, a database, a password store) as read from or written to

@@ -22,6 +22,14 @@ import Testing
         #expect(!item().isSameItem(as: item(attributes: ["user": "b"])))
     }
 
+    @Test func theGenericSchemaOrNoneIsTheSameItemAndAnotherSchemaIsNot() {
+        let generic = item(attributes: ["user": "a", "xdg:schema": "org.freedesktop.Secret.Generic"])
+        #expect(generic.isSameItem(as: item()))
+        #expect(item().isSameItem(as: generic))
+        #expect(!item(attributes: ["user": "a", "xdg:schema": "org.example.Custom"]).isSameItem(as: item()))
+        #expect(!item(attributes: ["user": "a", "xdg:schema": "org.example.Custom"]).isSameItem(as: generic))
+    }
+
     @Test func timestampsDoNotMakeADifferentItem() {
         var older = item()
         older.created = 1_000

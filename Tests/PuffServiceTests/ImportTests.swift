@@ -69,6 +69,29 @@ import Testing
         #expect(await fixture.service.itemIDs(in: .login).count == 3)
     }
 
+    /// gnome-keyring serves an item stored without a schema with the generic `xdg:schema` once it
+    /// has reloaded its file, and without one before: the two are the same item, another schema
+    /// is not.
+    @Test func theGenericSchemaGnomeKeyringAddsAfterAReloadIsTheSameItemAnotherSchemaIsNot() async throws {
+        let fixture = try await Fixture.persistent()
+        let before = [Self.item("every byte", "x", attributes: ["kind": "bytes"])]
+        let first = try await fixture.service.importItems(before, into: .login, dryRun: false, caller: Self.caller)
+        let appendsBefore = await fixture.storage.appendCount
+
+        let reloaded = [
+            Self.item("every byte", "x", attributes: ["kind": "bytes", "xdg:schema": "org.freedesktop.Secret.Generic"])
+        ]
+        let second = try await fixture.service.importItems(reloaded, into: .login, dryRun: false, caller: Self.caller)
+        let custom = [Self.item("every byte", "x", attributes: ["kind": "bytes", "xdg:schema": "org.example.Custom"])]
+        let third = try await fixture.service.importItems(custom, into: .login, dryRun: false, caller: Self.caller)
+
+        #expect(kinds(second) == [.unchanged])
+        #expect(second.map(\.item) == first.map(\.item))
+        #expect(kinds(third) == [.added])
+        #expect(await fixture.storage.appendCount == appendsBefore + 1)
+        #expect(await fixture.service.itemIDs(in: .login).count == 2)
+    }
+
     @Test func theSameLabelAndAttributesWithAnotherSecretReplaceTheItemKeepingItsCreated() async throws {
         let fixture = try await Fixture.persistent()
         let first = try await fixture.service.importItems(Self.source, into: .login, dryRun: false, caller: Self.caller)

@@ -8,7 +8,8 @@ extension SecretService {
     /// Imports `items` (read from another store by puffctl) into an unlocked collection as one
     /// durable batch: one journal append and one fsync for the whole batch, one audit entry per
     /// item added or replaced, `itemCreated`/`itemChanged` per item. Importing the same items
-    /// again changes nothing: an item with the same label, attributes, content type and secret
+    /// again changes nothing: an item with the same label, attributes (the generic `xdg:schema`
+    /// or none: ``PortableItem/matching(_:)``), content type and secret
     /// (``PortableItem/isSameItem(as:)``) is ``ImportOutcome/Kind/unchanged``; one with the same
     /// label and attributes but another secret is ``ImportOutcome/Kind/replaced``; a later source
     /// item with the label and attributes of an earlier one is skipped, so the first one wins
@@ -53,7 +54,8 @@ extension SecretService {
         var plan = ImportPlan(nextNumber: state.fields.nextItemNumber, count: state.count)
         for number in state.order {
             guard let record = state.items[number] else { continue }
-            plan.existing[ImportPlan.key(record.label, record.attributes), default: []].append(number)
+            plan.existing[ImportPlan.key(record.label, PortableItem.matching(record.attributes)), default: []].append(
+                number)
         }
         meter.advance(by: 0)
         for (index, item) in items.enumerated() {
@@ -115,7 +117,7 @@ extension SecretService {
             plan.skip(index, item.label, error.description)
             return
         }
-        let key = ImportPlan.key(item.label, item.attributes)
+        let key = ImportPlan.key(item.label, PortableItem.matching(item.attributes))
         guard plan.seen.insert(key).inserted else {
             plan.skip(index, item.label, "an earlier item of the source has the same label and attributes")
             return

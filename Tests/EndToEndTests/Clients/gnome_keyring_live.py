@@ -8,7 +8,7 @@ DIR is a throwaway HOME. On the bus in DBUS_SESSION_BUS_ADDRESS (a private dbus-
 puffd's) this starts gnome-keyring-daemon with its clock years back (libfaketime), stores the
 fixture set of gnome_keyring.py in `login` through secret-tool and secretstorage, one item in the
 in-memory `session` collection, and one item in a second collection `vault2` that it then locks.
-It writes DIR/expected.json: every item of the unlocked collections as the daemon serves them
+Once gnome-keyring has read its file again (reloaded(), below), it writes DIR/expected.json: every item of the unlocked collections as the daemon serves them
 (label, attributes, secret in hex, content type, Created, Modified), which is what Puff must hold
 after the import; it prints `ready`, keeps serving until stdin closes, then stops the daemon.
 Prints `FAIL <case>: <reason>` when the premise fails (never a secret).
@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 import secretstorage
 
@@ -35,6 +36,25 @@ def served(collection):
     return items
 
 
+def reloaded(home, collection):
+    """Makes gnome-keyring read login.keyring again and waits until it serves what it read.
+
+    gnome-keyring 42.1 serves an item stored over D-Bus without a schema with no xdg:schema until
+    it reloads its file, and with the generic one after (measured); it reloads when the file
+    changes on disk, at a time of its own, so the test's premise is fixed here, after the reload.
+    """
+    path = os.path.join(home, "data/keyrings/login.keyring")
+    later = os.stat(path).st_mtime + 2
+    os.utime(path, (later, later))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        item = next(i for i in collection.get_all_items() if i.get_label() == "every byte")
+        if item.get_attributes().get("xdg:schema") == "org.freedesktop.Secret.Generic":
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def main():
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     home = sys.argv[1]
@@ -43,6 +63,9 @@ def main():
     try:
         login = daemon.collection("login")
         fill(home, login)
+        if not reloaded(home, login):
+            print("FAIL premise: gnome-keyring did not read its file again", flush=True)
+            return 1
         session = daemon.collection("session")
         create(session, "in the session collection", {"where": "session"}, "ephemeral ✓".encode())
         locked = daemon.create_collection("vault2", b"second password")
