@@ -52,8 +52,9 @@ struct SharedPoll: Service, CustomStringConvertible {
     func run() async {
         var wait = interval
         while true {
+            let (clock, next) = (clock, wait)
             do {
-                try await cancelWhenGracefulShutdown { try await Self.sleep(on: clock, for: wait) }
+                try await cancelWhenGracefulShutdown { try await Self.sleep(on: clock, for: next) }
             } catch {
                 return  // the daemon stops
             }
