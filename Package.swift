@@ -37,6 +37,8 @@ let package = Package(
         .systemLibrary(name: "CExpat", pkgConfig: "expat", providers: [.apt(["libexpat1-dev"])]),
         // FIDO2 security keys (fido2 slots, docs/design/unlock-slots.md), with I/O hooks for `unix:PATH`.
         .systemLibrary(name: "CFido2", pkgConfig: "libfido2", providers: [.apt(["libfido2-dev"])]),
+        // HTTP(S) to OpenBao for fleet collections (docs/design/fleet.md): only PuffOpenBao imports it.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Whole reads and writes, poll and waitpid over swift-system: EINTR is retried here and nowhere else.
         .target(name: "PuffSystem", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
@@ -79,6 +81,14 @@ let package = Package(
         // Other stores' formats (gnome-keyring, libsecret, KDBX, pass, Bitwarden) read into and written
         // from one portable model, for puffctl's import and export; no D-Bus, no vault.
         .target(name: "PuffFormats", dependencies: ["PuffCrypto", "CExpat", "PuffProtocol"]),
+        // OpenBao's HTTP API over libcurl (KV v2, transit, AppRole) and the fleet log kept in it
+        // (docs/design/fleet.md); JSON read with PuffFormats' reader. No D-Bus, no service.
+        .target(
+            name: "PuffOpenBao",
+            dependencies: [
+                "CCurl", "PuffStore", "PuffCrypto", "PuffFormats", "PuffSystem",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .target(
             name: "PuffService",
             dependencies: [
@@ -133,7 +143,8 @@ let package = Package(
         .target(
             name: "PuffTesting",
             dependencies: [
-                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", "PuffProtocol", "PuffSystem",
+                "PuffService", "PuffStore", "PuffCrypto", "PuffDBus", "PuffProtocol", "PuffSystem", "PuffOpenBao",
+                "PuffFormats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -150,6 +161,8 @@ let package = Package(
             name: "PuffHardwareTests", dependencies: ["PuffHardware", "PuffCrypto", "PuffService", "PuffTesting"]),
         .testTarget(name: "PuffFormatsTests", dependencies: ["PuffFormats", "PuffCrypto", "PuffTesting"]),
         .testTarget(name: "PuffStoreTests", dependencies: ["PuffStore", "PuffCrypto", "PuffTesting"]),
+        .testTarget(
+            name: "PuffOpenBaoTests", dependencies: ["PuffOpenBao", "PuffStore", "PuffCrypto", "PuffTesting"]),
         .testTarget(
             name: "PuffDBusTests", dependencies: ["PuffDBus", "PuffCrypto", "PuffTesting", "CDBus", "PuffSystem"]),
         .testTarget(

@@ -41,9 +41,46 @@ struct ConfigurationErrorTests {
         ),
         (
             "[vaults]\nstore = \"file\"\n",
-            "1: vaults: unknown table; puffd.toml has: [vault], [prompts], [unlock], [auto_lock], [items], [access], [sessions], [limits], [audit], [backup], [log]"
+            "1: vaults: unknown table; puffd.toml has: [vault], [store.openbao], [prompts], [unlock], [auto_lock], [items], [access], [sessions], [limits], [audit], [backup], [log]"
         ),
         ("vault = \"file\"\n", "1: vault: must be a table ([vault]), not a value"),
+        (
+            "[store.openbao]\naddress = \"bao:8200\"\n",
+            #"2: store.openbao.address: must be an http:// or https:// address such as "https://bao.example.net:8200", not "bao:8200""#
+        ),
+        (
+            "[store.openbao]\npath_prefix = \"a/../b\"\n",
+            #"2: store.openbao.path_prefix: must be names separated by "/", none empty, "." or "..", not "a/../b""#
+        ),
+        (
+            "[store.openbao]\nmount = \"\"\n",
+            #"2: store.openbao.mount: must be names separated by "/", none empty, "." or "..", not """#
+        ),
+        (
+            "[store.openbao]\ntransit_key = \"a/b\"\n",
+            #"2: store.openbao.transit_key: must be a transit key's name, such as "puff", not "a/b""#
+        ),
+        (
+            "[store.openbao]\npoll_interval = 0\n",
+            "2: store.openbao.poll_interval: must be a positive number of seconds, not 0"
+        ),
+        (
+            "[store]\nopenbao.approle_role_id_file = \"/r\"\nopenbao.approle_secret_id_file = \"/s\"\nopenbao.token_file = \"/t\"\n",
+            "4: store.openbao.token_file: and an AppRole (approle_role_id_file, approle_secret_id_file) are both set: keep one"
+        ),
+        (
+            "[store.openbao]\napprole_role_id_file = \"/r\"\n",
+            "2: store.openbao.approle_role_id_file: needs approle_secret_id_file too"
+        ),
+        (
+            "[store.fleet]\naddress = \"http://b\"\n",
+            "1: store.fleet: unknown table; puffd.toml has: [vault], [store.openbao], [prompts], [unlock], [auto_lock], [items], [access], [sessions], [limits], [audit], [backup], [log]"
+        ),
+        ("[store]\nopenbao = 1\n", "2: store.openbao: must be a table ([store.openbao]), not a value"),
+        (
+            "[store.openbao]\ntoken = \"s.x\"\n",
+            "2: store.openbao.token: unknown key; [store.openbao] takes: address, mount, path_prefix, token_file, approle_role_id_file, approle_secret_id_file, ca_file, poll_interval, transit_key"
+        ),
         ("[audit]\nenabled = \"yes\"\n", "2: audit.enabled: must be true or false, not the string \"yes\""),
         ("[audit]\nmax_bytes = 10\n", "2: audit.max_bytes: must be a whole number from 4096 to 1073741824, not 10"),
         (

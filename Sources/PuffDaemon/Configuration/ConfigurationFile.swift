@@ -45,6 +45,9 @@ public enum ConfigurationFile {
         if problems.isEmpty, let problem = configuration.combinationProblem {
             problems.append(KeyProblem(path: ["vault", "mode"], reason: problem))
         }
+        if problems.isEmpty, let problem = configuration.openBao.combinationProblem {
+            problems.append(KeyProblem(path: ["store", "openbao", problem.key], reason: problem.reason))
+        }
         guard !problems.isEmpty else { return configuration }
         let placed = problems.map { (problem: $0, line: KeyLocator.line(of: $0.path, in: text) ?? Int.max) }
         // min(by:) keeps the first of equal lines: the order the checks ran in.
@@ -58,35 +61,53 @@ public enum ConfigurationFile {
     static func check(_ root: [TOMLEntry], into configuration: inout DaemonConfiguration) -> [KeyProblem] {
         var problems: [KeyProblem] = []
         for (section, value) in root.map({ ($0.key, $0.value) }) {
-            guard ConfigurationKeys.sections.contains(section) else {
-                problems.append(
-                    KeyProblem(
-                        path: [section],
-                        reason: "unknown table; puffd.toml has: "
-                            + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", ")))
-                continue
-            }
-            guard let table = value.table else {
-                problems.append(KeyProblem(path: [section], reason: "must be a table ([\(section)]), not a value"))
-                continue
-            }
-            let keys = ConfigurationKeys.keys(in: section)
-            for (name, value) in table.map({ ($0.key, $0.value) }) {
-                guard let key = keys.first(where: { $0.name == name }) else {
-                    problems.append(
-                        KeyProblem(
-                            path: [section, name],
-                            reason: "unknown key; [\(section)] takes: " + keys.map(\.name).joined(separator: ", ")))
-                    continue
-                }
-                do {
-                    try key.read(value, &configuration)
-                } catch {
-                    problems.append(KeyProblem(path: [section, name], reason: error.text))
-                }
-            }
+            check(section: [section], value, into: &configuration, problems: &problems)
         }
         return problems
+    }
+
+    /// Reads table `section` (`["vault"]`; `["store", "openbao"]` for `[store.openbao]`, a table
+    /// in `[store]`, which holds only tables).
+    private static func check(
+        section path: [String], _ value: TOMLValue, into configuration: inout DaemonConfiguration,
+        problems: inout [KeyProblem]
+    ) {
+        let section = path.joined(separator: ".")
+        let holdsKeys = ConfigurationKeys.sections.contains(section)
+        let holdsTables = ConfigurationKeys.sections.contains { $0.hasPrefix(section + ".") }
+        guard holdsKeys || holdsTables else {
+            problems.append(
+                KeyProblem(
+                    path: path,
+                    reason: "unknown table; puffd.toml has: "
+                        + ConfigurationKeys.sections.map { "[\($0)]" }.joined(separator: ", ")))
+            return
+        }
+        guard let table = value.table else {
+            problems.append(KeyProblem(path: path, reason: "must be a table ([\(section)]), not a value"))
+            return
+        }
+        guard holdsKeys else {
+            for (name, value) in table.map({ ($0.key, $0.value) }) {
+                check(section: path + [name], value, into: &configuration, problems: &problems)
+            }
+            return
+        }
+        let keys = ConfigurationKeys.keys(in: section)
+        for (name, value) in table.map({ ($0.key, $0.value) }) {
+            guard let key = keys.first(where: { $0.name == name }) else {
+                problems.append(
+                    KeyProblem(
+                        path: path + [name],
+                        reason: "unknown key; [\(section)] takes: " + keys.map(\.name).joined(separator: ", ")))
+                continue
+            }
+            do {
+                try key.read(value, &configuration)
+            } catch {
+                problems.append(KeyProblem(path: path + [name], reason: error.text))
+            }
+        }
     }
 
     /// The bytes of the file at `path` as text; throws the `errno` of what failed.

@@ -7,7 +7,8 @@ import PuffService
 enum ConfigurationKeys {
     /// The tables, in print order.
     static let sections = [
-        "vault", "prompts", "unlock", "auto_lock", "items", "access", "sessions", "limits", "audit", "backup", "log",
+        "vault", "store.openbao", "prompts", "unlock", "auto_lock", "items", "access", "sessions", "limits", "audit",
+        "backup", "log",
     ]
 
     /// The most seconds a prompt may wait: nothing waits forever (architecture.md Part A item 5).
@@ -15,7 +16,7 @@ enum ConfigurationKeys {
     /// The longest auto-lock delay, a year: longer is "never", which 0 says.
     static let longestAutoLock = 366 * 86_400
 
-    /// Every key.
+    /// Every key (printed in the order of ``sections``).
     static var all: [ConfigurationKey] {
         [
             .choice("vault", "store", \.store, choices: PluginRegistry.recordStores, noun: "store"),
@@ -70,7 +71,7 @@ enum ConfigurationKeys {
             .number("backup", "keep", \.backupKeep, range: 0...1000),
 
             .choice("log", "level", \.logLevel, choices: Logger.Level.allCases.map(\.rawValue), noun: "log level"),
-        ]
+        ] + openBaoKeys
     }
 
     /// The keys of `section`, in print order.

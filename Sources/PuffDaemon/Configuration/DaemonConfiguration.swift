@@ -25,6 +25,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `[backup] keep`: automatic snapshots kept in the vault's `snapshots/` folder.
     public var backupKeep = 3
 
+    // [store.openbao]
+    /// Where fleet collections are kept (docs/design/fleet.md).
+    public var openBao = OpenBaoSettings()
+
     // [prompts]
     /// Who is asked to unlock, in order (``PluginRegistry/prompters``).
     public var prompterOrder = [AgentPrompter.kind, PinentryPrompter.kind, DismissingPrompter.kind]

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-import PuffCrypto
+package import PuffCrypto
 
 /// A JSON document (RFC 8259) read without copying its strings: a string is the range of its
 /// still-escaped bytes in the source, decoded only where it is used, into a `String` for a name
 /// or label and straight into locked memory for a secret (``secret(_:in:)``), so a password
 /// never passes through an ordinary array. Strict: UTF-8 only, nothing after the value, nesting
-/// bounded by ``maximumDepth``.
-struct JSONDocument {
+/// bounded by ``maximumDepth``. Package-wide: PuffOpenBao reads OpenBao's answers with it.
+package struct JSONDocument {
     /// One value; object keys are decoded (they are never secret).
-    indirect enum Value {
+    package indirect enum Value {
         case object([(key: String, value: Value)])
         case array([Value])
         /// The bytes between the quotes, escapes still in.
@@ -19,13 +19,13 @@ struct JSONDocument {
 
         /// The value of `key` in an object (the last one, as JavaScript's parser keeps); nil for
         /// a missing key or when this is not an object.
-        subscript(key: String) -> Value? {
+        package subscript(key: String) -> Value? {
             guard case .object(let members) = self else { return nil }
             return members.last { $0.key == key }?.value
         }
 
         /// The elements of an array; nil for anything else (`null` included).
-        var elements: [Value]? {
+        package var elements: [Value]? {
             if case .array(let elements) = self { elements } else { nil }
         }
     }
@@ -33,13 +33,13 @@ struct JSONDocument {
     /// How deep arrays and objects may nest: far beyond any export, and far from the stack's end.
     static let maximumDepth = 64
 
-    let bytes: [UInt8]
-    let root: Value
+    package let bytes: [UInt8]
+    package let root: Value
 
     /// Parses `bytes` whole.
     ///
     /// - Throws: ``ForeignFormatError/damaged(_:)`` naming the byte offset where it stops being JSON.
-    init(_ bytes: [UInt8]) throws(ForeignFormatError) {
+    package init(_ bytes: [UInt8]) throws(ForeignFormatError) {
         self.bytes = bytes
         guard Self.isValidUTF8(bytes) else { throw .damaged("the JSON is not UTF-8") }
         var parser = Parser(bytes: bytes)
@@ -52,7 +52,7 @@ struct JSONDocument {
     }
 
     /// The string `value` decoded, or nil when it is not a string.
-    func string(_ value: Value?) -> String? {
+    package func string(_ value: Value?) -> String? {
         guard case .string(let range)? = value else { return nil }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(range.count)
@@ -61,7 +61,7 @@ struct JSONDocument {
     }
 
     /// The string `value` decoded straight into locked memory, or nil when it is not a string.
-    func secret(_ value: Value?) -> SecureBytes? {
+    package func secret(_ value: Value?) -> SecureBytes? {
         guard case .string(let range)? = value else { return nil }
         var length = 0
         Self.unescape(bytes[range]) { _ in length += 1 }
@@ -75,12 +75,12 @@ struct JSONDocument {
     }
 
     /// Whether `value` is a string of at least one character (looked at without decoding it).
-    func hasText(_ value: Value?) -> Bool {
+    package func hasText(_ value: Value?) -> Bool {
         if case .string(let range)? = value { !range.isEmpty } else { false }
     }
 
     /// An integer `value`; nil for anything else (a fraction, an exponent, a string).
-    func integer(_ value: Value?) -> Int? {
+    package func integer(_ value: Value?) -> Int? {
         guard case .number(let range)? = value, range.count <= 18 else { return nil }
         return Int(String(decoding: bytes[range], as: UTF8.self))
     }

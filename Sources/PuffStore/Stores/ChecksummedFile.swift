@@ -10,6 +10,8 @@ package enum ChecksummedFile {
     package static let catalogMagic = Array("PUFFCAT\u{1}".utf8)
     /// The magic of the wrong-passcode file (``PasscodeAttempts``).
     package static let attemptsMagic = Array("PUFFATT\u{1}".utf8)
+    /// The magic of the `fleet` file (``FleetMap``).
+    package static let fleetMagic = Array("PUFFFLT\u{1}".utf8)
 
     package static func encode(_ bytes: [UInt8], magic: [UInt8]) -> [UInt8] {
         magic + JournalFraming.frame(bytes)

@@ -83,7 +83,7 @@ extension DurableFiles {
 
     /// Whether puffd reads or writes a file of this name in the vault folder.
     static func isVaultFileName(_ name: String) -> Bool {
-        if name == "lock" || name == "catalog" || name == "attempts" { return true }
+        if ["lock", "catalog", "attempts", "fleet"].contains(name) { return true }
         guard let dot = name.firstIndex(of: "."), SpaceID(hex: String(name[..<dot])) != nil else { return false }
         let suffix = name[dot...]
         return [".header", ".journal", ".head", ".audit", ".audit.1"].contains(suffix)

@@ -95,6 +95,8 @@ public enum VaultFileCheck {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.catalogMagic, name: path)
             } else if name == "attempts" {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.attemptsMagic, name: path)
+            } else if name == "fleet" {
+                _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.fleetMagic, name: path)
             } else if name.hasSuffix(".header") {
                 _ = try ChecksummedFile.decode(bytes, magic: ChecksummedFile.headerMagic, name: path)
             } else if name != "lock", !name.hasSuffix(".head") {
