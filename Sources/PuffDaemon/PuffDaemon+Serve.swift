@@ -134,9 +134,13 @@ extension PuffDaemon {
                     // Without a system bus or logind the watcher ends at once; the daemon goes on.
                     .init(service: logind, successTerminationBehavior: .ignore),
                 ] + (login.map { [.init(service: $0)] } ?? [])
-                    // Fleet collections are pulled on a poll; a vault with none has no poll to wake it.
+                    // Fleet collections are pulled on a poll; without OpenBao configured nothing wakes for it.
                     + (service.sharesCollections
-                        ? [.init(service: SharedPoll(service: service, interval: SharedPoll.defaultInterval))] : []),
+                        ? [
+                            .init(
+                                service: SharedPoll(service: service, interval: .seconds(settings.openBao.pollInterval))
+                            )
+                        ] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -18,8 +18,6 @@ struct SharedPoll: Service, CustomStringConvertible {
 
     var description: String { "SharedPoll" }
 
-    /// The interval unless configured (`poll_interval`, docs/design/fleet.md §0).
-    static let defaultInterval: Duration = .seconds(1)
     /// The longest wait while offline (docs/design/fleet.md §0: at most 5 s).
     static let defaultLongest: Duration = .seconds(5)
 

@@ -64,9 +64,9 @@ extension SecretService {
         return reached
     }
 
-    /// Whether the vault's store keeps fleet collections (``FleetRecordStore``): the daemon then
-    /// polls them (``pullAllShared()``).
-    public nonisolated var sharesCollections: Bool { store is FleetRecordStore }
+    /// Whether the vault's store keeps fleet collections in a shared log (a ``FleetRecordStore``
+    /// with OpenBao configured): the daemon then polls them (``pullAllShared()``).
+    public nonisolated var sharesCollections: Bool { (store as? FleetRecordStore)?.log != nil }
 
     /// Whether `collection` is shared, and how its store answered last; nil when it is not shared.
     public func sharedLink(of collection: CollectionID) -> SharedLink? {
