@@ -117,8 +117,10 @@ let package = Package(
         .target(
             name: "PuffDaemon",
             dependencies: [
-                "PuffCrypto", "PuffDBus", "PuffHardware", "PuffPrompters", "PuffService", "PuffServiceBus", "PuffStore",
-                "PuffVersion", "PuffSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PuffCrypto", "PuffDBus", "PuffHardware", "PuffOpenBao", "PuffPrompters", "PuffService",
+                "PuffServiceBus",
+                "PuffStore", "PuffVersion", "PuffSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -46,8 +46,12 @@ extension PuffDaemon {
             case .ephemeral: .ephemeral
             case .persistent: .persistent(kdf: settings.kdf == "interactive" ? .interactive : .moderate)
             }
+        let records =
+            printIntrospection
+            ? opened.records
+            : try Self.withFleet(opened.records, settings.openBao, environment: environment, logger: logger)
         let service = try await SecretService(
-            store: opened.records,
+            store: records,
             mode: mode,
             prompter: prompter,
             itemRules: settings.itemRules,

@@ -63,6 +63,8 @@ extension ControlContract.Method {
         "DeleteCollection", in: ["collection": "s", "options": "a{sv}"], out: ["deleted": "a{sv}"])
     public static let deletedCollections = Self("DeletedCollections", out: ["deleted": "aa{sv}"])
     public static let restoreCollection = Self("RestoreCollection", in: ["name": "s"], out: ["collection": "s"])
+    public static let shareCollection = Self("ShareCollection", in: ["collection": "s", "name": "s"])
+    public static let attachCollection = Self("AttachCollection", in: ["name": "s"], out: ["collection": "s"])
     public static let renameCollection = Self("RenameCollection", in: ["collection": "s", "label": "s"])
     public static let setDefault = Self("SetDefault", in: ["collection": "s"])
     public static let importItems = Self(
@@ -97,7 +99,8 @@ extension ControlContract.Method {
     public static let all: [Self] = [
         status, initialize, unlock, lock, changePasscode, createCollection, setLockedSearch, listSlots, addSlot,
         removeSlot, relabelSlot, unlockWith, rekey, deleteCollection, deletedCollections, restoreCollection,
-        renameCollection, setDefault, importItems, exportItems, compact, repair, backup, restore, verify, listItems,
+        shareCollection, attachCollection, renameCollection, setDefault, importItems, exportItems, compact, repair,
+        backup, restore, verify, listItems,
         moveItem, audit, setProtected, setAccess, revokeAccess, setAppAccess, revokeAppAccess, listAccess,
         registerAgent, unregisterAgent,
     ]

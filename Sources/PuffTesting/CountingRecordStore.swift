@@ -136,4 +136,10 @@ public actor CountingRecordStore: RecordStore {
     public nonisolated func sharedName(of space: SpaceID) -> String? {
         inner.sharedName(of: space)
     }
+    public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
+        try await inner.share(space, as: name)
+    }
+    public func attach(_ name: String) async throws(StoreError) -> SpaceID {
+        try await inner.attach(name)
+    }
 }

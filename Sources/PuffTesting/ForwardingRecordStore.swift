@@ -98,4 +98,10 @@ extension ForwardingRecordStore {
     public func sharedName(of space: SpaceID) -> String? {
         base.sharedName(of: space)
     }
+    public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
+        try await base.share(space, as: name)
+    }
+    public func attach(_ name: String) async throws(StoreError) -> SpaceID {
+        try await base.attach(name)
+    }
 }

@@ -38,6 +38,8 @@ struct ControlClientBusTests {
         #expect(try await client.deleteCollection("work").itemCount == 2)
         #expect(try await client.deletedCollections().isEmpty)
         #expect(try await client.restoreCollection("work") == "work")
+        try await client.shareCollection("work", as: "team")
+        #expect(try await client.attachCollection("team") == "team")
         try await client.setLockedSearch(of: "work", to: .afterUnlock, passcode: secure("p"))
         try await client.renameCollection("work", to: "Day job")
         try await client.setDefault("work")

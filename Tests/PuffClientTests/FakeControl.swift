@@ -113,6 +113,7 @@ final class FakeControl: Sendable {
         ],
         "DeletedCollections": [.array(element: "a{sv}", [])],
         "RestoreCollection": [.string("work")],
+        "AttachCollection": [.string("team")],
         "ListSlots": [
             .array(
                 element: "a{sv}",

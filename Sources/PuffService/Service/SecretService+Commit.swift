@@ -120,7 +120,7 @@ extension SecretService {
         logger.error(
             "Vault write failed",
             metadata: [
-                "vault.kind": "\(type(of: store).kind)", "collection.id": "\(vault.id)", "error": "\(error)",
+                "vault.kind": "\(store.kindName)", "collection.id": "\(vault.id)", "error": "\(error)",
             ])
     }
 }

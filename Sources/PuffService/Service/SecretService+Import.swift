@@ -235,7 +235,7 @@ extension SecretService {
             logger.error(
                 "Vault write failed",
                 metadata: [
-                    "vault.kind": "\(type(of: store).kind)", "collection.id": "\(vault.id)", "error": "\(error)",
+                    "vault.kind": "\(store.kindName)", "collection.id": "\(vault.id)", "error": "\(error)",
                 ])
             throw storeFailure(error, in: vault, "the import could not be saved")
         }

@@ -60,7 +60,7 @@ extension SecretService {
         logger.info(
             "Secret service ready",
             metadata: [
-                "vault.kind": "\(type(of: store).kind)", "collections": "\(collectionOrder.count)",
+                "vault.kind": "\(store.kindName)", "collections": "\(collectionOrder.count)",
                 "damaged": "\(damaged.count)",
             ])
     }

@@ -69,7 +69,7 @@ extension SecretService {
                     isDefault: false, policy: nil, damage: reason))
         }
         return VaultStatus(
-            isInitialized: isInitialized, storeKind: type(of: store).kind, location: store.location ?? "",
+            isInitialized: isInitialized, storeKind: store.kindName, location: store.location ?? "",
             collections: list, problems: vaultProblems)
     }
 

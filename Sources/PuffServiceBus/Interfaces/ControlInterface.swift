@@ -84,6 +84,13 @@ extension SecretInterfaces {
                     let id = try await service.restoreCollection(name)
                     return [.string(id?.rawValue ?? "")]
                 },
+                controlMethod(.shareCollection, in: .string("collection"), .string("name")) { call, collection, name in
+                    try await service.shareCollection(CollectionID(collection), as: name)
+                    return []
+                },
+                controlMethod(.attachCollection, in: .string("name")) { call, name in
+                    [.string(try await service.attachCollection(name).rawValue)]
+                },
                 controlMethod(.renameCollection, in: .string("collection"), .string("label")) { call, name, label in
                     try await service.setLabel(label, of: CollectionID(name))
                     return []

@@ -10,6 +10,10 @@ public protocol RecordStore: Sendable {
     /// Name used in configuration: `"file"` or `"memory"`.
     static var kind: String { get }
 
+    /// The kind of store the vault is in, for `status` and logs: ``kind``, or for a decorator
+    /// that adds no store of its own (``FleetRecordStore``) the kind of the store it decorates.
+    var kindName: String { get }
+
     /// Every space that has a header, visible or hidden, in no particular order.
     ///
     /// - Throws: ``StoreError/readFailed(_:)``.
@@ -241,6 +245,22 @@ public protocol RecordStore: Sendable {
     /// docs/design/fleet.md §2), or nil for a space only this vault holds. The service refuses
     /// what would rewrite a shared space's chain (re-key, compaction, repair).
     func sharedName(of space: SpaceID) -> String?
+
+    /// Shares `space` under `name` in the store's shared store (a fleet collection,
+    /// docs/design/fleet.md): its header and journal are published, and its appends go there
+    /// first from then on. The caller holds its write turn with no append in flight.
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)`` (a store with no shared store, a name taken, a
+    ///   space that cannot be shared), ``StoreError/unavailable(_:)``.
+    func share(_ space: SpaceID, as name: String) async throws(StoreError)
+
+    /// Copies the collection a shared store keeps as `name` into this vault as a fleet
+    /// collection, and returns its space (the same on every machine).
+    ///
+    /// - Throws: ``StoreError/writeFailed(_:)`` (a store with no shared store, no such
+    ///   collection, one this vault holds already), ``StoreError/damaged(file:offset:reason:)``,
+    ///   ``StoreError/unavailable(_:)``.
+    func attach(_ name: String) async throws(StoreError) -> SpaceID
 }
 
 extension RecordStore {
@@ -271,9 +291,27 @@ extension RecordStore {
         nil
     }
 
+    /// ``kind``: a store that decorates none.
+    public var kindName: String { Self.kind }
+
     /// Nil: no space of such a store is shared.
     public func sharedName(of space: SpaceID) -> String? {
         nil
+    }
+
+    /// Refused: a store with no shared store behind it.
+    public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
+        throw Self.noSharedStore
+    }
+
+    /// Refused: a store with no shared store behind it.
+    public func attach(_ name: String) async throws(StoreError) -> SpaceID {
+        throw Self.noSharedStore
+    }
+
+    /// What a store with no shared store says to ``share(_:as:)`` and ``attach(_:)``.
+    public static var noSharedStore: StoreError {
+        .writeFailed("this vault keeps no shared collections: puffd has no shared store configured")
     }
 
     /// Always 0: a store that cannot fail part-way nor be written by another process never moves

@@ -5,10 +5,10 @@ import ArgumentParser
 struct CollectionCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "collection",
-        abstract: "Create, delete, restore, rename, set and list collections, and choose the default one.",
+        abstract: "Create, attach, delete, restore, rename, set and list collections, and choose the default one.",
         subcommands: [
-            CreateCollection.self, DeleteCollection.self, RestoreCollection.self, RenameCollection.self,
-            SetCollection.self, ListCollections.self, SetDefaultCollection.self,
+            CreateCollection.self, AttachCollection.self, DeleteCollection.self, RestoreCollection.self,
+            RenameCollection.self, SetCollection.self, ListCollections.self, SetDefaultCollection.self,
         ]
     )
 }

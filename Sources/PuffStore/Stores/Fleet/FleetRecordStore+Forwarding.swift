@@ -4,6 +4,8 @@ import Synchronization
 /// What goes to the local store as it is, for every space: reads (fleet spaces are read from
 /// their local cache too) and the vault's own files.
 extension FleetRecordStore {
+    /// The local store's kind: the vault is in it, fleet collections or not.
+    public var kindName: String { local.kindName }
     public func spaces() async throws(StoreError) -> [SpaceID] { try await local.spaces() }
     public func header(of space: SpaceID) async throws(StoreError) -> [UInt8] { try await local.header(of: space) }
     public func read(_ locator: RecordLocator, in space: SpaceID) throws(StoreError) -> [UInt8] {

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Logging
+import PuffOpenBao
+import PuffStore
+
+extension PuffDaemon {
+    /// The vault's store with its fleet collections (docs/fleet.md): `records` decorated by a
+    /// ``FleetRecordStore`` whose log is the OpenBao of `[store.openbao]`.
+    ///
+    /// A file store is always decorated, OpenBao configured or not: a vault that holds a fleet
+    /// collection must never append to it alone (its chain would fork from the other machines'),
+    /// so without a log such a collection takes no writes. A memory store is decorated only when
+    /// OpenBao is configured.
+    ///
+    /// - Throws: `ExitCode(2)` when the vault's `fleet` file does not read (logged): without it
+    ///   no fleet collection could be told from another.
+    static func withFleet(
+        _ records: any RecordStore, _ settings: OpenBaoSettings, environment: [String: String], logger: Logger
+    ) throws -> any RecordStore {
+        let log = fleetLog(settings, environment: environment, logger: logger)
+        guard let files = records as? FileRecordStore else {
+            return log.map { FleetRecordStore(keepingMapInMemory: records, log: $0) } ?? records
+        }
+        do {
+            return try FleetRecordStore(files: files, log: log)
+        } catch {
+            logger.critical("cannot open the vault: \(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    /// The OpenBao log of `settings`, or nil when none is configured or its credentials do not
+    /// read (logged: fleet collections are then offline, every other collection works).
+    static func fleetLog(_ settings: OpenBaoSettings, environment: [String: String], logger: Logger)
+        -> OpenBaoFleetLog?
+    {
+        guard let address = settings.address else { return nil }
+        do {
+            let auth = try OpenBaoAuth.configured(
+                tokenFile: settings.tokenFile, roleIDFile: settings.roleIDFile, secretIDFile: settings.secretIDFile,
+                credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
+            let client = try OpenBaoClient(address: address, auth: auth, caFile: settings.caFile)
+            return OpenBaoFleetLog(client: client, mount: settings.mount, prefix: settings.pathPrefix)
+        } catch {
+            logger.error("OpenBao at \(address) cannot be used: \(error); fleet collections are offline")
+            return nil
+        }
+    }
+}
