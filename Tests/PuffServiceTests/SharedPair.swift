@@ -6,7 +6,7 @@ import Testing
 
 /// Two machines sharing the collection `team` (docs/design/fleet.md): each a service over its
 /// own vault in memory behind a `FleetRecordStore`, both over one ``MemoryFleetLog``. `a` made
-/// the collection and shared it; `b` attached it and was started over it.
+/// the collection and shared it; `b` attached it.
 struct SharedPair {
     static let team = CollectionID("team")
     static let passcode = "team passcode"
@@ -25,12 +25,12 @@ struct SharedPair {
             storage: FleetRecordStore(keepingMapInMemory: MemoryRecordStore(), log: log))
         let made = try await a.makeCollection("team", passcode: passcode)
         #expect(made == team)
+        try await a.service.shareCollection(team, as: "team")
+        let b = try await Fixture.persistent(
+            storage: FleetRecordStore(keepingMapInMemory: MemoryRecordStore(), log: logB ?? log))
+        #expect(try await b.service.attachCollection("team") == team)
         let space = try await a.space(of: team)
-        try await a.fleet.share(space, as: "team")
-        let storeB = FleetRecordStore(keepingMapInMemory: MemoryRecordStore(), log: logB ?? log)
-        #expect(try await storeB.attach("team") == space)
-        // A vault holding only the attached collection: its catalog is made from the header.
-        let b = try await Fixture.persistent(storage: storeB)
+        #expect(try await b.space(of: team) == space, "the same space on every machine")
         if !lockedOnB { try await b.unlock(team, passcode) }
         _ = a.recorder.drain()
         _ = b.recorder.drain()
@@ -44,11 +44,6 @@ struct SharedPair {
 }
 
 extension Fixture {
-    /// The fleet store under the fixture's test controls.
-    var fleet: FleetRecordStore {
-        get throws { try #require(storage.base as? FleetRecordStore) }
-    }
-
     /// Stores `secret` in `team` under `attributes` (label `label`).
     @discardableResult
     func share(
