@@ -115,7 +115,10 @@ struct FleetFlowTests {
 
         let check = try await ChildProcess.run(
             BaoServer.python,
-            [ClientDriver.directory.appendingPathComponent("fleet_kv_check.py").path, bao.address, "secret", "puff", "team"],
+            [
+                ClientDriver.directory.appendingPathComponent("fleet_kv_check.py").path, bao.address, "secret", "puff",
+                "team",
+            ],
             environment: ["PATH": "/usr/bin:/bin"],
             input: kvCheckInput(bao, forbidden: ["from a", "from b", "fleet", "secret of a", "secret of b"]))
         #expect(check.status == 0 && check.output.hasPrefix("ok "), "\(check.output)")
