@@ -64,7 +64,8 @@ extension OpenBaoCheck {
     static func reachable(_ health: OpenBaoHealth, address: String) -> StoreCheck {
         if !health.initialized {
             return StoreCheck(
-                "reachable", .fail, "OpenBao at \(address) is not initialized", next: "initialize it (`bao operator init`)")
+                "reachable", .fail, "OpenBao at \(address) is not initialized",
+                next: "initialize it (`bao operator init`)")
         }
         if health.sealed {
             return StoreCheck(

@@ -210,7 +210,8 @@ extension ControlContract {
             protected, rules, executable, allow, digest, collection, time, action, result, item, client, sequence,
             pid, app, files, collections, bytes, unknown, snapshot, restored, file, what, warning, offset, reason,
             dryRun,
-            index, outcome, check, summary, details, next, slot, recovery, pin, fido2Passcode, fido2Device, tpm2Device, type, pcrs, userPresence,
+            index, outcome, check, summary, details, next, slot, recovery, pin, fido2Passcode, fido2Device, tpm2Device,
+            type, pcrs, userPresence,
             userVerification, dropSlots, login, securityKey, application, windowID, error, change, slotLabel, instead,
             retries, purpose, repeats,
         ]

@@ -29,7 +29,8 @@ struct DoctorOpenBaoTests {
             .write(to: config, atomically: true, encoding: .utf8)
         let puffd = try await TestDaemon(arguments: ["--config", config.path])
 
-        let result = try await ChildProcess.run(VaultFlowTests.puffctl, ["doctor"], environment: puffd.clientEnvironment)
+        let result = try await ChildProcess.run(
+            VaultFlowTests.puffctl, ["doctor"], environment: puffd.clientEnvironment)
         #expect(
             result.output.contains(
                 "OpenBao\n  OK    reachable: OpenBao 2.7.2 at \(bao.address) answers: initialized, unsealed, active"),

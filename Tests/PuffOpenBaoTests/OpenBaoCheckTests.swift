@@ -102,12 +102,17 @@ struct OpenBaoCheckTests {
     func credentialsTheSettingsCannotGiveFailAuthenticatedWithTheirReason() async throws {
         let bao = try await BaoServer()
         let why = "the token file /nowhere/token cannot be opened: No such file or directory"
-        let checks = await OpenBaoCheck(address: bao.address, auth: .failure(.refused(why)), mount: "secret", prefix: "puff")
-            .run(now: Self.now)
+        let checks = await OpenBaoCheck(
+            address: bao.address, auth: .failure(.refused(why)), mount: "secret", prefix: "puff"
+        )
+        .run(now: Self.now)
         #expect(checks.map(\.name) == ["reachable", "authenticated", "clock"])
         #expect(checks[0].outcome == .ok)
-        #expect(checks[1] == StoreCheck(
-            "authenticated", .fail, why, next: "fix the credentials in [store.openbao] (docs/fleet.md), then restart puffd"))
+        #expect(
+            checks[1]
+                == StoreCheck(
+                    "authenticated", .fail, why,
+                    next: "fix the credentials in [store.openbao] (docs/fleet.md), then restart puffd"))
     }
 
     @Test(.enabled(if: BaoServer.isAvailable))
@@ -135,7 +140,9 @@ struct OpenBaoCheckTests {
     }
 
     @Test func aTokenWithADayOrLessLeftWarnsAndOneThatDoesNotExpireIsFine() {
-        func info(_ ttl: Int64) -> OpenBaoTokenInfo { OpenBaoTokenInfo(displayName: "t", policies: ["fleet"], ttl: ttl) }
+        func info(_ ttl: Int64) -> OpenBaoTokenInfo {
+            OpenBaoTokenInfo(displayName: "t", policies: ["fleet"], ttl: ttl)
+        }
         let soon = OpenBaoCheck.token(info(3 * 3600 + 20 * 60), appRole: false)
         #expect(soon.outcome == .warn && soon.summary == "puffd's token expires in 3 h 20 min (policies: fleet)")
         #expect(OpenBaoCheck.token(info(86_400), appRole: false).outcome == .ok)

@@ -31,7 +31,8 @@ extension ControlClient {
             findings.append(
                 DoctorFinding(
                     mark, "\(TerminalText.escaped(name)): \(TerminalText.escaped(summary))",
-                    details: (try fields.array(ControlKey.details) ?? []).compactMap(\.string).map(TerminalText.escaped),
+                    details: (try fields.array(ControlKey.details) ?? []).compactMap(\.string).map(
+                        TerminalText.escaped),
                     next: next.isEmpty ? nil : TerminalText.escapedKeepingLines(next)))
         }
         return findings
