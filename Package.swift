@@ -194,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "PuffDaemonTests",
             dependencies: [
-                "PuffDaemon", "PuffService", "PuffDBus",
+                "PuffDaemon", "PuffService", "PuffDBus", "PuffTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -133,7 +133,14 @@ extension PuffDaemon {
                     .init(service: LockSignalService(signals: lockSignals, service: service)),
                     // Without a system bus or logind the watcher ends at once; the daemon goes on.
                     .init(service: logind, successTerminationBehavior: .ignore),
-                ] + (login.map { [.init(service: $0)] } ?? []),
+                ] + (login.map { [.init(service: $0)] } ?? [])
+                    // Fleet collections are pulled on a poll; without OpenBao configured nothing wakes for it.
+                    + (service.sharesCollections
+                        ? [
+                            .init(
+                                service: SharedPoll(service: service, interval: .seconds(settings.openBao.pollInterval))
+                            )
+                        ] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -45,11 +45,13 @@ public enum ControlContract {
         public static let lastSlot = "io.puff.Error.LastSlot"
         /// A re-key would drop slots whose credential is not at hand.
         public static let wouldDropSlots = "io.puff.Error.WouldDropSlots"
+        /// A fleet collection's shared store cannot be reached: the write was not saved.
+        public static let offline = "io.puff.Error.Offline"
 
         /// Every name above, for checks against the interface files and docs.
         public static let all = [
             wrongPasscode, noSuchCollection, notInitialized, alreadyInitialized, passcodePolicy, damaged, isLocked,
-            notConfirmed, hardware, securityKeyPIN, noSuchSlot, lastSlot, wouldDropSlots,
+            notConfirmed, hardware, securityKeyPIN, noSuchSlot, lastSlot, wouldDropSlots, offline,
         ]
     }
 }

@@ -26,6 +26,7 @@ extension ErrorName {
     static let noSuchSlot = ErrorName(ControlContract.ErrorName.noSuchSlot)!
     static let lastSlot = ErrorName(ControlContract.ErrorName.lastSlot)!
     static let wouldDropSlots = ErrorName(ControlContract.ErrorName.wouldDropSlots)!
+    static let offline = ErrorName(ControlContract.ErrorName.offline)!
 }
 
 /// The keys of `io.puff.Control1`'s `a{sv}` records and options, from the one wire contract.

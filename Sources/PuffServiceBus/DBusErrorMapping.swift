@@ -71,6 +71,8 @@ public final class DBusErrorMapping: Sendable {
         case .slotNotFound, .noMatchingSlot: DBusError(.noSuchSlot, error.description)
         case .lastSlot: DBusError(.lastSlot, error.description)
         case .wouldDropSlots: DBusError(.wouldDropSlots, error.description)
+        case .offline: DBusError(.offline, error.description)
+        case .conflict: DBusError(.failed, error.description)
         case .failed(let why): DBusError(.failed, why)
         }
     }

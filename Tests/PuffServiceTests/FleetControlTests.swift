@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import PuffCrypto
 import PuffService
 import PuffStore
 import PuffTesting
@@ -46,6 +47,20 @@ struct FleetControlTests {
         // B writes to it: the entry goes to the log first.
         try await b.store(["app": "chat"], secret: "from b", in: Self.team)
         #expect(await log.entryCount(of: "team") == 2)
+    }
+
+    @Test func aVaultWithNoPasscodeYetAttachesAndInitLaterAddsLogin() async throws {
+        let (_, item) = try await sharedOnA()
+        let b = try await Fixture(
+            storage: FleetRecordStore(keepingMapInMemory: MemoryRecordStore(), log: log),
+            mode: .persistent(kdf: .interactive))
+        #expect(await !b.service.isInitialized)
+        #expect(try await b.service.attachCollection("team") == Self.team)
+        #expect(await b.service.isInitialized)
+        try await b.unlock(Self.team, Self.passcode)
+        #expect(try await b.holds(item, "from a"))
+        try await b.service.initialize(passcode: Fixture.passcode("correct horse"))
+        #expect(try await b.storedCatalog().collections.map(\.id).sorted() == ["login", "team"])
     }
 
     @Test func sharingWithoutASharedStoreOrUnderATakenNameIsRefusedAndLeavesTheCollectionAlone() async throws {

@@ -119,6 +119,10 @@ enum CollectionEvent {
     /// A locked collection moved to its re-keyed space; the records in memory are the new
     /// journal's unless `keptOld` (the next unlock then reads it).
     case rescanned(damage: [String], keptOld: Bool)
+    /// Records another machine appended to a shared collection came in (docs/design/fleet.md
+    /// §0). Taken in every state: an open collection authenticated them; a locked one read only
+    /// their clear prefixes, so its next unlock reads the journal and authenticates them.
+    case appendedElsewhere
 }
 
 /// How an unlock read the collection.
@@ -186,7 +190,8 @@ extension CollectionState {
     ///   unchanged): an unlock of an open collection, or one a `Lock` came after, keys or a failure
     ///   with no unlock under way,
     ///   new keys or auto-lock clocks for a locked collection, a locked collection's move for an
-    ///   open one. A lock, a use, damage and a repair are taken in every state.
+    ///   open one. A lock, a use, damage, a repair and records appended elsewhere are taken in
+    ///   every state.
     mutating func apply(_ event: CollectionEvent) throws(CollectionRefusal) -> [CollectionAction] {
         switch event {
         case .unlockStarted(let since):
@@ -254,6 +259,9 @@ extension CollectionState {
             guard !isOpen else { throw .notLocked }
             writes = Writes(damage)
             records = keptOld ? .incomplete : .unchecked
+            return []
+        case .appendedElsewhere:
+            if !isOpen { records = .incomplete }
             return []
         }
     }

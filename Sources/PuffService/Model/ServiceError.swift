@@ -58,8 +58,25 @@ public enum ServiceError: Error, Equatable, Sendable {
     /// A re-key would drop these slots, whose credential is not at hand; nothing changed. Give
     /// their credentials, or allow dropping them.
     case wouldDropSlots([SlotInfo])
+    /// A fleet collection's shared store (docs/design/fleet.md) could not be reached: nothing was
+    /// written; reads go on from the local copy. Carries the collection's id and why (the store's
+    /// address and its answer, never a token).
+    case offline(collection: String, reason: String)
+    /// Another machine appended to the fleet collection first, so this write would not follow
+    /// what the collection now holds; nothing was written. The service pulls and makes the write
+    /// again (a few times) before a caller sees it.
+    case conflict(collection: String)
     /// Anything else, for example a failed write; details are logged.
     case failed(String)
+}
+
+extension ServiceError {
+    /// Whether the write is made again by the service (a ``conflict(collection:)``), so it is
+    /// not audited as failed yet.
+    var isRetried: Bool {
+        if case .conflict = self { return true }
+        return false
+    }
 }
 
 extension ServiceError: CustomStringConvertible {
@@ -123,6 +140,11 @@ extension ServiceError: CustomStringConvertible {
         case .wouldDropSlots(let slots):
             "re-keying would drop the slots \(slots.map(\.described).joined(separator: ", ")), whose credential "
                 + "is not at hand: give it, or allow dropping them (puffctl passwd --drop-slots)"
+        case .offline(let collection, let reason):
+            "collection \(collection) is offline: its shared store cannot be reached (\(reason)); nothing was "
+                + "saved, reads still work, and it catches up once the store answers"
+        case .conflict(let collection):
+            "collection \(collection) was changed on another machine meanwhile; nothing was saved: try again"
         case .failed(let why): "failed: \(why)"
         }
     }

@@ -68,7 +68,9 @@ extension SecretService {
         do {
             try await save()
         } catch {
-            audit(action, of: id, label: label, caller: caller, result: .failed)
+            // A write another machine beat is made again (``retryingConflicts(in:_:)``), which
+            // logs how that one ends.
+            if !error.isRetried { audit(action, of: id, label: label, caller: caller, result: .failed) }
             throw error
         }
         audit(action, of: id, label: label, caller: caller, result: .allowed)

@@ -74,10 +74,12 @@ extension SecretService {
     ///   ``ServiceError/limitExceeded(_:)``, ``ServiceError/failed(_:)``.
     public func setLabel(_ label: String, of id: CollectionID) async throws(ServiceError) {
         try checkLabel(label)
-        await beginWrite()
-        defer { endWrite() }
-        guard try !state(of: id).isLocked else { throw .isLocked }
-        try await applyLabel(label, to: id)
+        try await retryingConflicts(in: id) { () throws(ServiceError) in
+            await beginWrite()
+            defer { endWrite() }
+            guard try !state(of: id).isLocked else { throw .isLocked }
+            try await applyLabel(label, to: id)
+        }
     }
 
     /// Persists and announces a new label; callers hold the write turn. A locked collection

@@ -32,7 +32,7 @@ extension SecretService {
         guard let space = vault.space, let sealer = vault.sealer else {
             return PreparedWrite(vault: vault, entry: nil, apply: apply)
         }
-        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        guard vault.damage.isEmpty else { throw .damaged(damagedHint(vault)) }
         if vault.format < VaultRecord.currentFormat {
             await drain(vault)
             _ = try await rechain(vault)
@@ -45,18 +45,19 @@ extension SecretService {
         let next = (tip ?? JournalChain.Tip(sequence: 0, tag: [])).advanced(
             by: record, time: VaultRecord.time(of: draft.kind, plaintext: draft.plaintext))
         let head = next.head(space: space, sealer: sealer)
-        let generation = journalGenerations[space] ?? 0
+        await learnGeneration(of: space)
+        let generation = expectedGeneration(of: vault, space)
         let ticket: AppendTicket
         do {
             ticket = try await store.enqueueAppend(
                 contentsOf: [record.encoded()], to: space, head: head.encoded(), expecting: generation)
         } catch {
             logWriteFailure(error, in: vault)
-            throw unsaved(error, "the change could not be saved")
+            throw storeFailure(error, in: vault, "the change could not be saved")
         }
         // A write that failed while this one was being queued fails this one too (the store sees
         // its generation as stale): it must not become the tip later writes link to.
-        guard journalGenerations[space] ?? 0 == generation, (vault.pending.tip ?? vault.tip) == tip else {
+        guard expectedGeneration(of: vault, space) == generation, (vault.pending.tip ?? vault.tip) == tip else {
             throw .failed("the change could not be saved")
         }
         let entry = PendingWrites.Entry(
@@ -80,7 +81,7 @@ extension SecretService {
         }
         try? await entry.ticket.durable()
         settle(write.vault)
-        if let failure = entry.failure { throw unsaved(failure, "the change could not be saved") }
+        if let failure = entry.failure { throw storeFailure(failure, in: write.vault, "the change could not be saved") }
     }
 
     /// Applies, oldest first, the collection's pending writes whose flush returned; the first that
@@ -92,6 +93,7 @@ extension SecretService {
                 _ = vault.pending.removeFirst()
                 pendingWrites -= 1
                 vault.tip = first.tip
+                if let space = vault.space { noteAppendedEntry(to: space) }
                 vault.noteAppended(
                     [first.record],
                     at: first.ticket.locators(of: [first.record.encoded()], sequences: [first.record.link?.sequence]))
@@ -134,7 +136,8 @@ extension SecretService {
 
     /// Compacts `vault`'s journal if a settled write left it worth it, taking the turn for that.
     func compactAfterWrite(_ vault: CollectionVault) async {
-        guard vault.deadRecords > max(vault.count, 256) else { return }
+        // A fleet collection's chain is shared: it is never rewritten (docs/design/fleet.md §4).
+        guard vault.deadRecords > max(vault.count, 256), sharedLink(of: vault) == nil else { return }
         await beginWrite()
         defer { endWrite() }
         await compactIfWorthIt(vault)

@@ -38,15 +38,19 @@ extension SecretService {
     /// it, locked (its passcode, or another of its slots, opens it), as restoring a deleted one
     /// does. Its id is the one it has on the machine that shared it.
     ///
+    /// A vault with no passcode yet can attach: the collection is then its first.
+    ///
     /// - Returns: The collection's id.
-    /// - Throws: ``ServiceError/notInitialized``; ``ServiceError/limitExceeded(_:)``;
+    /// - Throws: ``ServiceError/limitExceeded(_:)``;
     ///   ``ServiceError/failed(_:)`` when the vault has no shared store, there is no such
     ///   collection, this vault holds it or a collection of its id already, or the shared store
     ///   cannot be reached; nothing is added then.
     public func attachCollection(_ name: String) async throws(ServiceError) -> CollectionID {
         await beginWrite()
         defer { endWrite() }
-        guard var newCatalog = catalog else { throw .notInitialized }
+        // A vault with no passcode yet needs none for this: its catalog starts with the collection
+        // attached, and `puffctl init` adds `login` later.
+        var newCatalog = catalog ?? Catalog(hiddenKDF: mode.kdf)
         try checkRoomForCollection(hidden: false)
         let space: SpaceID
         do {

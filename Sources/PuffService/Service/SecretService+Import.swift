@@ -33,7 +33,18 @@ extension SecretService {
         progress: ProgressHandler? = nil
     ) async throws(ServiceError) -> [ImportOutcome] {
         let meter = meter(.items, progress)
-        meter.expect(items.count)
+        // Decided again whole from what the collection holds after a pull, should another
+        // machine append to a shared collection first.
+        return try await retryingConflicts(in: collection) { () throws(ServiceError) in
+            meter.expect(items.count)
+            return try await importOnce(items, into: collection, dryRun: dryRun, caller: caller, meter: meter)
+        }
+    }
+
+    /// One try of ``importItems(_:into:dryRun:caller:progress:)``.
+    private func importOnce(
+        _ items: [PortableItem], into collection: CollectionID, dryRun: Bool, caller: Caller, meter: ProgressMeter
+    ) async throws(ServiceError) -> [ImportOutcome] {
         await beginWrite()
         defer { endWrite() }
         let state = try state(of: collection)
@@ -169,6 +180,7 @@ extension SecretService {
         do {
             try await persistBatch(drafts, in: vault, obsoleting: replacing)
         } catch {
+            guard !error.isRetried else { throw error }
             for (offset, change) in changes.enumerated() {
                 audit(
                     offset >= firstReplaced ? .replace : .create,
@@ -194,7 +206,7 @@ extension SecretService {
     /// collection's chain and appended with one write, one fsync and the last one's head.
     func persistBatch(_ drafts: [RecordDraft], in vault: CollectionVault, obsoleting: Int) async throws(ServiceError) {
         guard let space = vault.space, let sealer = vault.sealer, !drafts.isEmpty else { return }
-        guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
+        guard vault.damage.isEmpty else { throw .damaged(damagedHint(vault)) }
         if vault.format < VaultRecord.currentFormat { try await rechain(vault) }
         var tip = vault.tip
         var records: [VaultRecord] = []
@@ -212,8 +224,12 @@ extension SecretService {
         let head = tip!.head(space: space, sealer: sealer)
         let encoded = records.map { $0.encoded() }
         let ticket: AppendTicket
+        // A shared store's append is one entry after those this service saw (docs/design/fleet.md).
+        await learnGeneration(of: space)
+        let expecting = sharedLink(of: vault) == nil ? nil : expectedGeneration(of: vault, space)
         do {
-            ticket = try await store.enqueueAppend(contentsOf: encoded, to: space, head: head.encoded(), expecting: nil)
+            ticket = try await store.enqueueAppend(
+                contentsOf: encoded, to: space, head: head.encoded(), expecting: expecting)
             try await ticket.durable()
         } catch {
             logger.error(
@@ -221,8 +237,9 @@ extension SecretService {
                 metadata: [
                     "vault.kind": "\(store.kindName)", "collection.id": "\(vault.id)", "error": "\(error)",
                 ])
-            throw .failed("the import could not be saved")
+            throw storeFailure(error, in: vault, "the import could not be saved")
         }
+        noteAppendedEntry(to: space)
         vault.tip = tip
         vault.noteAppended(records, at: ticket.locators(of: encoded, sequences: records.map { $0.link?.sequence }))
         if obsoleting > 0 {

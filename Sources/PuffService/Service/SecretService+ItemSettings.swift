@@ -103,6 +103,15 @@ extension SecretService {
     func changeSettings(
         of id: ItemID, _ change: (inout ItemSettings) throws(ServiceError) -> Void
     ) async throws(ServiceError) {
+        // Applied again to the settings as pulled when another machine appended first.
+        try await retryingConflicts(in: id.collection) { () throws(ServiceError) in
+            try await changeSettingsOnce(of: id, change)
+        }
+    }
+
+    private func changeSettingsOnce(
+        of id: ItemID, _ change: (inout ItemSettings) throws(ServiceError) -> Void
+    ) async throws(ServiceError) {
         await beginWrite()
         defer { endWrite() }
         _ = try record(of: id)

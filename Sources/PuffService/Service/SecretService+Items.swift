@@ -31,18 +31,22 @@ extension SecretService {
         try checkAttributes(attributes)
         let caller = caller ?? Caller(client)
         try refusePortalKey(attributes, to: caller)
-        // The turn is held while the record is sealed and queued, not while it is flushed.
-        let (id, action, write) = try await withPipelinedTurn { () throws(ServiceError) in
-            try await stageCreate(
-                in: collection, label: label, attributes: attributes, type: type, contentType: secret.contentType,
-                replace: replace, caller: caller
-            ) { () throws(ServiceError) in try decode(secret, client: client) }
+        // Made again whole (a new number, or the item to replace found again) when another
+        // machine appended to a shared collection first.
+        return try await retryingConflicts(in: collection) { () throws(ServiceError) in
+            // The turn is held while the record is sealed and queued, not while it is flushed.
+            let (id, action, write) = try await withPipelinedTurn { () throws(ServiceError) in
+                try await stageCreate(
+                    in: collection, label: label, attributes: attributes, type: type, contentType: secret.contentType,
+                    replace: replace, caller: caller
+                ) { () throws(ServiceError) in try decode(secret, client: client) }
+            }
+            try await audited(action, of: id, label: label, caller: caller) { () throws(ServiceError) in
+                try await commit(write)
+            }
+            if action == .replace { await compactAfterWrite(write.vault) }
+            return id
         }
-        try await audited(action, of: id, label: label, caller: caller) { () throws(ServiceError) in
-            try await commit(write)
-        }
-        if action == .replace { await compactAfterWrite(write.vault) }
-        return id
     }
 
     /// `createItem`'s checks and its record, sealed and queued (under the write turn); the secret
@@ -165,6 +169,15 @@ extension SecretService {
     func updateItem(
         _ id: ItemID, _ action: AuditAction, caller: Caller, _ change: (inout StoredItem) -> [ItemProperty]
     ) async throws(ServiceError) {
+        // Made again from the item as pulled when another machine appended first.
+        try await retryingConflicts(in: id.collection) { () throws(ServiceError) in
+            try await updateItemOnce(id, action, caller: caller, change)
+        }
+    }
+
+    private func updateItemOnce(
+        _ id: ItemID, _ action: AuditAction, caller: Caller, _ change: (inout StoredItem) -> [ItemProperty]
+    ) async throws(ServiceError) {
         let (label, write) = try await withPipelinedTurn { () throws(ServiceError) in
             let state = try state(of: id.collection)
             // A pending write of the same item settles first: this one starts from it.
@@ -217,9 +230,11 @@ extension SecretService {
                 itemDraft(item, digests: digests, secret: secret, in: vault), in: vault, obsoleting: replacing ? 1 : 0,
                 number: item.number, keys: digests.keys, creates: !replacing, apply: apply)
         } catch {
-            audit(
-                action, of: ItemID(collection: vault.id, number: item.number), label: item.label, caller: caller,
-                result: .failed)
+            if !error.isRetried {
+                audit(
+                    action, of: ItemID(collection: vault.id, number: item.number), label: item.label, caller: caller,
+                    result: .failed)
+            }
             throw error
         }
     }
@@ -239,6 +254,13 @@ extension SecretService {
     ///
     /// - Throws: ``ServiceError/noSuchObject``, ``ServiceError/isLocked``, ``ServiceError/failed(_:)``.
     public func deleteItem(_ id: ItemID, caller: Caller = .daemon) async throws(ServiceError) {
+        // The item may be gone after the pull (deleted on the other machine too): noSuchObject.
+        try await retryingConflicts(in: id.collection) { () throws(ServiceError) in
+            try await deleteItemOnce(id, caller: caller)
+        }
+    }
+
+    private func deleteItemOnce(_ id: ItemID, caller: Caller) async throws(ServiceError) {
         let (label, write) = try await withPipelinedTurn { () throws(ServiceError) in
             let state = try state(of: id.collection)
             if state.pending.touches(id.number) { await drain(state) }
@@ -264,7 +286,7 @@ extension SecretService {
                     apply: apply)
                 return (label, write)
             } catch {
-                audit(.delete, of: id, label: label, caller: caller, result: .failed)
+                if !error.isRetried { audit(.delete, of: id, label: label, caller: caller, result: .failed) }
                 throw error
             }
         }

@@ -135,15 +135,21 @@ extension SecretService {
         let file = store.name(of: .journal(space))
         // A locked collection is read whole from its journal, so every record, live or not, is
         // authenticated in its place in the chain (a scan's clear prefixes prove nothing).
-        let journal: JournalReplay
-        do {
-            journal = try await store.replay(space)
-        } catch {
-            throw .damaged("\(error)")
-        }
-        let opened = await BlockingWork.result { () throws(VaultDamage) in
-            try VaultOpening.open(journal, header: header, master: master, id: id, file: file, fields: nil)
-        }
+        var opened: Result<OpenedCollection, VaultDamage>
+        var pulls: Int
+        repeat {
+            // A pull while the journal is read (a shared collection) appends to it: read again.
+            pulls = vault.pulls
+            let journal: JournalReplay
+            do {
+                journal = try await store.replay(space)
+            } catch {
+                throw .damaged("\(error)")
+            }
+            opened = await BlockingWork.result { () throws(VaultDamage) in
+                try VaultOpening.open(journal, header: header, master: master, id: id, file: file, fields: nil)
+            }
+        } while vault.pulls != pulls
         switch opened {
         case .failure(let damage):
             logger.error(
@@ -241,6 +247,8 @@ extension SecretService {
     ) async throws(ServiceError) {
         let policy = try policy(of: id)
         guard policy.admits(new) else { throw .passcodePolicy(policy) }
+        // Refused before any key derivation: a fleet collection is never re-keyed (``rekey``).
+        if let vault = collectionStates[id], let refusal = sharedRefusal(vault, "re-keying (passwd)") { throw refusal }
         let opened = try await openedSlot(of: id, with: proof)
         try await rekey(
             id, master: opened.master, new: new, opened: opened, proof: proof, options: options, progress: progress)

@@ -133,6 +133,14 @@ extension SecretService {
     private func portalKeyItem(
         for app: AppID, in collection: CollectionID, caller: Caller
     ) async throws(ServiceError) -> ItemID {
+        try await retryingConflicts(in: collection) { () throws(ServiceError) in
+            try await portalKeyItemOnce(for: app, in: collection, caller: caller)
+        }
+    }
+
+    private func portalKeyItemOnce(
+        for app: AppID, in collection: CollectionID, caller: Caller
+    ) async throws(ServiceError) -> ItemID {
         let attributes = Self.portalKeyAttributes(app)
         let label = "Portal key of \(app)"
         let (id, write) = try await withPipelinedTurn { () async throws(ServiceError) -> (ItemID, PreparedWrite?) in

@@ -29,6 +29,8 @@ extension SecretService {
         guard let vault = collectionStates[id], let planned = vault.header, let oldSpace = vault.space else {
             throw .noSuchObject
         }
+        // A new key means a new chain in a new space, which the other machines would not follow.
+        if let refusal = sharedRefusal(vault, "re-keying (passwd)") { throw refusal }
         // Key derivations, the TPM and a security key's touch run before the write turn.
         let plan = try await rekeyPlan(
             planned, new: new, opened: opened, proof: proof, options: options, hidden: vault.isHidden)

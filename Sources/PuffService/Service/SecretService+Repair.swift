@@ -26,6 +26,7 @@ extension SecretService {
         defer { endWrite() }
         let vault = try state(of: id)
         guard let space = vault.space else { throw .noSuchObject }
+        if let refusal = sharedRefusal(vault, "repair") { throw refusal }
         guard let sealer = vault.sealer, !vault.isLocked else { throw .isLocked }
         let file = store.name(of: .journal(space))
         let journal: JournalReplay

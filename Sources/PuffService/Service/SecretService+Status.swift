@@ -25,6 +25,9 @@ public struct CollectionStatus: Sendable, Equatable {
     /// Whether the TPM did not unseal its index key at start, so that until it is unlocked, search
     /// finds none of its items while it is locked.
     public var searchWaitsForUnlock = false
+    /// For a fleet collection, its shared name and whether its store answered last; nil for a
+    /// collection this vault alone holds.
+    public var shared: SharedLink?
 }
 
 /// The vault as `puffctl status` shows it.
@@ -57,7 +60,7 @@ extension SecretService {
                     isPrivate: vault.isPrivate, isHidden: vault.isHidden, isDefault: readAlias("default") == id,
                     policy: vault.header?.passcodePolicy, damage: vault.damage.joined(separator: "; "),
                     lockedSearch: vault.lockedSearch.description, indexKey: Self.indexKeyPlace(vault.header),
-                    searchWaitsForUnlock: vault.waitsForIndexKey))
+                    searchWaitsForUnlock: vault.waitsForIndexKey, shared: sharedLink(of: vault)))
         }
         for (name, reason) in damaged {
             list.append(
@@ -101,8 +104,9 @@ extension SecretService {
         await beginWrite()
         defer { endWrite() }
         if let collection, try state(of: collection).isLocked, collection != .session { throw .isLocked }
+        // Compacting all skips fleet collections, whose chain is shared; one named is refused.
         let vaults = (collection.map { [$0] } ?? collectionOrder).compactMap { id in
-            collectionStates[id].flatMap { $0.isLocked ? nil : $0 }
+            collectionStates[id].flatMap { $0.isLocked || (collection == nil && sharedLink(of: $0) != nil) ? nil : $0 }
         }
         // Every journal record is opened, and every kept one sealed again: about the live items
         // twice plus the dead records, until the journal is read and the estimate revised.
@@ -120,7 +124,7 @@ extension SecretService {
 
     /// Compacts when dead records outweigh live ones (and are worth a rewrite); called after writes.
     func compactIfWorthIt(_ vault: CollectionVault) async {
-        guard vault.deadRecords > max(vault.count, 256) else { return }
+        guard vault.deadRecords > max(vault.count, 256), sharedLink(of: vault) == nil else { return }
         do {
             let reclaimed = try await rechain(vault)
             logger.info("Compacted a journal", metadata: ["collection.id": "\(vault.id)", "bytes": "\(reclaimed)"])
@@ -143,6 +147,8 @@ extension SecretService {
         progress: (meter: ProgressMeter, estimate: Int)? = nil
     ) async throws(ServiceError) -> UInt64 {
         guard let space = vault.space else { return 0 }
+        // Compaction, a change of locked search and an upgrade all write a new chain.
+        if let refusal = sharedRefusal(vault, "rewriting the journal") { throw refusal }
         guard let sealer = vault.sealer else { throw .isLocked }
         guard vault.damage.isEmpty else { throw .damaged(Self.repairHint(vault)) }
         let file = store.name(of: .journal(space))

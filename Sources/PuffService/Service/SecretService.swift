@@ -104,6 +104,8 @@ public actor SecretService {
     var drainWaiters: [CheckedContinuation<Void, Never>] = []
     /// Each journal's generation as this service last saw it (``RecordStore/enqueueAppend(contentsOf:to:head:expecting:)``).
     var journalGenerations: [SpaceID: UInt64] = [:]
+    /// Whether each shared collection's store answered its last pull or append (``SharedLink``).
+    var sharedLinks: [SpaceID: SharedLink] = [:]
     /// Numbers each unlock's auto-lock clocks (``UnlockActivity/token``).
     var nextAutoLockToken: UInt64 = 0
     /// Whether ``loadVault()`` has run (``VaultLoading/now`` runs it in `init`).

@@ -158,7 +158,7 @@ extension CollectionVault {
     }
 
     /// Takes `item` out of the index: by its attributes once opened, else by its record's tags.
-    private func unindex(_ item: StoredItem) {
+    func unindex(_ item: StoredItem) {
         var item = item
         if !item.isOpened, !writesTags, let sealer, let space,
             let opened = try? Self.opened(item, space: space, sealer: sealer, format: format, from: records)

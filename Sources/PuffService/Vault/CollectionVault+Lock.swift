@@ -13,13 +13,13 @@ extension CollectionVault {
         perform(try applied(event))
     }
 
-    /// ``send(_:)`` for an event every state takes: a lock, a use, damage, a repair.
+    /// ``send(_:)`` for an event every state takes: a lock, a use, damage, a repair, a pull.
     @discardableResult
     private func take(_ event: CollectionEvent) -> [CollectionAction] {
         do {
             return try send(event)
         } catch {
-            preconditionFailure("a lock, a use, damage and a repair are taken in every state (CollectionTests)")
+            preconditionFailure("a lock, a use, damage, a repair and a pull are taken in every state (CollectionTests)")
         }
     }
 
@@ -85,6 +85,13 @@ extension CollectionVault {
 
     /// Notes that `puffctl repair` rewrote the journal: the collection takes writes again.
     func noteRepaired() { take(.repaired) }
+
+    /// Notes records another machine appended (a pull): a locked collection's next unlock reads
+    /// the journal, and an unlock reading it now reads it again (``pulls``).
+    func noteAppendedElsewhere() {
+        pulls += 1
+        take(.appendedElsewhere)
+    }
 
     /// Keeps only what a collection read from its journal without a key shows: item numbers (with
     /// blank labels, no attributes, times 0) and their records, the blind index, and its id as its

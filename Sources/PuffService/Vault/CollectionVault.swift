@@ -84,6 +84,9 @@ final class CollectionVault {
     var tip: JournalChain.Tip?
     /// Writes queued for the journal and not settled yet (``PendingWrites``).
     let pending = PendingWrites()
+    /// How many pulls brought records another machine appended (a shared collection): an unlock
+    /// that read the journal before one of them reads it again.
+    var pulls = 0
 
     /// An open, unlocked collection.
     init(id: CollectionID, space: SpaceID?, header: VaultHeader?, opened: OpenedCollection) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 
-/// `puffctl collection attach NAME --store openbao`.
+/// `puffctl collection attach NAME --store openbao [--stdin | --passcode-fd N]`.
 struct AttachCollection: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attach",
@@ -11,7 +11,8 @@ struct AttachCollection: AsyncParsableCommand {
             is copied into this vault (sealed, as it is kept there) and comes in locked, under the \
             id it has there; its passcode opens it (`puffctl unlock ID`). From then on this puffd \
             brings in what the others write, and its writes go to OpenBao first. puffd needs \
-            [store.openbao] in its configuration.
+            [store.openbao] in its configuration. With --stdin or --passcode-fd, the passcode read \
+            there unlocks it once attached.
             """
     )
 
@@ -21,6 +22,7 @@ struct AttachCollection: AsyncParsableCommand {
     @Option(name: .customLong("store"), help: "Where the collection is kept: openbao.")
     var store: SharedStoreName
 
+    @OptionGroup var passcode: PasscodeOptions
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -29,7 +31,12 @@ struct AttachCollection: AsyncParsableCommand {
 
     func run() async throws {
         let client = try await connection.connect()
+        // Read before anything changes: a passcode that cannot be read attaches nothing.
+        let code =
+            passcode.readsStandardInput || passcode.descriptor != nil
+            ? try PasscodePrompt.existing(from: try passcode.source.open(), prompt: "Passcode for \(name):") : nil
         let id = try await client.attachCollection(name)
+        if let code { _ = try await client.unlock(id, passcode: code) }
         Console.out(id)
     }
 }
