@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import Glibc
 import Logging
 import PuffOpenBao
+import PuffService
 import PuffStore
 
 extension PuffDaemon {
@@ -45,6 +47,26 @@ extension PuffDaemon {
         } catch {
             logger.error("OpenBao at \(address) cannot be used: \(error); fleet collections are offline")
             return nil
+        }
+    }
+
+    /// What `CheckStore` runs for `puffctl doctor`: the checks of `[store.openbao]`'s server (none
+    /// when it is not configured), with the credentials read again each time, as a puffd
+    /// starting now would read them, and the policy checked for `service`'s fleet collections.
+    static func storeCheck(_ settings: OpenBaoSettings, environment: [String: String], service: SecretService)
+        -> @Sendable () async -> [StoreCheck]
+    {
+        guard let address = settings.address else { return { [] } }
+        return {
+            let auth = Result { () throws(OpenBaoError) in
+                try OpenBaoAuth.configured(
+                    tokenFile: settings.tokenFile, roleIDFile: settings.roleIDFile,
+                    secretIDFile: settings.secretIDFile, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
+            }
+            let check = OpenBaoCheck(
+                address: address, auth: auth, caFile: settings.caFile, mount: settings.mount,
+                prefix: settings.pathPrefix, transitKey: settings.transitKey, collections: await service.sharedNames)
+            return await check.run(now: { Int64(time(nil)) })
         }
     }
 }

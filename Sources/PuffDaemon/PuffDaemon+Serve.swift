@@ -97,7 +97,7 @@ extension PuffDaemon {
             fastReads: settings.fastReads, logger: logger)
         let control = ControlBus(
             connection: controlConnection, service: service, limits: settings.busLimits, agents: agents,
-            logger: logger)
+            checkStore: Self.storeCheck(settings.openBao, environment: environment, service: service), logger: logger)
         try await bus.subscribe()
         try await control.subscribe()
         // Trapped before the name is taken: SIGUSR1's default action would end the daemon.

@@ -132,8 +132,18 @@ extension ControlContract {
         public static let dryRun = "dry_run"
         /// The item's place in the imported file (u).
         public static let index = "index"
-        /// What happened to it: `added`, `replaced`, `skipped`, … (s).
+        /// What happened to it: `added`, `replaced`, `skipped`, … (s); how a `CheckStore` check
+        /// came out: `ok`, `warn` or `fail`.
         public static let outcome = "outcome"
+
+        /// `CheckStore`: what was checked, `reachable`, `authenticated`, `policy` or `clock` (s).
+        public static let check = "check"
+        /// One line saying what was found (s).
+        public static let summary = "summary"
+        /// Lines shown under it (as).
+        public static let details = "details"
+        /// What to do about it; empty when nothing is (s).
+        public static let next = "next"
 
         /// Slots: which slot (q in options; its kind's word, s, in an agent question).
         public static let slot = "slot"
@@ -200,7 +210,8 @@ extension ControlContract {
             protected, rules, executable, allow, digest, collection, time, action, result, item, client, sequence,
             pid, app, files, collections, bytes, unknown, snapshot, restored, file, what, warning, offset, reason,
             dryRun,
-            index, outcome, slot, recovery, pin, fido2Passcode, fido2Device, tpm2Device, type, pcrs, userPresence,
+            index, outcome, check, summary, details, next, slot, recovery, pin, fido2Passcode, fido2Device, tpm2Device,
+            type, pcrs, userPresence,
             userVerification, dropSlots, login, securityKey, application, windowID, error, change, slotLabel, instead,
             retries, purpose, repeats,
         ]

@@ -79,6 +79,7 @@ extension ControlContract.Method {
     public static let restore = Self("Restore", in: ["archive": "h", "options": "a{sv}"], out: ["report": "a{sv}"])
     public static let verify = Self(
         "Verify", out: ["findings": "aa{sv}", "checked": "as", "records": "t", "locked": "as"])
+    public static let checkStore = Self("CheckStore", out: ["checks": "aa{sv}"])
     public static let listItems = Self("ListItems", in: ["collection": "s"], out: ["items": "aa{sv}"])
     public static let moveItem = Self("MoveItem", in: ["item": "o", "collection": "s"], out: ["moved": "o"])
     public static let audit = Self(
@@ -100,7 +101,7 @@ extension ControlContract.Method {
         status, initialize, unlock, lock, changePasscode, createCollection, setLockedSearch, listSlots, addSlot,
         removeSlot, relabelSlot, unlockWith, rekey, deleteCollection, deletedCollections, restoreCollection,
         shareCollection, attachCollection, renameCollection, setDefault, importItems, exportItems, compact, repair,
-        backup, restore, verify, listItems,
+        backup, restore, verify, checkStore, listItems,
         moveItem, audit, setProtected, setAccess, revokeAccess, setAppAccess, revokeAppAccess, listAccess,
         registerAgent, unregisterAgent,
     ]

@@ -2,6 +2,7 @@
 import PuffCrypto
 import PuffDBus
 import PuffService
+import PuffStore
 
 /// What the tree resolved a Secret Service path to, once per call; handlers read ids and
 /// properties from it instead of asking the service again.
@@ -37,6 +38,8 @@ struct BusContext: Sendable {
     var spellings: PromptSpellings? = nil
     /// The Secret portal's backend (its requests and who may call it); closed to all by default.
     var portal: PortalBackend = .closed
+    /// Checks the shared store of fleet collections (`CheckStore`); none when none is configured.
+    var checkStore: @Sendable () async -> [StoreCheck] = { [] }
 
     /// The collection at a collection path or an alias path, with its properties.
     func resolveCollection(at path: ObjectPath) async -> (CollectionID, CollectionInfo)? {

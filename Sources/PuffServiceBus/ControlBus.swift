@@ -3,6 +3,7 @@ public import Logging
 public import PuffDBus
 import PuffProtocol
 public import PuffService
+public import PuffStore
 
 /// Serves `io.puff.Control1` on a bus connection of its own, which owns `io.puff.Control` and
 /// nothing else (dbus/io.puff.Control1.xml).
@@ -24,9 +25,11 @@ public struct ControlBus: Sendable {
     private let departures = CallerDepartures()
 
     /// Wires the control interface of `service` to `connection`; nothing is served until ``run()``.
+    /// `checkStore` answers `CheckStore` (doctor's look at the shared store of fleet collections).
     public init(
         connection: BusConnection, service: SecretService, limits: ObjectServer.Limits = ObjectServer.Limits(),
-        agents: AgentPrompter? = nil, logger: Logger
+        agents: AgentPrompter? = nil, checkStore: @escaping @Sendable () async -> [StoreCheck] = { [] },
+        logger: Logger
     ) {
         self.connection = connection
         self.service = service
@@ -34,7 +37,9 @@ public struct ControlBus: Sendable {
         self.agents = agents
         self.logger = logger
         let built = Self.router(
-            BusContext(service: service, agents: agents, send: { connection.send($0) }, departures: departures),
+            BusContext(
+                service: service, agents: agents, send: { connection.send($0) }, departures: departures,
+                checkStore: checkStore),
             logger: logger)
         router = built.router
         callers = CallerDirectory(connection: connection)

@@ -86,6 +86,7 @@ struct DoctorTests {
         // Whether this machine has a TPM or not, the TPM check names the node it looked at.
         #expect(result.output.contains("/dev/tpmrm0"), "\(result.output)")
         #expect(!result.output.contains("FAIL"), "\(result.output)")
+        #expect(!result.output.contains("OpenBao"), "no [store.openbao], no OpenBao checks: \(result.output)")
 
         environment["DBUS_SESSION_BUS_ADDRESS"] = puffd.bus.address
         let status = try await ChildProcess.run(VaultFlowTests.puffctl, ["status", "--json"], environment: environment)

@@ -40,6 +40,14 @@ struct ControlClientBusTests {
         #expect(try await client.restoreCollection("work") == "work")
         try await client.shareCollection("work", as: "team")
         #expect(try await client.attachCollection("team") == "team")
+        // A control character from OpenBao's answer is shown escaped; the next step keeps its lines.
+        #expect(
+            try await client.checkStore() == [
+                DoctorFinding(
+                    .fail, "policy: the token's policy lacks create on secret/data/puff/*",
+                    details: ["create on secret/data/puff/* (entries)\\u001b[2J"],
+                    next: "add to the token's policy:\npath \"secret/data/puff/*\" {}")
+            ])
         try await client.setLockedSearch(of: "work", to: .afterUnlock, passcode: secure("p"))
         try await client.renameCollection("work", to: "Day job")
         try await client.setDefault("work")

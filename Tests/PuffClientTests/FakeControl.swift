@@ -114,6 +114,18 @@ final class FakeControl: Sendable {
         "DeletedCollections": [.array(element: "a{sv}", [])],
         "RestoreCollection": [.string("work")],
         "AttachCollection": [.string("team")],
+        "CheckStore": [
+            .array(
+                element: "a{sv}",
+                [
+                    Replies.dictionary([
+                        (Key.check, .string("policy")), (Key.outcome, .string("fail")),
+                        (Key.summary, .string("the token's policy lacks create on secret/data/puff/*")),
+                        (Key.details, .strings(["create on secret/data/puff/* (entries)\u{1B}[2J"])),
+                        (Key.next, .string("add to the token's policy:\npath \"secret/data/puff/*\" {}")),
+                    ])
+                ])
+        ],
         "ListSlots": [
             .array(
                 element: "a{sv}",

@@ -13,7 +13,9 @@ struct Doctor: AsyncParsableCommand {
             which one the bus starts when nothing owns it and how to make that puffd; the vault \
             folder's owner and permissions; whether the vault is whole (collections puffd \
             reports damaged, each vault file's checksums read without a key, files that are not \
-            regular files, journals that were cut), naming file and offset; which prompter \
+            regular files, journals that were cut), naming file and offset; with [store.openbao] in \
+            puffd's configuration, its OpenBao as puffd sees it (reachable, token, policy on the fleet \
+            paths, clock skew); which prompter \
             would answer an unlock prompt now; and whether this user can open /dev/tpmrm0, the TPM \
             of tpm2 slots (on Debian, group tss).
 

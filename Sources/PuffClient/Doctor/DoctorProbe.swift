@@ -46,6 +46,10 @@ struct DoctorProbe {
         sections.append(
             DoctorSection("Activation", ActivationCheck.findings(files: files, environment: environment, puffd: puffd)))
         sections.append(DoctorSection("Vault", vaultFindings(status)))
+        if status != nil, let bus {
+            let store = await storeFindings(bus)
+            if !store.isEmpty { sections.append(DoctorSection("OpenBao", store)) }
+        }
         sections.append(DoctorSection("Prompter", PrompterCheck.findings(status: status)))
         sections.append(
             DoctorSection("TPM", TPMCheck.findings(Self.tpmFacts()) + TPMCheck.sealedIndexFindings(status)))
@@ -91,5 +95,18 @@ struct DoctorProbe {
             facts.answer = .unknown(error.message)
         }
         return facts
+    }
+
+    /// puffd's checks of the OpenBao of its `[store.openbao]` (`CheckStore`: reachable,
+    /// authenticated, policy, clock), asked of the control name's owner once it answered as
+    /// puffd; empty when puffd has no OpenBao configured. puffd holds the credentials.
+    func storeFindings(_ bus: BusConnection) async -> [DoctorFinding] {
+        guard let control = try? await bus.nameOwner(of: BusName(connection.busName)!) else { return [] }
+        do {
+            let client = try await ControlClient.connect(address: connection.address, busName: control)
+            return try await client.checkStore()
+        } catch {
+            return [DoctorFinding(.warn, "puffd did not say how its OpenBao store is: \(error.message)")]
+        }
     }
 }

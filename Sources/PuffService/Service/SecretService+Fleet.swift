@@ -87,3 +87,11 @@ extension SecretService {
         return id
     }
 }
+
+extension SecretService {
+    /// The names this vault's fleet collections are shared under, sorted: the paths whose
+    /// policy `puffctl doctor` checks in OpenBao.
+    public var sharedNames: [String] {
+        collectionStates.values.compactMap { vault in vault.space.flatMap { store.sharedName(of: $0) } }.sorted()
+    }
+}

@@ -134,7 +134,8 @@ extension SecretInterfaces {
                     return [.array(element: "a{sv}", items)]
                 },
             ] + agentMethods(context) + auditMethods(context) + accessMethods(context) + itemMethods(context)
-                + backupMethods(context) + importMethods(context) + exportMethods(context) + slotMethods(context),
+                + backupMethods(context) + storeMethods(context) + importMethods(context) + exportMethods(context)
+                + slotMethods(context),
             signals: [progressSignal]
         )
     }
