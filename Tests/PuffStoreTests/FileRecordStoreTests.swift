@@ -86,6 +86,16 @@ struct FileRecordStoreTests {
         #expect(replay.cut == nil, "nothing of a damaged journal is cut")
     }
 
+    /// A right passcode after wrong ones leaves no failure to count: the attempts file is then
+    /// empty, and must read back as empty rather than as damage.
+    @Test func anEmptyAttemptsFileReadsBackEmpty() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try FileRecordStore(folder: folder)
+        try await store.replacePasscodeAttempts([])
+        #expect(try await store.passcodeAttempts() == [])
+        #expect(VaultFileCheck.findings(folder: folder) == [])
+    }
+
     @Test func aFlippedHeaderByteFailsItsChecksum() async throws {
         let space = SpaceID.random()
         let store = try FileRecordStore(folder: folder)

@@ -13,8 +13,10 @@ package enum ChecksummedFile {
     /// The magic of the `fleet` file (``FleetMap``).
     package static let fleetMagic = Array("PUFFFLT\u{1}".utf8)
 
+    /// `bytes` framed after `magic`; no bytes is the magic alone (a frame holds at least one byte:
+    /// an empty attempts file, written once the last wrong passcode is followed by the right one).
     package static func encode(_ bytes: [UInt8], magic: [UInt8]) -> [UInt8] {
-        magic + JournalFraming.frame(bytes)
+        bytes.isEmpty ? magic : magic + JournalFraming.frame(bytes)
     }
 
     /// The contents of a file made by ``encode(_:magic:)``.
@@ -24,6 +26,7 @@ package enum ChecksummedFile {
         guard file.starts(with: magic) else {
             throw .damaged(file: name, offset: 0, reason: "not a Puff file of this kind and format version")
         }
+        if file.count == magic.count { return [] }
         let framed = JournalFraming.preamble + file.dropFirst(magic.count)
         let parsed = try JournalFraming.parse(Array(framed), file: name)
         let consumed = parsed.goodEnd - JournalFraming.preamble.count + magic.count
