@@ -96,6 +96,9 @@ public enum ClientError: Error, Sendable, Equatable {
     case noSuchSlot(String)
     /// `io.puff.Error.SecurityKeyPIN`: the security key's PIN is needed, wrong or blocked.
     case securityKeyPIN(String)
+    /// `io.puff.Error.Offline`: a fleet collection's OpenBao cannot be reached; the message names
+    /// the collection and the address (docs/fleet.md).
+    case offline(String)
     /// `doctor` found this many problems (FAIL); it printed them with their next steps.
     case checksFailed(Int)
     /// Another store's file (`import`) could not be read: a wrong password, damage, a format that
@@ -125,6 +128,7 @@ public enum ClientError: Error, Sendable, Equatable {
         case .puffHardware, .puffLastSlot, .puffWouldDropSlots: self = .slotRefused(error.message)
         case .puffNoSuchSlot: self = .noSuchSlot(error.message)
         case .puffSecurityKeyPIN: self = .securityKeyPIN(error.message)
+        case .puffOffline: self = .offline(error.message)
         case .accessDenied: self = .accessDenied
         case .serviceUnknown, .nameHasNoOwner: self = .daemonNotRunning
         // The name answers but has no control object: gnome-keyring, KeePassXC or oo7 own it.
@@ -155,7 +159,7 @@ public enum ClientError: Error, Sendable, Equatable {
         switch self {
         case .usage, .noPasscodeSource, .emptyPasscode, .passcodeTooLong, .passcodesDiffer, .passcodeIOFailed,
             .alreadyInitialized, .passcodePolicy, .damaged, .accessDenied, .unexpectedReply, .failed, .noClipboard,
-            .clipboardFailed, .outputFailed, .checksFailed, .notConfirmed, .slotRefused:
+            .clipboardFailed, .outputFailed, .checksFailed, .notConfirmed, .slotRefused, .offline:
             .usage
         case .wrongPasscode, .source(.wrongPasscode), .securityKeyPIN: .wrongPasscode
         case .source, .liveSource: .usage
@@ -220,7 +224,8 @@ public enum ClientError: Error, Sendable, Equatable {
         case .noReply: "puffd did not answer in time: see `journalctl --user -u puffd`"
         case .disconnected: "the bus connection closed before puffd answered"
         case .notConfirmed(let reason): "not done: \(reason)"
-        case .slotRefused(let reason), .noSuchSlot(let reason), .securityKeyPIN(let reason): reason
+        case .slotRefused(let reason), .noSuchSlot(let reason), .securityKeyPIN(let reason), .offline(let reason):
+            reason
         case .source(.wrongPasscode): "the password does not open the source; nothing was imported"
         case .source(let error): "the source: \(error); nothing was imported"
         case .liveSource(let reason): "the provider on the other bus: \(reason); nothing was imported"

@@ -20,6 +20,20 @@ public enum SystemCalls {
         }
     }
 
+    /// `accept(2)` on `listener`: the new connection's descriptor, close-on-exec.
+    public static func accept(_ listener: Int32) throws(Errno) -> Int32 {
+        while true {
+            let connection = Glibc.accept(listener, nil, nil)
+            if connection >= 0 {
+                // Not inherited by the programs a test starts (Glibc hides accept4).
+                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                return connection
+            }
+            let code = Errno(rawValue: errno)
+            if code != .interrupted { throw code }
+        }
+    }
+
     /// `poll(2)` on one descriptor for `events`; true when it is ready.
     public static func wait(for events: Int16, on descriptor: Int32, timeout: Int32) throws(Errno) -> Bool {
         var descriptors = [pollfd(fd: descriptor, events: events, revents: 0)]

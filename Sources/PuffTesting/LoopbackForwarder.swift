@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Foundation
 import Glibc
+import PuffSystem
 import Synchronization
+import SystemPackage
 
 /// A TCP forwarder on 127.0.0.1 in front of a local server, for offline tests: clients connect to
 /// ``port``; ``close()`` stops listening and cuts every connection, so a client is refused as if
@@ -74,13 +76,13 @@ public final class LoopbackForwarder: Sendable {
             state.withLock { state in (state.listener, state.accepting) = (listener, accepting) }
             Thread.detachNewThread { [self] in
                 while true {
-                    let client = accept(listener, nil, nil)
-                    if client < 0 {
-                        if errno == EINTR || errno == ECONNABORTED { continue }
+                    let client: Int32
+                    do {
+                        client = try SystemCalls.accept(listener)
+                    } catch {
+                        if (error as? Errno) == .connectionAbort { continue }
                         break
                     }
-                    // Not inherited by the programs tests start (Glibc hides accept4).
-                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                     forward(client)
                 }
                 Glibc.close(listener)
@@ -100,8 +102,10 @@ public final class LoopbackForwarder: Sendable {
                 Thread.detachNewThread { [self] in
                     var buffer = [UInt8](repeating: 0, count: 16384)
                     while true {
-                        let got = Glibc.read(from, &buffer, buffer.count)
-                        if got < 0, errno == EINTR { continue }
+                        let got =
+                            (try? buffer.withUnsafeMutableBytes {
+                                try FileDescriptor(rawValue: from).readSome(into: $0)
+                            }) ?? 0
                         if got <= 0 || !LoopbackForwarder.writeAll(to, buffer[..<got]) { break }
                     }
                     // One way ended: end both, so that the other thread's read returns too.
@@ -121,14 +125,7 @@ public final class LoopbackForwarder: Sendable {
     }
 
     fileprivate static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
-        var rest = bytes
-        while !rest.isEmpty {
-            let sent = rest.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            if sent <= 0 { return false }
-            rest = rest.dropFirst(sent)
-        }
-        return true
+        (try? bytes.withUnsafeBytes { try FileDescriptor(rawValue: fd).sendFully($0) }) != nil
     }
 
     /// A socket listening on 127.0.0.1:`port` (0: any free port).

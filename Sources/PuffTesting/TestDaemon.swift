@@ -56,13 +56,19 @@ public final class TestDaemon: @unchecked Sendable {
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         process.standardOutput = log
         process.standardError = log
-        let inputPipe = input.map { _ in Pipe() }
-        if let inputPipe { process.standardInput = inputPipe }
-        try process.run()
-        if let input, let inputPipe {
-            try inputPipe.fileHandleForWriting.write(contentsOf: input)
-            try inputPipe.fileHandleForWriting.close()
+        // The input is a file, not a pipe written after the start: its end is there before puffd
+        // reads (a pipe's end came only once run() returned, which took over the 5 s
+        // --unlock-fd allows while CI's other tests were starting processes).
+        if let input {
+            let inputFile = home.appendingPathComponent("stdin").path
+            guard
+                FileManager.default.createFile(
+                    atPath: inputFile, contents: input, attributes: [.posixPermissions: 0o600]),
+                let handle = FileHandle(forReadingAtPath: inputFile)
+            else { throw CocoaError(.fileWriteUnknown) }
+            process.standardInput = handle
         }
+        try process.run()
         try await waitForOwner(busName)
         // The control interface has a connection and a name of its own, taken second.
         try await waitForOwner(Self.controlName)

@@ -31,6 +31,7 @@ struct ClientErrorTests {
         ("io.puff.Error.WouldDropSlots", 1),
         ("io.puff.Error.NoSuchSlot", 4),
         ("io.puff.Error.SecurityKeyPIN", 2),
+        ("io.puff.Error.Offline", 1),
         ("org.freedesktop.DBus.Error.AccessDenied", 1),
         ("org.freedesktop.DBus.Error.InvalidArgs", 1),
         ("org.example.Unheard.Of", 1),
@@ -51,7 +52,7 @@ struct ClientErrorTests {
                 .deletingLastPathComponent().appendingPathComponent("dbus/io.puff.Control1.xml"),
             encoding: .utf8)
         let names = xml.split(whereSeparator: \.isWhitespace).filter { $0.hasPrefix("io.puff.Error.") }
-        #expect(names.count == 13)
+        #expect(names.count == 14)
         for name in names {
             if case .failed = Self.mapped(String(name)) { Issue.record("\(name) falls through to the generic failure") }
             #expect(Self.table.contains { $0.name == name }, "\(name) is missing from this test's table")

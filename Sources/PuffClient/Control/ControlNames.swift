@@ -33,6 +33,7 @@ extension ErrorName {
     public static let puffNotConfirmed = ErrorName(ControlContract.ErrorName.notConfirmed)!
     public static let puffHardware = ErrorName(ControlContract.ErrorName.hardware)!
     public static let puffSecurityKeyPIN = ErrorName(ControlContract.ErrorName.securityKeyPIN)!
+    public static let puffOffline = ErrorName(ControlContract.ErrorName.offline)!
     public static let puffNoSuchSlot = ErrorName(ControlContract.ErrorName.noSuchSlot)!
     public static let puffLastSlot = ErrorName(ControlContract.ErrorName.lastSlot)!
     public static let puffWouldDropSlots = ErrorName(ControlContract.ErrorName.wouldDropSlots)!
