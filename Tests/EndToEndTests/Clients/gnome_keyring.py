@@ -207,9 +207,11 @@ def make_textual(home, corrupt):
     try:
         collection = daemon.create_collection("plain", b"")
         if corrupt:
+            # The broken item last: gnome-keyring re-reads its own file when it changes, so a
+            # write after it could save the phantom it read back as a whole item (seen in CI).
             create(collection, "before", {"n": "1"}, b"intact one")
-            create(collection, "broken", {"n": "2"}, b"first line\n[phantom]\nsecond=line")
             create(collection, "after", {"n": "3"}, b"intact two")
+            create(collection, "broken", {"n": "2"}, b"first line\n[phantom]\nsecond=line")
         else:
             fill(home, collection)
             # A textual keyring loses secrets as gnome-keyring reads it back: written.json holds
@@ -220,6 +222,16 @@ def make_textual(home, corrupt):
     finally:
         daemon.stop()
     check("the daemon wrote a textual keyring", keyring_head(home, "plain").startswith(b"[keyring]"))
+    if corrupt:
+        with open(os.path.join(home, "data/keyrings", "plain.keyring"), "rb") as f:
+            content = f.read()
+        # The premise: after the [keyring] group, three whole items (each with an mtime) and the
+        # phantom group, which has none.
+        groups = [g for g in content.split(b"\n[")[1:] if b":" not in g.split(b"]")[0]]  # not [N:attributeM]
+        whole = [g for g in groups if b"\nmtime=" in g]
+        check("the keyring holds the phantom and three whole items",
+              len(groups) == 4 and len(whole) == 3 and any(g.startswith(b"phantom]") for g in groups),
+              f"{len(groups)} item group(s), {len(whole)} with an mtime")
 
 
 def digest(data):
