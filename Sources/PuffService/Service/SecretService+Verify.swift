@@ -78,6 +78,9 @@ extension SecretService {
             report.records += checked.good.count
             report.checked.append(id)
         }
+        // Each journal was read whole and its records copied and opened on worker threads, whose
+        // arenas glibc keeps once freed: three verifies of 100,000 items left puffd at 415 MiB.
+        MemoryTrim.trim()
         meter.finish()
         logger.info(
             "Vault verified",

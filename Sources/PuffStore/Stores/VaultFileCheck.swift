@@ -106,12 +106,12 @@ public enum VaultFileCheck {
                     isJournal
                     ? JournalFraming.preamble(version: JournalFraming.version(of: bytes) ?? VaultRecord.currentFormat)
                     : AuditFraming.preamble
-                let parsed = try JournalFraming.parse(bytes, file: path, preamble: preamble)
+                let goodEnd = try JournalFraming.goodEnd(of: bytes, file: path, preamble: preamble)
                 // A zero-filled tail is written ahead of appends: not a torn one.
-                if isJournal, let last = bytes[parsed.goodEnd...].lastIndex(where: { $0 != 0 }) {
+                if isJournal, let last = bytes[goodEnd...].lastIndex(where: { $0 != 0 }) {
                     return Finding(
-                        kind: .torn, file: path, offset: UInt64(parsed.goodEnd),
-                        what: "ends in a torn append of \(last + 1 - parsed.goodEnd) bytes")
+                        kind: .torn, file: path, offset: UInt64(goodEnd),
+                        what: "ends in a torn append of \(last + 1 - goodEnd) bytes")
                 }
             }
         } catch {
