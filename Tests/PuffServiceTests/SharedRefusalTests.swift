@@ -32,6 +32,19 @@ import Testing
         #expect(try await pair.a.storage.replay(pair.space).records.count == records, "no record rewritten")
     }
 
+    @Test func lockedSearchToOrFromAlwaysIsRefusedBeforeTheHeaderChangesAnywhere() async throws {
+        let pair = try await SharedPair.make()
+        let before = try await pair.a.storage.header(of: pair.space)
+        let shared = await pair.log.storedHeader(of: "team")
+        let error = await serviceError { () async throws(ServiceError) in
+            try await pair.a.service.setLockedSearch(
+                .never, of: Self.team, passcode: Fixture.passcode(SharedPair.passcode), caller: SlotUnlockTests.caller)
+        }
+        #expect(error == Self.refusal("changing locked search to or from always"))
+        #expect(try await pair.a.storage.header(of: pair.space) == before)
+        #expect(await pair.log.storedHeader(of: "team")?.version == shared?.version)
+    }
+
     @Test func aSharedCollectionFullOfDeadRecordsIsNotCompactedAfterAWrite() async throws {
         let pair = try await SharedPair.make()
         let item = try await pair.a.share(["n": "1"], "one")
