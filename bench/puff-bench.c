@@ -2373,7 +2373,8 @@ static int fleet_run(const char *collection, long items, long writes, long jitte
           writes, a->name, timeout_s, missed);
     check(unsignalled == 0, "%s: an ItemCreated signal came for each of them (%ld without)", b->name, unsignalled);
     check(wrong == 0, "%s: GetSecret of each returns the bytes written on %s (%ld did not)", b->name, a->name, wrong);
-    double seen_p50 = quantile(&seen, 0.5), seen_max = max_of(&seen);
+    double seen_p50 = quantile(&seen, 0.5), seen_max = seen.n ? max_of(&seen) : NAN;
+    double signal_p50 = quantile(&signalled, 0.5), signal_max = signalled.n ? max_of(&signalled) : NAN;
 
 
     bool judged = !opt_smoke;
@@ -2400,7 +2401,7 @@ static int fleet_run(const char *collection, long items, long writes, long jitte
            a->name, b->name, seen.n, secs_fmt(seen_p50), secs_fmt(seen_max),
            judged ? met(seen.n > 0 && missed == 0, seen_max <= 2.0) : "–");
     printf("| … its ItemCreated signal on %s, p50 / max | | %s / %s | – | – |\n", b->name,
-           secs_fmt(quantile(&signalled, 0.5)), secs_fmt(max_of(&signalled)));
+           secs_fmt(signal_p50), secs_fmt(signal_max));
     fflush(stdout);
     if (tsv) {
         tsv_row("openbao", items, "fleet_create", "p50_us", create.p50, false);
@@ -2426,7 +2427,8 @@ static int fleet_run(const char *collection, long items, long writes, long jitte
         tsv_row("openbao", ref_items, "fleet_reference_getsecret_a", "p50_over_ping", ratio_ref, false);
         tsv_row("openbao", writes, "fleet_converge", "p50_s", seen_p50, false);
         tsv_row("openbao", writes, "fleet_converge", "max_s", seen_max, false);
-        tsv_row("openbao", writes, "fleet_converge", "signal_p50_s", quantile(&signalled, 0.5), false);
+        tsv_row("openbao", writes, "fleet_converge", "signal_p50_s", signal_p50, false);
+        tsv_row("openbao", writes, "fleet_converge", "signal_max_s", signal_max, false);
     }
     free(lat.v);
     free(seen.v);
