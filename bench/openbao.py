@@ -4,8 +4,9 @@
     openbao.py free-port
         prints a loopback port P such that P and P + 1 are free (the dev server takes the port
         after its listener's for its cluster listener)
-    openbao.py wait ADDRESS SECONDS
-        waits until sys/health at ADDRESS says initialized and unsealed; exit 1 after SECONDS
+    openbao.py wait ADDRESS SECONDS PID
+        waits until sys/health at ADDRESS says initialized and unsealed; exit 1 after SECONDS, or
+        once process PID (the server) has exited
     openbao.py tokens ADDRESS FOLDER NAME...
         the root token on standard input: writes the ACL policy puff-bench (docs/fleet.md's, on
         the mount secret and the prefix puff) and, for each NAME, a token with only that policy
@@ -44,9 +45,20 @@ def free_port():
     sys.exit("openbao.py: no two free ports in a row")
 
 
-def wait(address, seconds):
+def running(pid):
+    """Whether process `pid` runs (a zombie has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait(address, seconds, pid):
     deadline = time.monotonic() + float(seconds)
     while time.monotonic() < deadline:
+        if not running(pid):
+            sys.exit(f"openbao.py: the server (pid {pid}) exited before {address} answered")
         try:
             with urllib.request.urlopen(address + "/v1/sys/health", timeout=2) as reply:
                 health = json.load(reply)
@@ -87,8 +99,8 @@ def tokens(address, folder, names):
 def main(arguments):
     if arguments[:1] == ["free-port"] and len(arguments) == 1:
         print(free_port())
-    elif arguments[:1] == ["wait"] and len(arguments) == 3:
-        wait(arguments[1], arguments[2])
+    elif arguments[:1] == ["wait"] and len(arguments) == 4:
+        wait(arguments[1], arguments[2], arguments[3])
     elif arguments[:1] == ["tokens"] and len(arguments) >= 4:
         tokens(arguments[1], arguments[2], arguments[3:])
     else:

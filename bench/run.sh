@@ -414,16 +414,22 @@ openbao_run() {
         esac
     done
     [ "$smoke" = 1 ] && fleet_opts+=(--smoke)
-    bao_port=$(python3 "$root/bench/openbao.py" free-port)
-    bao_addr="http://127.0.0.1:$bao_port"
     bao_token="puff-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"   # not "s.…", which OpenBao keeps for its own
     mkdir -m 700 "$tmp/bao-home" "$tmp/fleet-a" "$tmp/fleet-b" "$tmp/fleet-a/run" "$tmp/fleet-b/run"
-    env -i HOME="$tmp/bao-home" PATH=/usr/bin:/bin BAO_DEV_ROOT_TOKEN_ID="$bao_token" BAO_DISABLE_MLOCK=true \
-        setsid "$bao" server -dev -dev-no-store-token -dev-listen-address="127.0.0.1:$bao_port" \
-        >"$tmp/bao.log" 2>&1 </dev/null &
-    bao_pid=$!
-    pgroups+=("$bao_pid")
-    python3 "$root/bench/openbao.py" wait "$bao_addr" 60 || { save_bao_log; echo "run.sh: see $out/bao.log" >&2; exit 1; }
+    for i in 1 2 3; do   # another process may take the free ports first: then again on others
+        bao_port=$(python3 "$root/bench/openbao.py" free-port)
+        bao_addr="http://127.0.0.1:$bao_port"
+        env -i HOME="$tmp/bao-home" PATH=/usr/bin:/bin BAO_DEV_ROOT_TOKEN_ID="$bao_token" BAO_DISABLE_MLOCK=true \
+            setsid "$bao" server -dev -dev-no-store-token -dev-listen-address="127.0.0.1:$bao_port" \
+            >"$tmp/bao.log" 2>&1 </dev/null &
+        bao_pid=$!
+        pgroups+=("$bao_pid")
+        python3 "$root/bench/openbao.py" wait "$bao_addr" 60 "$bao_pid" && break
+        stop_group "$bao_pid"
+        forget_group "$bao_pid"
+        save_bao_log
+        [ "$i" -lt 3 ] || { echo "run.sh: bao server -dev did not start; see $out/bao.log" >&2; exit 1; }
+    done
     printf '%s\n' "$bao_token" | python3 "$root/bench/openbao.py" tokens "$bao_addr" "$tmp" fleet-a fleet-b ||
         { save_bao_log; echo "run.sh: the tokens of the two machines could not be made; see $out/bao.log" >&2; exit 1; }
     log "bao server -dev (OpenBao $("$bao" version | sed -n 's/^OpenBao v\([^ ]*\).*/\1/p')) pid $bao_pid on $bao_addr"
