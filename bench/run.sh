@@ -535,13 +535,16 @@ fi
 # --- run ---
 smoke_opt=()
 [ "$smoke" = 1 ] && smoke_opt=(--smoke)
-# In the background and waited for, so a SIGTERM to this script is handled at once.
+# In the background and waited for, so a SIGTERM to this script is handled at once. Its tables
+# come at the end; they are shown once it exits (a `tee` in a process substitution could still be
+# writing the file when the counts are read from it: under load the fill's were lost).
 "$client" "${smoke_opt[@]}" --max "$max" --run-id "$run_id" --tsv "$out/results.tsv" "${startup_opts[@]}" \
-    "${client_opts[@]}" "${providers[@]}" > >(tee "$out/results.md") &
+    "${client_opts[@]}" "${providers[@]}" >"$out/results.md" &
 client_pid=$!
 status=0
 wait "$client_pid" || status=$?
 client_pid=""
+cat "$out/results.md"
 passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$out/results.md" | tail -1)
 failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$out/results.md" | tail -1)
 passed=${passed:-0}
