@@ -24,7 +24,8 @@ import Testing
     /// Adds a passcode slot opened by `passcode` to `team` on `fixture`.
     func addSpare(_ fixture: Fixture, _ passcode: String = "spare passcode") async throws -> KeySlot.ID {
         try await fixture.service.addSlot(
-            to: Self.team, kind: .passcode, options: SlotOptions(label: "spare", newPasscode: Fixture.passcode(passcode)),
+            to: Self.team, kind: .passcode,
+            options: SlotOptions(label: "spare", newPasscode: Fixture.passcode(passcode)),
             proof: SlotUnlockTests.proof(SharedPair.passcode), caller: Self.caller
         ).id
     }

@@ -106,7 +106,8 @@ struct FleetHeaderStoreTests {
         let own = FleetChain()
         try await b.store.replaceHeader(own.header, of: own.space)
         #expect(try await b.store.sharedHeader(of: own.space) == nil)
-        #expect(try await b.store.adoptHeader(SharedHeader(bytes: own.header(id: "x"), version: 9), of: own.space) == false)
+        #expect(
+            try await b.store.adoptHeader(SharedHeader(bytes: own.header(id: "x"), version: 9), of: own.space) == false)
         #expect(try await b.store.header(of: own.space) == own.header)
 
         await log.setReachable(false)

@@ -50,7 +50,8 @@ extension SecretService {
             return header
         }
         logger.notice(
-            "A fleet collection's passcode changed (its passcode slot, not its key)", metadata: ["collection.id": "\(id)"])
+            "A fleet collection's passcode changed (its passcode slot, not its key)",
+            metadata: ["collection.id": "\(id)"])
     }
 
     /// The passcode slot a fleet collection's `passwd` replaces: the one that opened, else the
