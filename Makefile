@@ -24,7 +24,7 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 BUILD_DIR = $(shell $(SWIFT) build --show-bin-path 2>/dev/null || echo .build/debug)
 
-.PHONY: help deps venv build lint format test check run clean fuzz bench bench-smoke pam man check-man snapshots install \
+.PHONY: help deps venv build lint format test check run clean fuzz bench bench-smoke bench-cluster pam man check-man snapshots install \
 	uninstall check-install check-activation check-chroot check-system programs deb check-deb
 
 help:
@@ -288,3 +288,8 @@ bench: deps
 # The same code path with 200 items (and a 200-item import) and checks; ends with "N passed, M failed".
 bench-smoke: deps
 	SWIFT=$(SWIFT) bench/run.sh --smoke
+
+# A fleet collection on a three-node OpenBao Raft cluster with TLS on loopback (docs/fleet.md,
+# "Running it for real"): writes through the active node and a standby, failover, catch-up.
+bench-cluster: venv build
+	bench/openbao-cluster.sh --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
