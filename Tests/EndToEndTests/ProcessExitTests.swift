@@ -25,7 +25,8 @@ struct ProcessExitTests {
         process.standardOutput = try FileHandle(forWritingTo: output)
         try process.run()
         let ended = await poll(limit: HangGuard.step, every: .milliseconds(20)) { process.hasExited }
-        let sleeper = Int32(String(decoding: try Data(contentsOf: output), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let printed = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+        let sleeper = Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines))
         defer { if let sleeper { kill(sleeper, SIGKILL) } }
         try #require(ended)
         #expect(process.exitStatus == 3)
