@@ -136,6 +136,7 @@ public actor CountingRecordStore: RecordStore {
     public nonisolated func sharedName(of space: SpaceID) -> String? {
         inner.sharedName(of: space)
     }
+    public nonisolated var sharedStoreKind: String? { inner.sharedStoreKind }
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
         try await inner.share(space, as: name)
     }

@@ -98,6 +98,7 @@ extension ForwardingRecordStore {
     public func sharedName(of space: SpaceID) -> String? {
         base.sharedName(of: space)
     }
+    public var sharedStoreKind: String? { base.sharedStoreKind }
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
         try await base.share(space, as: name)
     }
