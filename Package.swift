@@ -203,7 +203,9 @@ let package = Package(
             name: "PuffPromptersTests", dependencies: ["PuffPrompters", "PuffService", "PuffCrypto", "PuffTesting"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "CFido2"],
+            dependencies: [
+                "PuffTesting", "PuffDBus", "PuffCrypto", "PuffStore", "PuffFormats", "PuffOpenBao", "CFido2",
+            ],
             exclude: ["Clients"]
         ),
 

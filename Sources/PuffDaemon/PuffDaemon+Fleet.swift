@@ -44,7 +44,8 @@ extension PuffDaemon {
             let auth = try OpenBaoAuth.configured(
                 tokenFile: settings.tokenFile, roleIDFile: settings.roleIDFile, secretIDFile: settings.secretIDFile,
                 credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
-            return try OpenBaoClient(address: address, auth: auth, caFile: settings.caFile)
+            return try OpenBaoClient(
+                address: address, auth: auth, namespace: settings.namespace, caFile: settings.caFile)
         } catch {
             logger.error(
                 "OpenBao at \(address) cannot be used: \(error); fleet collections are offline and transit slots refuse"
@@ -67,7 +68,8 @@ extension PuffDaemon {
                     secretIDFile: settings.secretIDFile, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
             }
             let check = OpenBaoCheck(
-                address: address, auth: auth, caFile: settings.caFile, mount: settings.mount,
+                address: address, auth: auth, namespace: settings.namespace, caFile: settings.caFile,
+                mount: settings.mount,
                 prefix: settings.pathPrefix, transitKey: settings.transitKey, collections: await service.sharedNames)
             return await check.run(now: { Int64(time(nil)) })
         }

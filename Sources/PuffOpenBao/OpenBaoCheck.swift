@@ -11,6 +11,8 @@ public struct OpenBaoCheck: Sendable {
     public var address: String
     /// How puffd signs in, or why the settings give no way to.
     public var auth: Result<OpenBaoAuth, OpenBaoError>
+    /// `namespace`, when set.
+    public var namespace: String?
     /// `ca_file`.
     public var caFile: String?
     /// The KV v2 mount and the folder in it.
@@ -26,11 +28,13 @@ public struct OpenBaoCheck: Sendable {
 
     /// A check of the server at `address`.
     public init(
-        address: String, auth: Result<OpenBaoAuth, OpenBaoError>, caFile: String? = nil, mount: String,
+        address: String, auth: Result<OpenBaoAuth, OpenBaoError>, namespace: String? = nil, caFile: String? = nil,
+        mount: String,
         prefix: String, transitKey: String? = nil, collections: [String] = [], timeout: Duration = .seconds(4)
     ) {
         self.address = address
         self.auth = auth
+        self.namespace = namespace
         self.caFile = caFile
         self.mount = mount
         self.prefix = prefix
@@ -48,7 +52,8 @@ public struct OpenBaoCheck: Sendable {
             // `sys/health` is asked without a token: with no usable credentials, no request that
             // needs one is sent, and the empty token is never used.
             client = try OpenBaoClient(
-                address: address, auth: (try? auth.get()) ?? .token(SecureBytes(unwipedCopyOf: [])), caFile: caFile,
+                address: address, auth: (try? auth.get()) ?? .token(SecureBytes(unwipedCopyOf: [])),
+                namespace: namespace, caFile: caFile,
                 connectTimeout: min(timeout, .seconds(2)), timeout: timeout)
         } catch {
             return [StoreCheck("reachable", .fail, error.description)]

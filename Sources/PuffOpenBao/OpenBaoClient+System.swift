@@ -26,7 +26,7 @@ extension OpenBaoClient {
     /// - Throws: ``OpenBaoError/unreachable(address:reason:)``, ``OpenBaoError/server(status:message:)``.
     public func health() async throws(OpenBaoError) -> OpenBaoHealth {
         let path = "sys/health"
-        let answer = try await send(.get, path, authenticated: false)
+        let answer = try await send(.get, path, authenticated: false, namespaced: false)
         if ![429, 472, 473, 501, 503].contains(answer.status) { try Self.check(answer, path: path) }
         return try Self.json(answer, path: path) { (document) throws(OpenBaoError) in
             let root = document.root

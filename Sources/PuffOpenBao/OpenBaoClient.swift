@@ -11,6 +11,8 @@ import Synchronization
 public final class OpenBaoClient: Sendable {
     /// The server, `http(s)://host:port`, as given (without a trailing slash): what errors name.
     public let address: String
+    /// The namespace every request but `sys/health` is sent in (`X-Vault-Namespace`); nil: the root.
+    public let namespace: String?
     let transport: CurlTransport
     let auth: OpenBaoAuth
     /// The token requests carry, and when an AppRole client logs in again (nil: never).
@@ -19,13 +21,16 @@ public final class OpenBaoClient: Sendable {
     /// A client of the server at `address`.
     ///
     /// - Parameters:
+    ///   - namespace: The namespace the mount, the policies and the AppRole are in, such as
+    ///     `team1/ci`; nil: the root namespace.
     ///   - caFile: PEM certificates a `https` server must chain to; nil: the system's.
     ///   - connectTimeout: How long a connection may take (2 s by default).
     ///   - timeout: How long a whole request may take (10 s by default).
-    /// - Throws: ``OpenBaoError/refused(_:)`` when `address` is not an `http` or `https` URL.
+    /// - Throws: ``OpenBaoError/refused(_:)`` when `address` is not an `http` or `https` URL, or
+    ///   `namespace` is not names separated by `/` (a header must not carry a line break).
     public init(
-        address: String, auth: OpenBaoAuth, caFile: String? = nil, connectTimeout: Duration = .seconds(2),
-        timeout: Duration = .seconds(10)
+        address: String, auth: OpenBaoAuth, namespace: String? = nil, caFile: String? = nil,
+        connectTimeout: Duration = .seconds(2), timeout: Duration = .seconds(10)
     ) throws(OpenBaoError) {
         let scheme = address.prefix { $0 != ":" }
         let rest = address.dropFirst(scheme.count)
@@ -33,6 +38,10 @@ public final class OpenBaoClient: Sendable {
             rest.dropFirst(3).contains(where: { $0 != "/" }),
             !address.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" })
         else { throw .refused("the OpenBao address \(address) is not an http:// or https:// URL") }
+        if let namespace, !Self.isNamespace(namespace) {
+            throw .refused("the OpenBao namespace \(namespace.debugDescription) is not names separated by \"/\"")
+        }
+        self.namespace = namespace
         var trimmed = address
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.address = trimmed
@@ -50,12 +59,16 @@ public final class OpenBaoClient: Sendable {
     /// returns the answer whatever its status. An AppRole client refused with 403 logs in again
     /// and sends it once more: its token may have expired or been used up early.
     ///
+    /// - Parameter namespaced: Whether the request goes to ``namespace``: OpenBao answers
+    ///   `sys/health` only in the root ("operation unavailable in namespaces", 400).
     /// - Throws: ``OpenBaoError/unreachable(address:reason:)``, or what logging in threw.
-    func send(_ method: Method, _ path: String, body: JSONBody? = nil, authenticated: Bool = true)
-        async throws(OpenBaoError) -> CurlTransport.Answer
-    {
+    func send(
+        _ method: Method, _ path: String, body: JSONBody? = nil, authenticated: Bool = true, namespaced: Bool = true
+    ) async throws(OpenBaoError) -> CurlTransport.Answer {
         let encoded = body?.encoded
-        guard authenticated else { return try await exchange(method, path, body: encoded, token: nil) }
+        guard authenticated else {
+            return try await exchange(method, path, body: encoded, token: nil, namespaced: namespaced)
+        }
         let token = try await currentToken()
         let answer = try await exchange(method, path, body: encoded, token: token)
         guard answer.status == 403, case .appRole = auth else { return answer }
@@ -65,11 +78,14 @@ public final class OpenBaoClient: Sendable {
     }
 
     /// One HTTP exchange, with `token` when given.
-    private func exchange(_ method: Method, _ path: String, body: SecureBytes?, token: SecureBytes?)
-        async throws(OpenBaoError) -> CurlTransport.Answer
-    {
+    private func exchange(
+        _ method: Method, _ path: String, body: SecureBytes?, token: SecureBytes?, namespaced: Bool = true
+    ) async throws(OpenBaoError) -> CurlTransport.Answer {
         var headers: [SecureBytes] = []
         if let token { headers.append(Self.tokenHeader(token)) }
+        if namespaced, let namespace {
+            headers.append(SecureBytes(unwipedCopyOf: Array("X-Vault-Namespace: \(namespace)\0".utf8)))
+        }
         if body != nil { headers.append(SecureBytes(unwipedCopyOf: Array("Content-Type: application/json\0".utf8))) }
         let request = CurlTransport.Request(
             url: address + "/v1/" + path + (method == .list ? "?list=true" : ""), post: method == .post,
@@ -129,6 +145,17 @@ public final class OpenBaoClient: Sendable {
         else { return "no error text" }
         let text = errors.joined(separator: "; ").unicodeScalars.map { $0.value < 0x20 ? " " : Character($0) }
         return String(text.prefix(300))
+    }
+
+    /// Whether `text` is names separated by `/` (a trailing one allowed, as OpenBao prints them):
+    /// none empty, `.` or `..`, no space, control character or NUL.
+    static func isNamespace(_ text: String) -> Bool {
+        var names = text.split(separator: "/", omittingEmptySubsequences: false)
+        if names.count > 1, names.last == "" { names.removeLast() }
+        return names.allSatisfy { name in
+            !name.isEmpty && name != "." && name != ".."
+                && !name.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F }
+        }
     }
 
     /// `X-Vault-Token: <token>` and a NUL, in locked memory.

@@ -95,6 +95,20 @@ public final class BaoServer: Sendable {
             timeout: timeout)
     }
 
+    /// A root client in `namespace` through the forwarder.
+    public func client(namespace: String) throws -> OpenBaoClient {
+        try OpenBaoClient(address: address, auth: .token(rootToken), namespace: namespace, caFile: caFile)
+    }
+
+    /// Makes namespace `name` with a KV v2 mount at `secret/` in it, as the root namespace of a
+    /// dev server has.
+    public func makeNamespace(_ name: String) async throws {
+        try await administrator().call(.post, "sys/namespaces/\(name)") { _ in () }
+        let inside = try OpenBaoClient(address: directAddress, auth: .token(rootToken), namespace: name, caFile: caFile)
+        let body = JSONBody.object([("type", .text("kv")), ("options", .object([("version", .text("2"))]))])
+        try await inside.call(.post, "sys/mounts/secret", body: body) { _ in () }
+    }
+
     /// Closes the forwarder: connections are cut and new ones refused; the server keeps its data.
     public func goOffline() {
         forwarder.close()

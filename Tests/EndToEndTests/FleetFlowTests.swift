@@ -17,7 +17,8 @@ struct FleetFlowTests {
         let folder: TestFolder
         let puffd: TestDaemon
 
-        init(_ name: String, bao: BaoServer, token: SecureBytes) async throws {
+        /// - Parameter settings: More lines for `[store.openbao]`.
+        init(_ name: String, bao: BaoServer, token: SecureBytes, settings: String = "") async throws {
             folder = try TestFolder("fleet-\(name)")
             let tokenFile = folder.appending("openbao-token").path
             try token.withUnsafeBytes { bytes in
@@ -35,7 +36,7 @@ struct FleetFlowTests {
             address = "\(bao.address)"
             token_file = "\(tokenFile)"
             poll_interval = 1
-
+            \(settings)
             """.write(to: config, atomically: true, encoding: .utf8)
             puffd = try await TestDaemon(arguments: ["--config", config.path, "--vault", "file", "--prompter", "none"])
         }

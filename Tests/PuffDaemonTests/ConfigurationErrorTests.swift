@@ -57,6 +57,10 @@ struct ConfigurationErrorTests {
             #"2: store.openbao.mount: must be names separated by "/", none empty, "." or "..", not """#
         ),
         (
+            "[store.openbao]\nnamespace = \"team1\\r\\nX-Vault-Token: s.x\"\n",
+            #"2: store.openbao.namespace: must be an OpenBao namespace such as "team1" or "team1/ci", not "team1\r\nX-Vault-Token: s.x""#
+        ),
+        (
             "[store.openbao]\ntransit_key = \"a/b\"\n",
             #"2: store.openbao.transit_key: must be a transit key's name, such as "puff", not "a/b""#
         ),
@@ -79,7 +83,7 @@ struct ConfigurationErrorTests {
         ("[store]\nopenbao = 1\n", "2: store.openbao: must be a table ([store.openbao]), not a value"),
         (
             "[store.openbao]\ntoken = \"s.x\"\n",
-            "2: store.openbao.token: unknown key; [store.openbao] takes: address, mount, path_prefix, token_file, approle_role_id_file, approle_secret_id_file, ca_file, poll_interval, transit_key"
+            "2: store.openbao.token: unknown key; [store.openbao] takes: address, namespace, mount, path_prefix, token_file, approle_role_id_file, approle_secret_id_file, ca_file, poll_interval, transit_key"
         ),
         ("[audit]\nenabled = \"yes\"\n", "2: audit.enabled: must be true or false, not the string \"yes\""),
         ("[audit]\nmax_bytes = 10\n", "2: audit.max_bytes: must be a whole number from 4096 to 1073741824, not 10"),

@@ -20,6 +20,7 @@ struct ConfigurationReadingTests {
 
         [store.openbao]
         address = "https://bao.example.net:8200"
+        namespace = "team1/ci"
         mount = "kv"
         path_prefix = "teams/puff"
         approle_role_id_file = "/etc/puff/role-id"
@@ -88,6 +89,7 @@ struct ConfigurationReadingTests {
         expected.kernelKeyring = 30
         expected.keepDeletedDays = 30
         expected.openBao.address = "https://bao.example.net:8200"
+        expected.openBao.namespace = "team1/ci"
         expected.openBao.mount = "kv"
         expected.openBao.pathPrefix = "teams/puff"
         expected.openBao.roleIDFile = "/etc/puff/role-id"

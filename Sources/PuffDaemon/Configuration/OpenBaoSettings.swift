@@ -5,6 +5,8 @@
 public struct OpenBaoSettings: Sendable, Equatable {
     /// `http(s)://host:port`; nil: no OpenBao, so no fleet collection.
     public var address: String?
+    /// The namespace the mount, the policies and the AppRole are in; nil: the root namespace.
+    public var namespace: String?
     /// The KV v2 mount.
     public var mount = "secret"
     /// The folder of the mount the collections are in; empty: the mount's top.
@@ -60,6 +62,18 @@ extension ConfigurationKeys {
                     configuration.openBao.address = try openBaoAddress(ConfigurationKey.string(value))
                 },
                 write: { configuration, _ in configuration.openBao.address }),
+            ConfigurationKey(
+                section: section, name: "namespace",
+                read: { value, configuration throws(KeyReason) in
+                    let name = try ConfigurationKey.string(value)
+                    guard (try? openBaoPath(name, emptyAllowed: false)) != nil, !name.contains(" ") else {
+                        throw KeyReason(
+                            "must be an OpenBao namespace such as \"team1\" or \"team1/ci\", not "
+                                + ConfigurationKey.quoted(name))
+                    }
+                    configuration.openBao.namespace = name
+                },
+                write: { configuration, _ in configuration.openBao.namespace }),
             ConfigurationKey(
                 section: section, name: "mount",
                 read: { value, configuration throws(KeyReason) in
