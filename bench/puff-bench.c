@@ -2183,7 +2183,13 @@ static int fleet_count(Provider *p, const char *service) {
 typedef struct {
     Stats ping, get;
     long calls, errors, inexact;
+    double ping_cpu_us, get_cpu_us;  // the provider's CPU per call (schedstat), NAN when unknown
 } PingGet;
+
+// The provider's CPU (µs, schedstat) between two snapshots; NAN when threads came or went.
+static double sched_us(ProcSnap a, ProcSnap b) {
+    return a.sched_ns >= 0 && b.sched_ns >= 0 && a.task_sig == b.task_sig ? (double)(b.sched_ns - a.sched_ns) / 1e3 : NAN;
+}
 
 // Peer.Ping and Item.GetSecret of random items (from .. from+items-1, whose paths p knows) in
 // alternating blocks of FLEET_BLOCK calls, until each has opt_calls calls and opt_min_phase_ms
@@ -2192,28 +2198,44 @@ typedef struct {
 static PingGet ping_and_get(Provider *p, long from, long items) {
     PingGet r = {0};
     Samples ping_lat = {0}, get_lat = {0};
+    double cpu[2] = {0, 0};  // summed over the blocks whose thread set stayed the same
+    long cpu_calls[2] = {0, 0};
     double t0 = now_s();
     for (int round = 1;; round++) {
         bool enough = (long)ping_lat.n >= opt_calls && (long)get_lat.n >= opt_calls &&
                       now_s() - t0 >= (double)opt_min_phase_ms / 1000.0;
         if (enough || r.errors >= 20 || (round > 4 && get_lat.n == 0)) break;  // the last: no path known
+        ProcSnap s0 = snap_cpu_io(p->pid, NULL);
         for (int i = 0; i < FLEET_BLOCK; i++) {
             double us = ping(p, false);
             r.calls++;
             if (us < 0) r.errors++;
             else samples_add(&ping_lat, us);
         }
+        ProcSnap s1 = snap_cpu_io(p->pid, NULL);
+        long gets = 0;
         for (int i = 0; i < FLEET_BLOCK; i++) {
             long k = from + rng_below(items);
             if (!p->paths[k]) continue;
             bool exact = false;
             double us = get_secret(p, k, &exact);
             r.calls++;
+            gets++;
             if (us < 0) r.errors++;
             else samples_add(&get_lat, us);
             if (us >= 0 && !exact) r.inexact++;
         }
+        ProcSnap s2 = snap_cpu_io(p->pid, NULL);
+        double d[2] = {sched_us(s0, s1), sched_us(s1, s2)};
+        long n[2] = {FLEET_BLOCK, gets};
+        for (int j = 0; j < 2; j++)
+            if (!isnan(d[j]) && n[j] > 0) {
+                cpu[j] += d[j];
+                cpu_calls[j] += n[j];
+            }
     }
+    r.ping_cpu_us = cpu_calls[0] ? cpu[0] / (double)cpu_calls[0] : NAN;
+    r.get_cpu_us = cpu_calls[1] ? cpu[1] / (double)cpu_calls[1] : NAN;
     r.ping = stats_of(ping_lat.v, 0, ping_lat.n);
     r.get = stats_of(get_lat.v, 0, get_lat.n);
     free(ping_lat.v);
@@ -2404,8 +2426,12 @@ static int fleet_run(const char *collection, long items, long writes, long jitte
            ratio_fmt(ratio_a), us_fmt(on_b.get.p50), ratio_fmt(ratio_b),
            judged ? met(!isnan(ratio_a) && !isnan(ratio_b), ratio_a <= 1.3 && ratio_b <= 1.3) : "–");
     printf("| GetSecret p99 | %s | %s | – | – |\n", us_fmt(on_a.get.p99), us_fmt(on_b.get.p99));
-    printf("| (for reference: GetSecret p50 of %s items in login, a file collection, ÷ Ping p50) | %s (%s×) | | – | – |\n",
-           fmt_int(ref_items), us_fmt(ref.get.p50), ratio_fmt(ratio_ref));
+    printf("| provider CPU per call (schedstat): Ping / GetSecret | %s / %s µs | %s / %s µs | – | – |\n",
+           num(on_a.ping_cpu_us, 0), num(on_a.get_cpu_us, 0), num(on_b.ping_cpu_us, 0), num(on_b.get_cpu_us, 0));
+    printf("| (for reference: GetSecret p50 of %s items in login, a file collection, ÷ Ping p50; CPU per call) | "
+           "%s (%s×); %s / %s µs | | – | – |\n",
+           fmt_int(ref_items), us_fmt(ref.get.p50), ratio_fmt(ratio_ref), num(ref.ping_cpu_us, 0),
+           num(ref.get_cpu_us, 0));
     printf("| a write on %s served by %s (SearchItems finds it), p50 / max of %zu | | %s / %s | ≤ 2 s | %s |\n",
            a->name, b->name, seen.n, secs_fmt(seen_p50), secs_fmt(seen_max),
            judged ? met(seen.n > 0 && missed == 0, seen_max <= 2.0) : "–");
@@ -2430,6 +2456,9 @@ static int fleet_run(const char *collection, long items, long writes, long jitte
             tsv_row("openbao", items, m, "p50_us", pg[i]->get.p50, false);
             tsv_row("openbao", items, m, "p99_us", pg[i]->get.p99, false);
             tsv_row("openbao", items, m, "p50_over_ping", pg[i]->get.p50 / pg[i]->ping.p50, false);
+            tsv_row("openbao", items, m, "cpu_sched_us_per_op", pg[i]->get_cpu_us, false);
+            snprintf(m, sizeof m, "fleet_ping_%s", who[i]);
+            tsv_row("openbao", items, m, "cpu_sched_us_per_op", pg[i]->ping_cpu_us, false);
         }
         tsv_row("openbao", ref_items, "fleet_reference_getsecret_a", "p50_us", ref.get.p50, false);
         tsv_row("openbao", ref_items, "fleet_reference_ping_a", "p50_us", ref.ping.p50, false);
