@@ -142,6 +142,7 @@ public actor CountingRecordStore: RecordStore {
     public func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool {
         try await inner.adoptHeader(header, of: space)
     }
+    public nonisolated var sharedStoreKind: String? { inner.sharedStoreKind }
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
         try await inner.share(space, as: name)
     }

@@ -104,6 +104,7 @@ extension ForwardingRecordStore {
     public func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool {
         try await base.adoptHeader(header, of: space)
     }
+    public var sharedStoreKind: String? { base.sharedStoreKind }
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
         try await base.share(space, as: name)
     }

@@ -8,6 +8,8 @@ public import PuffStore
 /// requests it was sent, and lets a test write what an operator of the store could.
 public actor MemoryFleetLog: FleetLog {
     public nonisolated let address: String
+    /// `"memory"`.
+    public nonisolated var kindName: String { "memory" }
 
     private var headers: [String: (bytes: [UInt8], version: UInt64)] = [:]
     private var entries: [String: [UInt64: [UInt8]]] = [:]

@@ -262,6 +262,10 @@ public protocol RecordStore: Sendable {
     /// what would rewrite a shared space's chain (re-key, compaction, repair).
     func sharedName(of space: SpaceID) -> String?
 
+    /// The kind of the shared store the shared spaces are kept in (``FleetLog/kindName``,
+    /// `openbao`), as `status` names a fleet collection's store; nil when there is none.
+    var sharedStoreKind: String? { get }
+
     /// Shares `space` under `name` in the store's shared store (a fleet collection,
     /// docs/design/fleet.md): its header and journal are published, and its appends go there
     /// first from then on. The caller holds its write turn with no append in flight.
@@ -324,6 +328,9 @@ extension RecordStore {
     public func sharedName(of space: SpaceID) -> String? {
         nil
     }
+
+    /// Nil: such a store has no shared store.
+    public var sharedStoreKind: String? { nil }
 
     /// Refused: a store with no shared store behind it.
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
