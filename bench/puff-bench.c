@@ -426,6 +426,7 @@ static bool opt_expect_locked;  // --reopen before the unlock: matches must come
 static bool opt_reopen;         // --reopen: item paths are not known in advance, they are looked up
 static long opt_max = 100000;
 static double opt_fill_budget_s = 0;  // 0: none
+static const char *target_collection = DEFAULT_ALIAS;  // where CreateItem creates (--fleet: the fleet collection)
 
 // ---------------------------------------------------------------------------------------------
 // D-Bus helpers
@@ -585,8 +586,8 @@ static bool ensure_unlocked(Provider *p) {
     return false;
 }
 
-// CreateItem of item k into the default alias, with the attribute service=`service`; stores the
-// returned path. Returns latency in µs or -1.
+// CreateItem of item k into target_collection (the default alias unless --fleet), with the
+// attribute service=`service`; stores the returned path. Returns latency in µs or -1.
 static double create_item_as(Provider *p, long k, const char *service) {
     char user[32], group[32], label[64];
     snprintf(user, sizeof user, "u%ld", k);
@@ -597,7 +598,7 @@ static double create_item_as(Provider *p, long k, const char *service) {
     unsigned char secret[64];
     size_t slen = make_secret(k, secret);
 
-    DBusMessage *m = new_call(bus_name, DEFAULT_ALIAS, IFACE_COLLECTION, "CreateItem");
+    DBusMessage *m = new_call(bus_name, target_collection, IFACE_COLLECTION, "CreateItem");
     DBusMessageIter it, props, e, v, sec, arr;
     dbus_message_iter_init_append(m, &it);
     dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &props);
@@ -2134,6 +2135,346 @@ static int writers_run(int nwriters, long total) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// --fleet: a collection kept in OpenBao (issue 29), shared by two providers
+
+#define FLEET_SERVICE "bench-fleet"
+#define CONVERGE_SERVICE "bench-converge"
+#define REFERENCE_SERVICE "bench-fleet-reference"
+#define REFERENCE_ITEMS 200  // at most, in login: GetSecret of a file collection, for reference
+#define FLEET_BLOCK 50  // calls per block of the interleaved Ping / GetSecret measurement
+
+// The nearest-rank q-quantile (0 < q ≤ 1) of s; NAN when it holds nothing.
+static double quantile(const Samples *s, double q) {
+    if (s->n == 0) return NAN;
+    double *c = xmalloc(s->n * sizeof(double));
+    memcpy(c, s->v, s->n * sizeof(double));
+    qsort(c, s->n, sizeof(double), cmp_double);
+    size_t r = (size_t)ceil(q * (double)s->n);
+    double v = c[(r ? r : 1) - 1];
+    free(c);
+    return v;
+}
+
+static void sleep_us(long us) {
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+// SearchItems for fleet item k (attribute user=u<k>, service=`service`) on p; stores its path.
+// True when exactly one unlocked item matches.
+static bool fleet_find(Provider *p, long k, const char *service) {
+    char user[32], first[256];
+    snprintf(user, sizeof user, "u%ld", k);
+    const char *kv[] = {"service", service, "run", run_id, "user", user};
+    int nu = 0, nl = 0;
+    if (search_items(p, kv, 3, &nu, &nl, first, sizeof first) < 0 || nu != 1 || nl != 0) return false;
+    free(p->paths[k]);
+    p->paths[k] = strdup(first);
+    return p->paths[k] != NULL;
+}
+
+// How many of the run's items with attribute service=`service` p holds unlocked; -1 on an error.
+static int fleet_count(Provider *p, const char *service) {
+    const char *kv[] = {"service", service, "run", run_id};
+    int nu = 0, nl = 0;
+    return search_items(p, kv, 2, &nu, &nl, NULL, 0) < 0 ? -1 : nu;
+}
+
+typedef struct {
+    Stats ping, get;
+    long calls, errors, inexact;
+    double ping_cpu_us, get_cpu_us;  // the provider's CPU per call (schedstat), NAN when unknown
+} PingGet;
+
+// The provider's CPU (µs, schedstat) between two snapshots; NAN when threads came or went.
+static double sched_us(ProcSnap a, ProcSnap b) {
+    return a.sched_ns >= 0 && b.sched_ns >= 0 && a.task_sig == b.task_sig ? (double)(b.sched_ns - a.sched_ns) / 1e3 : NAN;
+}
+
+// Peer.Ping and Item.GetSecret of random items (from .. from+items-1, whose paths p knows) in
+// alternating blocks of FLEET_BLOCK calls, until each has opt_calls calls and opt_min_phase_ms
+// has passed: both see the same background (the polls of OpenBao every poll_interval), and each
+// GetSecret mostly follows another, as in the fill's workloads.
+static PingGet ping_and_get(Provider *p, long from, long items) {
+    PingGet r = {0};
+    Samples ping_lat = {0}, get_lat = {0};
+    double cpu[2] = {0, 0};  // summed over the blocks whose thread set stayed the same
+    long cpu_calls[2] = {0, 0};
+    double t0 = now_s();
+    for (int round = 1;; round++) {
+        bool enough = (long)ping_lat.n >= opt_calls && (long)get_lat.n >= opt_calls &&
+                      now_s() - t0 >= (double)opt_min_phase_ms / 1000.0;
+        if (enough || r.errors >= 20 || (round > 4 && get_lat.n == 0)) break;  // the last: no path known
+        ProcSnap s0 = snap_cpu_io(p->pid, NULL);
+        for (int i = 0; i < FLEET_BLOCK; i++) {
+            double us = ping(p, false);
+            r.calls++;
+            if (us < 0) r.errors++;
+            else samples_add(&ping_lat, us);
+        }
+        ProcSnap s1 = snap_cpu_io(p->pid, NULL);
+        long gets = 0;
+        for (int i = 0; i < FLEET_BLOCK; i++) {
+            long k = from + rng_below(items);
+            if (!p->paths[k]) continue;
+            bool exact = false;
+            double us = get_secret(p, k, &exact);
+            r.calls++;
+            gets++;
+            if (us < 0) r.errors++;
+            else samples_add(&get_lat, us);
+            if (us >= 0 && !exact) r.inexact++;
+        }
+        ProcSnap s2 = snap_cpu_io(p->pid, NULL);
+        double d[2] = {sched_us(s0, s1), sched_us(s1, s2)};
+        long n[2] = {FLEET_BLOCK, gets};
+        for (int j = 0; j < 2; j++)
+            if (!isnan(d[j]) && n[j] > 0) {
+                cpu[j] += d[j];
+                cpu_calls[j] += n[j];
+            }
+    }
+    r.ping_cpu_us = cpu_calls[0] ? cpu[0] / (double)cpu_calls[0] : NAN;
+    r.get_cpu_us = cpu_calls[1] ? cpu[1] / (double)cpu_calls[1] : NAN;
+    r.ping = stats_of(ping_lat.v, 0, ping_lat.n);
+    r.get = stats_of(get_lat.v, 0, get_lat.n);
+    free(ping_lat.v);
+    free(get_lat.v);
+    return r;
+}
+
+// After CreateItem of item k returned on a (at since, now_s clock), waits for b to serve it:
+// woken by b's ItemCreated signals for the fleet collection (on `watch`, a connection of its own
+// that the caller added the match to, as call_msg drops the signals on b's), and every
+// 200 ms in case one is missed, it looks the item up with SearchItems. Returns the seconds from
+// `since` to finding it, or -1 after timeout_s. *signal_s: from `since` to the first ItemCreated,
+// waited for (up to timeout_s) also when a look found the item first; NAN if none came.
+static double wait_converged(Provider *b, DBusConnection *watch, long k, double since, double timeout_s,
+                             double *signal_s) {
+    *signal_s = NAN;
+    double found = -1, next_look = now_s();
+    for (;;) {
+        double now = now_s();
+        if (now - since > timeout_s || (found >= 0 && !isnan(*signal_s))) return found;
+        if (found < 0 && now >= next_look) {
+            if (fleet_find(b, k, CONVERGE_SERVICE)) {
+                found = now_s() - since;
+                continue;
+            }
+            next_look = now_s() + 0.2;
+        }
+        double until = found < 0 ? next_look : since + timeout_s;
+        int wait_ms = (int)ceil((until - now_s()) * 1000);
+        dbus_connection_read_write(watch, wait_ms > 0 ? wait_ms : 0);
+        DBusMessage *m;
+        while ((m = dbus_connection_pop_message(watch))) {
+            if (dbus_message_is_signal(m, IFACE_COLLECTION, "ItemCreated")) {
+                if (isnan(*signal_s)) *signal_s = now_s() - since;
+                next_look = 0;  // look now
+            }
+            dbus_message_unref(m);
+        }
+    }
+}
+
+// Two providers sharing the fleet collection at `collection`: a (the writer) and b (another
+// machine, its collection attached and unlocked). On a: `items` CreateItem calls into it (every
+// reply timed: p50, p90, the fill's wall time), then Ping against GetSecret. On b: the time until
+// it holds the whole fill, Ping against GetSecret of its copy, then `writes` CreateItem calls on a,
+// each after a random pause of up to jitter_ms (so the writes fall anywhere in b's poll), each
+// timed from a's reply until b serves the item. For reference, Ping against GetSecret of items in
+// a's login, a collection of the file store alone. Prints the tables; the checks go to stderr.
+static int fleet_run(const char *collection, long items, long writes, long jitter_ms, double timeout_s) {
+    Provider *a = &prov[0], *b = &prov[1];
+    for (int i = 0; i < 2; i++) {
+        Provider *p = &prov[i];
+        p->conn = connect_bus(p->address);
+        p->pid = provider_pid(p);
+        check(p->pid > 0, "%s: GetConnectionUnixProcessID gives the provider's pid", p->name);
+        bool sess = open_session(p);
+        check(sess, "%s: OpenSession(\"plain\") works", p->name);
+        p->paths = calloc((size_t)(items + writes + REFERENCE_ITEMS), sizeof(char *));
+        if (!p->paths) die("out of memory");
+        if (p->pid <= 0 || !sess) return 1;
+    }
+
+    // The reference's items, in a's login (a collection of the file store alone).
+    long ref_from = items + writes, ref_items = items < REFERENCE_ITEMS ? items : REFERENCE_ITEMS, ref_errors = 0;
+    bool login = ensure_unlocked(a);
+    check(login, "%s: login is unlocked", a->name);
+    for (long k = ref_from; login && k < ref_from + ref_items; k++) ref_errors += create_item_as(a, k, REFERENCE_SERVICE) < 0;
+    check(login && ref_errors == 0, "%s: every CreateItem into login succeeded (%ld of %ld failed)", a->name, ref_errors,
+          ref_items);
+    target_collection = collection;
+
+    // The fill, on a.
+    Samples lat = {0};
+    long errors = 0;
+    ProcSnap s0 = snap_cpu_io(a->pid, NULL);
+    double t0 = now_s();
+    for (long k = 0; k < items; k++) {
+        double us = create_item_as(a, k, FLEET_SERVICE);
+        if (us < 0) {
+            a->create_errors++;
+            if (++errors >= 20) break;
+        } else {
+            samples_add(&lat, us);
+        }
+    }
+    double fill_s = now_s() - t0;
+    PerOp fill_op = per_op(s0, snap_cpu_io(a->pid, NULL), (long)lat.n);
+    double fill_end = now_s();
+    check(errors == 0 && (long)lat.n == items, "%s: every CreateItem into the fleet collection succeeded (%ld of %ld failed)",
+          a->name, errors, items);
+    if (lat.n == 0) return 1;
+    Stats create = stats_of(lat.v, 0, lat.n);
+    double create_p90 = quantile(&lat, 0.90), create_max = max_of(&lat);
+    double per_s = fill_s > 0 ? (double)lat.n / fill_s : NAN;
+
+    // b holds the whole fill.
+    int held = -1;
+    while (now_s() - fill_end <= timeout_s) {
+        held = fleet_count(b, FLEET_SERVICE);
+        if (held >= (long)lat.n) break;
+        sleep_us(50000);
+    }
+    double catch_up_s = held >= (long)lat.n ? now_s() - fill_end : NAN;
+    check(!isnan(catch_up_s), "%s: SearchItems finds the fill's %zu items within %.0f s of its end (%d found)", b->name,
+          lat.n, timeout_s, held);
+
+    // Ping against GetSecret on a, then on b, whose item paths are looked up first (untimed).
+    PingGet on_a = ping_and_get(a, 0, items);
+    check(on_a.errors == 0 && on_a.inexact == 0 && on_a.get.n > 0,
+          "%s: every Ping and GetSecret of the fleet collection succeeds with the stored bytes (%ld errors, %ld "
+          "inexact of %ld)", a->name, on_a.errors, on_a.inexact, on_a.calls);
+    PingGet ref = login ? ping_and_get(a, ref_from, ref_items) : (PingGet){0};  // the same on login, right after
+    check(login && ref.errors == 0 && ref.inexact == 0 && ref.get.n > 0,
+          "%s: every Ping and GetSecret of login succeeds with the stored bytes (%ld errors, %ld inexact of %ld)",
+          a->name, ref.errors, ref.inexact, ref.calls);
+    double ratio_ref = ref.get.p50 / ref.ping.p50;
+    long pool = items < 500 ? items : 500, resolved = 0;
+    for (long i = 0; i < pool; i++) {
+        long k = i == 0 ? 0 : i == 1 ? items - 1 : rng_below(items);
+        resolved += b->paths[k] != NULL || fleet_find(b, k, FLEET_SERVICE);
+    }
+    check(resolved == pool, "%s: SearchItems finds each of %ld fill items looked up by its attributes (%ld did)",
+          b->name, pool, resolved);
+    PingGet on_b = ping_and_get(b, 0, items);
+    check(on_b.errors == 0 && on_b.inexact == 0 && on_b.get.n > 0,
+          "%s: every Ping and GetSecret of its copy succeeds with the stored bytes (%ld errors, %ld inexact of %ld)",
+          b->name, on_b.errors, on_b.inexact, on_b.calls);
+
+    // Convergence: a write on a until b serves it.
+    char rule[512];
+    snprintf(rule, sizeof rule, "type='signal',interface='%s',member='ItemCreated',path='%s'", IFACE_COLLECTION,
+             collection);
+    DBusConnection *watch = connect_bus(b->address);
+    DBusError err;
+    dbus_error_init(&err);
+    dbus_bus_add_match(watch, rule, &err);
+    if (dbus_error_is_set(&err)) die("AddMatch on %s: %s", b->name, err.message);
+    Samples seen = {0}, signalled = {0};
+    long missed = 0, wrong = 0, unsignalled = 0;
+    for (long j = 0; j < writes; j++) {
+        long k = items + j;
+        sleep_us(jitter_ms > 0 ? rng_below(jitter_ms * 1000) : 0);
+        DBusMessage *x;
+        dbus_connection_read_write(watch, 0);
+        while ((x = dbus_connection_pop_message(watch))) dbus_message_unref(x);  // nothing earlier counts
+        if (create_item_as(a, k, CONVERGE_SERVICE) < 0) {
+            missed++;
+            continue;
+        }
+        double since = now_s(), signal_s;
+        double s = wait_converged(b, watch, k, since, timeout_s, &signal_s);
+        if (s < 0) {
+            missed++;
+            continue;
+        }
+        samples_add(&seen, s);
+        if (isnan(signal_s)) unsignalled++;
+        else samples_add(&signalled, signal_s);
+        bool exact = false;
+        get_secret(b, k, &exact);
+        wrong += !exact;
+    }
+    dbus_connection_close(watch);
+    dbus_connection_unref(watch);
+    check(missed == 0, "%s: each of %ld items written on %s is found there within %.0f s (%ld were not)", b->name,
+          writes, a->name, timeout_s, missed);
+    check(unsignalled == 0, "%s: an ItemCreated signal came for each of them (%ld without)", b->name, unsignalled);
+    check(wrong == 0, "%s: GetSecret of each returns the bytes written on %s (%ld did not)", b->name, a->name, wrong);
+    double seen_p50 = quantile(&seen, 0.5), seen_max = seen.n ? max_of(&seen) : NAN;
+    double signal_p50 = quantile(&signalled, 0.5), signal_max = signalled.n ? max_of(&signalled) : NAN;
+
+
+    bool judged = !opt_smoke;
+    double ratio_a = on_a.get.p50 / on_a.ping.p50, ratio_b = on_b.get.p50 / on_b.ping.p50;
+    printf("\n### openbao store: a fleet collection on `bao server -dev`, shared by two puffd%s\n\n",
+           opt_smoke ? " (smoke: the targets are not judged)" : "");
+    printf("| measure | %s (writes) | %s (another machine) | target | met |\n| --- | ---: | ---: | --- | --- |\n",
+           a->name, b->name);
+    printf("| CreateItem into the fleet collection, p50 / p90 / max (%s items) | %s / %s / %s | | – | – |\n",
+           fmt_int((long)lat.n), us_fmt(create.p50), us_fmt(create_p90), us_fmt(create_max));
+    printf("| fill of %s items by single CreateItem (each in OpenBao before its reply) | %s, %s items/s | "
+           "all held %s after its end | – | – |\n",
+           fmt_int((long)lat.n), secs_fmt(fill_s), num(per_s, 0), secs_fmt(catch_up_s));
+    printf("| provider CPU per CreateItem (stat / schedstat) | %s / %s µs | | – | – |\n", num(fill_op.cpu_us, 0),
+           num(fill_op.cpu_sched_us, 0));
+    printf("| Peer.Ping p50 | %s | %s | – | – |\n", us_fmt(on_a.ping.p50), us_fmt(on_b.ping.p50));
+    printf("| GetSecret p50 (local cache), ÷ Ping p50 | %s (%s×) | %s (%s×) | ≤ 1.3× | %s |\n", us_fmt(on_a.get.p50),
+           ratio_fmt(ratio_a), us_fmt(on_b.get.p50), ratio_fmt(ratio_b),
+           judged ? met(!isnan(ratio_a) && !isnan(ratio_b), ratio_a <= 1.3 && ratio_b <= 1.3) : "–");
+    printf("| GetSecret p99 | %s | %s | – | – |\n", us_fmt(on_a.get.p99), us_fmt(on_b.get.p99));
+    printf("| provider CPU per call (schedstat): Ping / GetSecret | %s / %s µs | %s / %s µs | – | – |\n",
+           num(on_a.ping_cpu_us, 0), num(on_a.get_cpu_us, 0), num(on_b.ping_cpu_us, 0), num(on_b.get_cpu_us, 0));
+    printf("| (for reference: GetSecret p50 of %s items in login, a file collection, ÷ Ping p50; CPU per call) | "
+           "%s (%s×); %s / %s µs | | – | – |\n",
+           fmt_int(ref_items), us_fmt(ref.get.p50), ratio_fmt(ratio_ref), num(ref.ping_cpu_us, 0),
+           num(ref.get_cpu_us, 0));
+    printf("| a write on %s served by %s (SearchItems finds it), p50 / max of %zu | | %s / %s | ≤ 2 s | %s |\n",
+           a->name, b->name, seen.n, secs_fmt(seen_p50), secs_fmt(seen_max),
+           judged ? met(seen.n > 0 && missed == 0, seen_max <= 2.0) : "–");
+    printf("| … its ItemCreated signal on %s, p50 / max | | %s / %s | – | – |\n", b->name,
+           secs_fmt(signal_p50), secs_fmt(signal_max));
+    fflush(stdout);
+    if (tsv) {
+        tsv_row("openbao", items, "fleet_create", "p50_us", create.p50, false);
+        tsv_row("openbao", items, "fleet_create", "p90_us", create_p90, false);
+        tsv_row("openbao", items, "fleet_create", "max_us", create_max, false);
+        tsv_row("openbao", items, "fleet_fill", "total_s", fill_s, false);
+        tsv_row("openbao", items, "fleet_fill", "per_s", per_s, false);
+        tsv_row("openbao", items, "fleet_fill", "held_by_b_s", catch_up_s, false);
+        tsv_perop("openbao", items, "fleet_create", fill_op, false);
+        const char *who[2] = {"a", "b"};
+        PingGet *pg[2] = {&on_a, &on_b};
+        for (int i = 0; i < 2; i++) {
+            char m[32];
+            snprintf(m, sizeof m, "fleet_ping_%s", who[i]);
+            tsv_row("openbao", items, m, "p50_us", pg[i]->ping.p50, false);
+            snprintf(m, sizeof m, "fleet_getsecret_%s", who[i]);
+            tsv_row("openbao", items, m, "p50_us", pg[i]->get.p50, false);
+            tsv_row("openbao", items, m, "p99_us", pg[i]->get.p99, false);
+            tsv_row("openbao", items, m, "p50_over_ping", pg[i]->get.p50 / pg[i]->ping.p50, false);
+            tsv_row("openbao", items, m, "cpu_sched_us_per_op", pg[i]->get_cpu_us, false);
+            snprintf(m, sizeof m, "fleet_ping_%s", who[i]);
+            tsv_row("openbao", items, m, "cpu_sched_us_per_op", pg[i]->ping_cpu_us, false);
+        }
+        tsv_row("openbao", ref_items, "fleet_reference_getsecret_a", "p50_us", ref.get.p50, false);
+        tsv_row("openbao", ref_items, "fleet_reference_ping_a", "p50_us", ref.ping.p50, false);
+        tsv_row("openbao", ref_items, "fleet_reference_getsecret_a", "p50_over_ping", ratio_ref, false);
+        tsv_row("openbao", writes, "fleet_converge", "p50_s", seen_p50, false);
+        tsv_row("openbao", writes, "fleet_converge", "max_s", seen_max, false);
+        tsv_row("openbao", writes, "fleet_converge", "signal_p50_s", signal_p50, false);
+        tsv_row("openbao", writes, "fleet_converge", "signal_max_s", signal_max, false);
+    }
+    free(lat.v);
+    free(seen.v);
+    free(signalled.v);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
 // main
 
 static void usage(void) {
@@ -2168,7 +2509,13 @@ static void usage(void) {
             "      0 .. N-1 of run ID were imported exactly\n"
             "  puff-bench --writers W --durable N --run-id ID [--tsv-append FILE] NAME=BUS_ADDRESS\n"
             "      W connections, a thread each, N CreateItem calls in all into the default collection (attribute\n"
-            "      service=bench-writers), every reply timed: calls/s, p50, p99 and the provider's CPU per call\n");
+            "      service=bench-writers), every reply timed: calls/s, p50, p99 and the provider's CPU per call\n"
+            "  puff-bench --fleet --run-id ID --collection-path PATH --items N [--converge R] [--jitter-ms MS]\n"
+            "             [--timeout-s S] [--calls N] [--min-phase-ms MS] [--tsv-append FILE] [--smoke] A=ADDRESS B=ADDRESS\n"
+            "      a collection kept in OpenBao (issue 29) at PATH on both A and B: N CreateItem calls into it on A\n"
+            "      (p50, p90, the fill's wall time), the time until B holds them, Ping against GetSecret on A and on\n"
+            "      B, then R writes on A (default 20), each after a random pause of up to MS ms (default 1000),\n"
+            "      timed from A's reply until B serves the item (S: how long to wait for B, default 60 s)\n");
     exit(2);
 }
 
@@ -2212,6 +2559,9 @@ int main(int argc, char **argv) {
     double round_startup_ms = NAN;
     int writers = 0;
     long durable = 0;
+    bool fleet = false;
+    const char *collection_path = NULL;
+    long converge = 20, jitter_ms = 1000;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -2282,6 +2632,17 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--durable")) {
             NEED_ARG;
             durable = atol(v);
+        } else if (!strcmp(a, "--fleet")) {
+            fleet = true;
+        } else if (!strcmp(a, "--collection-path")) {
+            NEED_ARG;
+            collection_path = v;
+        } else if (!strcmp(a, "--converge")) {
+            NEED_ARG;
+            converge = atol(v);
+        } else if (!strcmp(a, "--jitter-ms")) {
+            NEED_ARG;
+            jitter_ms = atol(v);
         } else if (!strcmp(a, "--reopen")) {
             opt_reopen = true;
         } else if (!strcmp(a, "--items")) {
@@ -2391,6 +2752,21 @@ int main(int argc, char **argv) {
         }
         signal(SIGPIPE, SIG_IGN);
         writers_run(writers, durable);
+        if (tsv) fclose(tsv);
+        fprintf(stderr, "[puff-bench] checks: %ld passed, %ld failed\n", checks_passed, checks_failed);
+        return checks_failed ? 1 : 0;
+    }
+    if (fleet) {
+        if (!opt_run_id || !collection_path || reopen_items < 1 || converge < 1 || jitter_ms < 0 || nprov != 2)
+            die("--fleet needs --run-id, --collection-path PATH, --items N (at least 1), --converge R (at least 1) "
+                "and two NAME=ADDRESS");
+        if (opt_smoke) opt_min_phase_ms = 0;
+        if (tsv_append) {
+            tsv = fopen(tsv_append, "a");
+            if (!tsv) die("cannot append to %s: %s", tsv_append, strerror(errno));
+        }
+        signal(SIGPIPE, SIG_IGN);
+        fleet_run(collection_path, reopen_items, converge, jitter_ms, timeout_s);
         if (tsv) fclose(tsv);
         fprintf(stderr, "[puff-bench] checks: %ld passed, %ld failed\n", checks_passed, checks_failed);
         return checks_failed ? 1 : 0;

@@ -7,7 +7,9 @@
 # start-up, the locked vault, the unlock and the unlocked vault. Then (file vault) `puffctl backup`
 # and `verify` of the filled vault; 8 clients writing at once on it (`puff-bench --writers`); and
 # `puffctl import` of a gnome-keyring file into a new vault while another client calls GetSecret.
-# See docs/benchmarks.md.
+# Then the openbao store (issue 29): a `bao server -dev` from the project's venv (`make venv`),
+# two puffd with `[store.openbao]`, each with its own HOME, bus and token, sharing a fleet
+# collection (`puff-bench --fleet`). See docs/benchmarks.md.
 # Everything started here is stopped on exit, also on error or Ctrl-C.
 #
 #   bench/run.sh [--max N] [--compare] [--gk-max N] [--smoke] [--debug|--release]
@@ -15,6 +17,7 @@
 #                [--puffd PATH] [--puffctl PATH] [--out DIR] [--png FILE] [--fill-budget-s S]
 #                [--calls N] [--min-phase-ms MS] [--lookup-runs N] [--seed N]
 #                [--import-items N] [--migration-rounds N] [--writers W] [--writers-items N]
+#                [--openbao-items N] [--openbao-writes N] [--only-openbao]
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -41,9 +44,12 @@ import_items=""
 migration_rounds=""
 writers=8
 writers_items=""
+openbao_items=""
+openbao_writes=""
+only_openbao=0
 
 usage() {
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 }
 while [ $# -gt 0 ]; do
@@ -66,6 +72,9 @@ while [ $# -gt 0 ]; do
         --migration-rounds) migration_rounds="$2"; shift ;;
         --writers) writers="$2"; shift ;;
         --writers-items) writers_items="$2"; shift ;;
+        --openbao-items) openbao_items="$2"; shift ;;
+        --openbao-writes) openbao_writes="$2"; shift ;;
+        --only-openbao) only_openbao=1 ;;
         --calls | --min-phase-ms | --lookup-runs | --seed | --fill-budget-s) client_opts+=("$1" "$2"); shift ;;
         -h | --help) usage ;;
         *) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -82,7 +91,14 @@ if [ "$smoke" = 1 ]; then
     import_items="${import_items:-200}"
     migration_rounds="${migration_rounds:-1}"
     writers_items="${writers_items:-400}"
+    openbao_items="${openbao_items:-20}"
+    openbao_writes="${openbao_writes:-3}"
 fi
+openbao_items="${openbao_items:-1000}"
+openbao_writes="${openbao_writes:-20}"
+[[ "$openbao_items" =~ ^[0-9]+$ ]] || { echo "run.sh: --openbao-items must be a number (0: no openbao section)" >&2; exit 2; }
+[[ "$openbao_writes" =~ ^[0-9]+$ ]] && [ "$openbao_writes" -ge 1 ] || { echo "run.sh: --openbao-writes must be a number >= 1" >&2; exit 2; }
+[ "$only_openbao" = 0 ] || [ "$openbao_items" -gt 0 ] || { echo "run.sh: --only-openbao needs --openbao-items above 0" >&2; exit 2; }
 writers_items="${writers_items:-10000}"
 [[ "$writers" =~ ^[0-9]+$ ]] && [ "$writers" -ge 1 ] && [ "$writers" -le 64 ] || { echo "run.sh: --writers must be 1 to 64" >&2; exit 2; }
 [[ "$writers_items" =~ ^[0-9]+$ ]] && { [ "$writers_items" = 0 ] || [ "$writers_items" -ge "$writers" ]; } || { echo "run.sh: --writers-items must be 0 or at least --writers" >&2; exit 2; }
@@ -262,6 +278,11 @@ if [ "$vault" = file ] && [ "$import_items" -gt 0 ] && [ ! -x "$keyring_tool" ];
     import_items=0
 fi
 [ "$vault" = memory ] || [ -x "$puffctl" ] || { echo "run.sh: the file vault needs puffctl (--puffctl PATH; looked at $puffctl)" >&2; exit 1; }
+if [ "$openbao_items" -gt 0 ] && [ ! -x "$root/.build/venv/bin/bao" ]; then
+    [ "$only_openbao" = 0 ] || { echo "run.sh: --only-openbao needs $root/.build/venv/bin/bao (make venv)" >&2; exit 1; }
+    log "no $root/.build/venv/bin/bao (make venv): the openbao section is skipped"
+    openbao_items=0
+fi
 if [ "$compare" = 1 ]; then
     command -v gnome-keyring-daemon >/dev/null || { echo "run.sh: --compare needs gnome-keyring-daemon (apt-get install gnome-keyring)" >&2; exit 1; }
 fi
@@ -274,7 +295,11 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/puff-bench.XXXXXX")"
 : >"$out/reopen.md"
 : >"$out/migration.tsv"
 : >"$out/writers.md"
-rm -f "$out/targets.md" "$out/migration.md"
+: >"$out/openbao.log"
+: >"$out/openbao-puffd-a.log"
+: >"$out/openbao-puffd-b.log"
+rm -f "$out/targets.md" "$out/migration.md" "$out/openbao.md" "$out/openbao.tsv" "$out/bao.log"
+[ "$only_openbao" = 0 ] || : >"$out/results.md"
 vault_dir="$tmp/puff-vault"
 # A throwaway passcode for a throwaway vault, and the run's id (the `run` attribute of its items).
 passcode="$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"
@@ -287,7 +312,9 @@ run_id="$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     echo "memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
     echo "kernel: $(uname -r); temporary files on: $(findmnt -n -o FSTYPE --target "$tmp" 2>/dev/null || stat -f -c %T "$tmp")"
     echo "puffd: $puffd ($puffd_source)"
-    if [ "$vault" = file ]; then
+    if [ "$only_openbao" = 1 ]; then
+        echo "vault: only the openbao section (--only-openbao), Argon2id $kdf"
+    elif [ "$vault" = file ]; then
         echo "vault: file store in a temporary folder (on $(findmnt -n -o FSTYPE --target "$tmp" 2>/dev/null || stat -f -c %T "$tmp")), Argon2id $kdf; $restarts restarts on the filled vault"
     else
         echo "vault: memory (puffd --ephemeral)"
@@ -295,10 +322,172 @@ run_id="$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     if [ "$compare" = 1 ]; then
         echo "gnome-keyring: $(dpkg-query -W -f='${Version}' gnome-keyring 2>/dev/null || echo '?'), fill capped at $gk_max items"
     fi
+    if [ "$openbao_items" -gt 0 ]; then
+        echo "openbao: $("$root/.build/venv/bin/bao" version | head -1), bao server -dev on 127.0.0.1; $openbao_items items, $openbao_writes writes seen on another puffd"
+    fi
     echo "dbus-daemon: $(dbus-daemon --version | head -1); $("${SWIFT:-swift}" --version 2>/dev/null | head -1 || true)"
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/machine.txt"
 cat "$out/machine.txt"
+
+# write_doc_block NAME FILE...: replaces what is between the `make bench: NAME` markers of --doc
+# with a line naming the run and the files' contents.
+write_doc_block() {
+    local name="$1" begin end
+    shift
+    begin="<!-- make bench: $name, begin -->"
+    end="<!-- make bench: $name, end -->"
+    if ! grep -qF "$begin" "$doc" || ! grep -qF "$end" "$doc"; then
+        log "$doc has no '$begin' ... '$end' block; left as it is"
+        return
+    fi
+    {
+        echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), puffd $(sed -n 's/^puffd: .*(\(.*\))$/\1/p' "$out/machine.txt");"
+        echo "load average $(sed -n 's/^load average at start: //p' "$out/machine.txt") at the start of the run (2 cores)."
+        cat "$@"
+    } >"$tmp/doc-block.md"
+    python3 - "$doc" "$begin" "$end" "$tmp/doc-block.md" <<'PY'
+import sys
+path, begin, end, block = sys.argv[1:5]
+text = open(path, encoding="utf-8").read()
+head, rest = text.split(begin, 1)
+_, tail = rest.split(end, 1)
+body = open(block, encoding="utf-8").read().strip("\n")
+open(path, "w", encoding="utf-8").write(f"{head}{begin}\n{body}\n{end}{tail}")
+PY
+    log "wrote the $name into $doc"
+}
+# --- the openbao store (issue 29): two puffd sharing a fleet collection in `bao server -dev` ---
+# Each puffd is a machine of its own: a HOME, a bus, a vault and an OpenBao token (with
+# docs/fleet.md's policy) of its own, and `[store.openbao]` with poll_interval = 1. The collection
+# is created on a (after `puffctl init`) and attached on b with its passcode; `puff-bench --fleet`
+# measures. The dev server's root token is random; it reaches the server in its environment (as
+# PuffTesting's BaoServer passes it) and openbao.py on its standard input, and is blotted out of
+# the copy of the server's log kept in $out (with the unseal key).
+bao="$root/.build/venv/bin/bao"
+bao_token=""
+
+save_bao_log() {
+    [ -f "$tmp/bao.log" ] || return 0
+    sed -e "s/$bao_token/<root token>/g" -e 's/^Unseal Key: .*/Unseal Key: <unseal key>/' "$tmp/bao.log" >"$out/bao.log"
+}
+
+# start_fleet_puffd NAME: puffd of the machine in $tmp/fleet-NAME on a bus of its own; sets
+# fleet_addr and fleet_pid.
+start_fleet_puffd() {
+    local name="$1" home="$tmp/fleet-$1" t0
+    start_bus "fleet-$name"
+    fleet_addr="$bus_addr"
+    cat >"$home/puffd.toml" <<EOF
+[vault]
+data_dir = "$home/vault"
+kdf = "$kdf"
+[store.openbao]
+address = "$bao_addr"
+token_file = "$home/openbao-token"
+poll_interval = 1
+EOF
+    t0=$(now_us)
+    env -u DBUS_SESSION_BUS_ADDRESS HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
+        XDG_CACHE_HOME="$home/.cache" XDG_RUNTIME_DIR="$home/run" \
+        setsid "$puffd" --config "$home/puffd.toml" --address "$fleet_addr" --vault file --prompter none \
+        --log-level warning >>"$out/openbao-puffd-$name.log" 2>&1 </dev/null &
+    fleet_pid=$!
+    pgroups+=("$fleet_pid")
+    wait_owned "$fleet_addr" "$fleet_pid" "$t0" >/dev/null &&
+        "$client" --wait-name "$fleet_addr" --bus-name io.puff.Control --pid "$fleet_pid" --timeout-s 60 >/dev/null ||
+        { echo "run.sh: puffd $name did not start; see $out/openbao-puffd-$name.log" >&2; exit 1; }
+}
+
+# fleet_puffctl ADDRESS ARGS...: puffctl with the throwaway passcode on its stdin (as puffctl_with_passcode).
+fleet_puffctl() {
+    local address="$1"
+    shift
+    printf '%s\n' "$passcode" | "$puffctl" "$@" --stdin --address "$address" 2>>"$out/puffctl.log"
+}
+
+openbao_run() {
+    local bao_port bao_pid a_addr a_pid b_addr b_pid id attached round_status=0 counts fleet_opts=() i
+    for ((i = 0; i < ${#client_opts[@]}; i++)); do   # the read-phase options apply here too
+        case "${client_opts[i]}" in
+            --calls | --min-phase-ms | --seed) fleet_opts+=("${client_opts[i]}" "${client_opts[i + 1]}"); i=$((i + 1)) ;;
+        esac
+    done
+    [ "$smoke" = 1 ] && fleet_opts+=(--smoke)
+    bao_token="puff-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"   # not "s.…", which OpenBao keeps for its own
+    mkdir -m 700 "$tmp/bao-home" "$tmp/fleet-a" "$tmp/fleet-b" "$tmp/fleet-a/run" "$tmp/fleet-b/run"
+    for i in 1 2 3; do   # another process may take the free ports first: then again on others
+        bao_port=$(python3 "$root/bench/openbao.py" free-port)
+        bao_addr="http://127.0.0.1:$bao_port"
+        env -i HOME="$tmp/bao-home" PATH=/usr/bin:/bin BAO_DEV_ROOT_TOKEN_ID="$bao_token" BAO_DISABLE_MLOCK=true \
+            setsid "$bao" server -dev -dev-no-store-token -dev-listen-address="127.0.0.1:$bao_port" \
+            >"$tmp/bao.log" 2>&1 </dev/null &
+        bao_pid=$!
+        pgroups+=("$bao_pid")
+        python3 "$root/bench/openbao.py" wait "$bao_addr" 60 "$bao_pid" && break
+        stop_group "$bao_pid"
+        forget_group "$bao_pid"
+        save_bao_log
+        [ "$i" -lt 3 ] || { echo "run.sh: bao server -dev did not start; see $out/bao.log" >&2; exit 1; }
+    done
+    printf '%s\n' "$bao_token" | python3 "$root/bench/openbao.py" tokens "$bao_addr" "$tmp" fleet-a fleet-b ||
+        { save_bao_log; echo "run.sh: the tokens of the two machines could not be made; see $out/bao.log" >&2; exit 1; }
+    log "bao server -dev (OpenBao $("$bao" version | sed -n 's/^OpenBao v\([^ ]*\).*/\1/p')) pid $bao_pid on $bao_addr"
+
+    start_fleet_puffd a
+    a_addr="$fleet_addr"
+    a_pid="$fleet_pid"
+    start_fleet_puffd b
+    b_addr="$fleet_addr"
+    b_pid="$fleet_pid"
+    fleet_puffctl "$a_addr" init >>"$out/puffctl.log" || { echo "run.sh: puffctl init on a failed; see $out/puffctl.log" >&2; exit 1; }
+    id=$(fleet_puffctl "$a_addr" collection create bench --store openbao) ||
+        { echo "run.sh: puffctl collection create bench --store openbao failed; see $out/puffctl.log" >&2; exit 1; }
+    attached=$(fleet_puffctl "$b_addr" collection attach bench --store openbao) ||
+        { echo "run.sh: puffctl collection attach bench --store openbao failed; see $out/puffctl.log" >&2; exit 1; }
+    check "$([ -n "$id" ] && [ "$attached" = "$id" ] && echo 0 || echo 1)" \
+        "the collection attached on b has the id it was created with on a ($attached, $id)"
+    log "fleet collection bench ($id): created on puffd a (pid $a_pid, $a_addr), attached on b (pid $b_pid, $b_addr)"
+
+    log "openbao store: $openbao_items items into the fleet collection on a, then $openbao_writes writes seen on b"
+    "$client" --fleet "${fleet_opts[@]}" --run-id "$run_id" --collection-path "/org/freedesktop/secrets/collection/$id" \
+        --items "$openbao_items" --converge "$openbao_writes" --tsv-append "$out/openbao.tsv" \
+        "a=$a_addr" "b=$b_addr" >"$out/openbao.md" 2>"$tmp/openbao.log" || round_status=$?
+    cat "$tmp/openbao.log" >>"$out/openbao.log"
+    counts=$(sed -n 's/^\[puff-bench\] checks: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$tmp/openbao.log")
+    [ -n "$counts" ] || counts="0 1"   # the client died before counting
+    passed=$((passed + ${counts%% *}))
+    failed=$((failed + ${counts##* }))
+    [ "$round_status" = 0 ] || { status=1; grep -v '^\[puff-bench\]' "$tmp/openbao.log" | tail -5 >&2 || true; }
+    tee -a "$out/results.md" <"$out/openbao.md"
+    for i in "$a_pid" "$b_pid" "$bao_pid"; do
+        stop_group "$i"
+        forget_group "$i"
+    done
+    save_bao_log
+}
+
+# finish: the openbao block of --doc, the totals, and the exit status.
+finish() {
+    if [ -n "$doc" ] && [ "$smoke" = 0 ] && [ -s "$out/openbao.md" ]; then
+        write_doc_block "openbao store" "$out/openbao.md"
+    fi
+    echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt"
+    log "results: $out/results.md, $out/results.tsv$([ -s "$out/openbao.tsv" ] && echo ", $out/openbao.tsv"), $out/machine.txt"
+    passed=$((passed + sh_passed))
+    failed=$((failed + sh_failed))
+    echo "total: $passed passed, $failed failed"
+    [ "$failed" = 0 ] || status=1
+    exit "$status"
+}
+
+status=0
+passed=0
+failed=0
+if [ "$only_openbao" = 1 ]; then
+    openbao_run
+    finish
+fi
 
 # --- providers ---
 start_bus puff
@@ -346,13 +535,16 @@ fi
 # --- run ---
 smoke_opt=()
 [ "$smoke" = 1 ] && smoke_opt=(--smoke)
-# In the background and waited for, so a SIGTERM to this script is handled at once.
+# In the background and waited for, so a SIGTERM to this script is handled at once. Its tables
+# come at the end; they are shown once it exits (a `tee` in a process substitution could still be
+# writing the file when the counts are read from it: under load the fill's were lost).
 "$client" "${smoke_opt[@]}" --max "$max" --run-id "$run_id" --tsv "$out/results.tsv" "${startup_opts[@]}" \
-    "${client_opts[@]}" "${providers[@]}" > >(tee "$out/results.md") &
+    "${client_opts[@]}" "${providers[@]}" >"$out/results.md" &
 client_pid=$!
 status=0
 wait "$client_pid" || status=$?
 client_pid=""
+cat "$out/results.md"
 passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$out/results.md" | tail -1)
 failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$out/results.md" | tail -1)
 passed=${passed:-0}
@@ -507,6 +699,8 @@ if [ -s "$out/migration.tsv" ]; then
     tee -a "$out/results.md" <"$out/migration.md"
 fi
 
+[ "$openbao_items" = 0 ] || openbao_run
+
 if [ "$compare" = 1 ]; then
     if [ -s "$keyring_file" ]; then
         log "gnome-keyring stored to disk: $keyring_file, $(stat -c %s "$keyring_file") bytes"
@@ -515,7 +709,7 @@ if [ "$compare" = 1 ]; then
         status=1
     fi
 fi
-for f in puffd gnome-keyring; do
+for f in puffd gnome-keyring openbao-puffd-a openbao-puffd-b; do
     if [ -s "$out/$f.log" ]; then log "$f wrote to its log ($out/$f.log), last lines:"; tail -n 5 "$out/$f.log" >&2; fi
 done
 
@@ -526,43 +720,10 @@ if [ "$smoke" = 0 ]; then
         log "gnuplot is not installed (apt-get install gnuplot-nox); no plot"
     fi
 fi
-# write_doc_block NAME FILE...: replaces what is between the `make bench: NAME` markers of --doc
-# with a line naming the run and the files' contents.
-write_doc_block() {
-    local name="$1" begin end
-    shift
-    begin="<!-- make bench: $name, begin -->"
-    end="<!-- make bench: $name, end -->"
-    if ! grep -qF "$begin" "$doc" || ! grep -qF "$end" "$doc"; then
-        log "$doc has no '$begin' ... '$end' block; left as it is"
-        return
-    fi
-    {
-        echo "Written by \`$invocation\` on $(date -u '+%Y-%m-%d %H:%M UTC'), puffd $(sed -n 's/^puffd: .*(\(.*\))$/\1/p' "$out/machine.txt");"
-        echo "load average $(sed -n 's/^load average at start: //p' "$out/machine.txt") at the start of the run (2 cores)."
-        cat "$@"
-    } >"$tmp/doc-block.md"
-    python3 - "$doc" "$begin" "$end" "$tmp/doc-block.md" <<'PY'
-import sys
-path, begin, end, block = sys.argv[1:5]
-text = open(path, encoding="utf-8").read()
-head, rest = text.split(begin, 1)
-_, tail = rest.split(end, 1)
-body = open(block, encoding="utf-8").read().strip("\n")
-open(path, "w", encoding="utf-8").write(f"{head}{begin}\n{body}\n{end}{tail}")
-PY
-    log "wrote the $name into $doc"
-}
 if [ -n "$doc" ] && [ -s "$out/targets.md" ]; then
     write_doc_block "file-store targets" "$out/reopen.md" "$out/targets.md"
 fi
 if [ -n "$doc" ] && [ "$smoke" = 0 ] && [ -s "$out/migration.md" ]; then
     write_doc_block "import, backup and verify" "$out/migration.md"
 fi
-echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt"
-log "results: $out/results.md, $out/results.tsv, $out/machine.txt"
-passed=$((passed + sh_passed))
-failed=$((failed + sh_failed))
-echo "total: $passed passed, $failed failed"
-[ "$failed" = 0 ] || status=1
-exit "$status"
+finish

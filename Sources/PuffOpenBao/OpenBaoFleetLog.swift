@@ -25,6 +25,9 @@ public struct OpenBaoFleetLog: FleetLog {
 
     public var address: String { "\(client.address) (\(mount)/\(prefix))" }
 
+    /// `"openbao"`, the name `[store.openbao]` and `--store openbao` give it.
+    public var kindName: String { "openbao" }
+
     public func collections() async throws(StoreError) -> [String] {
         let names = try await kv { () async throws(OpenBaoError) in try await client.list(prefix, mount: mount) }
         return names.filter { $0.hasSuffix("/") }.map { String($0.dropLast()) }

@@ -42,6 +42,18 @@ extension ControlContract {
         public static let indexKey = "index_key"
         /// Whether the TPM did not unseal its index key at start (b).
         public static let searchWaitsForUnlock = "search_waits_for_unlock"
+        /// A fleet collection's name in its shared store (s); only fleet collections have it.
+        public static let sharedName = "shared_name"
+        /// Whether a fleet collection's shared store answered the last pull or append (b); absent
+        /// before the first.
+        public static let online = "online"
+        /// When the last pull or append was tried, seconds since the epoch; 0 before the first (t).
+        public static let checkedAt = "checked_at"
+        /// When the shared store last answered, seconds since the epoch; 0 when not since puffd
+        /// started (t).
+        public static let reachedAt = "reached_at"
+        /// Why the last pull or append did not reach the shared store; empty when it did (s).
+        public static let offlineReason = "offline_reason"
 
         /// The passcode policy's name (s, ``PasscodePolicyName``): a `Status` field and an option of
         /// `Init` and `CreateCollection`.
@@ -198,8 +210,11 @@ extension ControlContract {
         /// The keys of each collection record of `Status`.
         public static let collectionStatus = [
             id, label, locked, items, isPrivate, hidden, isDefault, damaged, store, lockedSearch, indexKey,
-            searchWaitsForUnlock, policy, minimumLength, policyText,
+            searchWaitsForUnlock, policy, minimumLength, policyText, sharedName, online, checkedAt, reachedAt,
+            offlineReason,
         ]
+        /// The keys of a collection record of `Status` that only a fleet collection has.
+        public static let sharedStatus = [sharedName, online, checkedAt, reachedAt, offlineReason]
         /// The keys of `DeleteCollection`'s and `DeletedCollections`' records.
         public static let deletedCollection = [id, label, items, deletedAt, name, hidden, keptDays]
         /// The keys of each `ListItems` record.

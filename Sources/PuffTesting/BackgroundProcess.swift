@@ -30,11 +30,11 @@ public final class BackgroundProcess: @unchecked Sendable {
         // SIGKILL, not SIGTERM: the child inherits the test runner's signal mask, which blocks
         // SIGTERM (TestBus), and these helpers have nothing to flush. Only while it runs: a
         // reaped pid may already name another test's process.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Whether the program is still running.
-    public var isRunning: Bool { process.isRunning }
+    /// Whether the program is still running (as the kernel says: ``Foundation/Process/exitStatus``).
+    public var isRunning: Bool { !process.hasExited }
 
     /// The program's process id.
     public var processIdentifier: Int32 { process.processIdentifier }
@@ -46,16 +46,16 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// take the name within ``HangGuard/step``.
     public func waitForOwner(_ name: String, on bus: TestBus) async throws {
         let process = self.process
-        let owned = try await bus.waitForOwner(name) { process.isRunning }
-        guard process.isRunning else { throw BackgroundProcessError.exited(name: name, log: log) }
+        let owned = try await bus.waitForOwner(name) { !process.hasExited }
+        guard !process.hasExited else { throw BackgroundProcessError.exited(name: name, log: log) }
         guard owned else { throw BackgroundProcessError.neverOwnedName(name, log: log) }
     }
 
     /// Kills the program and waits (at most ``HangGuard/step``) until it is gone.
     public func stop() async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
         let process = self.process
-        _ = await poll(limit: HangGuard.step, every: .milliseconds(25)) { !process.isRunning }
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(25)) { process.hasExited }
     }
 }
 

@@ -38,33 +38,28 @@ public enum ChildProcess {
         process.standardInput = inputPipe
         process.standardOutput = output
         process.standardError = output
-        let status = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-                return
-            }
-            let pid = process.processIdentifier
-            // A child that exits without reading its input must not leave the writer blocked,
-            // nor end the test runner with SIGPIPE.
-            signal(SIGPIPE, SIG_IGN)
-            let writer = inputPipe.fileHandleForWriting
-            DispatchQueue.global().async {
-                try? writer.write(contentsOf: input)
-                try? writer.close()
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                // Only while it runs: once Foundation has reaped it, its pid may already name
-                // another test's puffd or bus (pid_max is 32,768 here, and a test run wraps it).
-                guard process.isRunning else { return }
-                kill(pid, SIGKILL)
-            }
+        try process.run()
+        let pid = process.processIdentifier
+        // A child that exits without reading its input must not leave the writer blocked,
+        // nor end the test runner with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let writer = inputPipe.fileHandleForWriting
+        DispatchQueue.global().async {
+            try? writer.write(contentsOf: input)
+            try? writer.close()
         }
+        let killer = Task {
+            try? await Task.sleep(for: timeout)
+            // Only while it runs: once reaped, its pid may already name another test's puffd or
+            // bus (pid_max is 32,768 here, and a test run wraps it). An ended child is not reaped
+            // before Foundation sees it end (``Foundation/Process/exitStatus``).
+            guard !process.hasExited else { return }
+            kill(pid, SIGKILL)
+        }
+        // Not Foundation's termination handler: it runs only once Foundation sees the child end,
+        // which another child holding its socket delays (``Foundation/Process/exitStatus``).
+        let status = await process.exitStatusWhenEnded()
+        killer.cancel()
         try? output.close()
         let bytes = (try? Data(contentsOf: outputURL)) ?? Data()
         return Result(status: status, output: String(decoding: bytes, as: UTF8.self), bytes: bytes)

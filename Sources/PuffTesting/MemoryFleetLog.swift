@@ -8,6 +8,8 @@ public import PuffStore
 /// requests it was sent, and lets a test write what an operator of the store could.
 public actor MemoryFleetLog: FleetLog {
     public nonisolated let address: String
+    /// `"memory"`.
+    public nonisolated var kindName: String { "memory" }
 
     private var headers: [String: (bytes: [UInt8], version: UInt64)] = [:]
     private var entries: [String: [UInt64: [UInt8]]] = [:]
@@ -29,6 +31,22 @@ public actor MemoryFleetLog: FleetLog {
     /// the store (or a forger with its token) could do.
     public func plant(entry bytes: [UInt8], at index: UInt64, of collection: String) {
         entries[collection, default: [:]][index] = bytes
+    }
+
+    /// Writes `collection`'s header as it is, without compare-and-set, as a new version: what an
+    /// operator of the store (or a forger with its token) could do.
+    ///
+    /// - Returns: Its version.
+    @discardableResult
+    public func plant(header bytes: [UInt8], of collection: String) -> UInt64 {
+        let version = (headers[collection]?.version ?? 0) + 1
+        headers[collection] = (bytes, version)
+        return version
+    }
+
+    /// `collection`'s header and version as the log holds them, without counting a request.
+    public func storedHeader(of collection: String) -> (bytes: [UInt8], version: UInt64)? {
+        headers[collection]
     }
 
     /// How many entries `collection` holds.

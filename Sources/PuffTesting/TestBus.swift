@@ -57,7 +57,7 @@ public final class TestBus: @unchecked Sendable {
         // child inherits the test runner's signal mask, which blocks SIGTERM, and a bus daemon
         // has nothing to flush.
         // Only while it runs: a reaped pid may already name another test's process.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
     }
 }
 

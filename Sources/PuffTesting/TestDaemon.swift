@@ -93,12 +93,12 @@ public final class TestDaemon: @unchecked Sendable {
 
     deinit {
         // Only while it runs: a reaped pid may already name another test's process.
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        if !process.hasExited { kill(process.processIdentifier, SIGTERM) }
         try? FileManager.default.removeItem(at: home)
     }
 
-    /// Whether the daemon process is still alive.
-    public var isRunning: Bool { process.isRunning }
+    /// Whether the daemon process is still alive (as the kernel says: ``Foundation/Process/exitStatus``).
+    public var isRunning: Bool { !process.hasExited }
 
     /// The daemon's process id.
     public var processIdentifier: Int32 { process.processIdentifier }
@@ -114,8 +114,8 @@ public final class TestDaemon: @unchecked Sendable {
     /// Waits (``TestBus/waitForOwner(_:while:)``) until the daemon owns `name`.
     private func waitForOwner(_ name: String) async throws {
         let process = self.process
-        let owned = try await bus.waitForOwner(name) { process.isRunning }
-        guard process.isRunning else { throw TestDaemonError.exited(log) }
+        let owned = try await bus.waitForOwner(name) { !process.hasExited }
+        guard !process.hasExited else { throw TestDaemonError.exited(log) }
         guard owned else { throw TestDaemonError.neverOwnedName(log) }
     }
 
@@ -124,8 +124,8 @@ public final class TestDaemon: @unchecked Sendable {
     public func terminate() async -> Int32 {
         process.terminate()
         let process = self.process
-        _ = await poll(limit: HangGuard.step, every: .milliseconds(25)) { !process.isRunning }
-        return process.isRunning ? -1 : process.terminationStatus
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(25)) { process.hasExited }
+        return process.exitStatus ?? -1
     }
 }
 

@@ -118,10 +118,10 @@ struct ConfigurationFileTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        process.waitUntilExit()
+        let status = await process.exitStatusWhenEnded()
         let stderr = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 2)
+        #expect(status == 2)
         #expect(
             stderr == "puffd: \(configFile.path):6: prompts.timeout: must be a positive number of seconds, not -3\n")
         #expect(stdout.isEmpty)

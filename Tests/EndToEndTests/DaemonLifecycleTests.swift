@@ -92,16 +92,16 @@ struct VaultHolderTests {
                 text(firstLog).contains("Reading the passcode on --unlock-fd")
             }, "\(text(firstLog))")
         let second = try start([], on: bus, log: secondLog)
-        defer { if second.isRunning { second.terminate() } }
+        defer { if !second.hasExited { second.terminate() } }
         // The second finds the vault held (before the fix it exits 2 here: vault busy).
         _ = await poll(limit: HangGuard.step, every: .milliseconds(20)) {
-            text(secondLog).contains("The vault is held by another puffd") || !second.isRunning
+            text(secondLog).contains("The vault is held by another puffd") || second.hasExited
         }
         try passcode.fileHandleForWriting.write(contentsOf: Data("holder pass".utf8))
         try passcode.fileHandleForWriting.close()
-        let exited = await poll(limit: HangGuard.step, every: .milliseconds(20)) { !second.isRunning }
+        let exited = await poll(limit: HangGuard.step, every: .milliseconds(20)) { second.hasExited }
         try #require(exited, "\(text(secondLog))")
-        #expect(second.terminationStatus == 0, "\(text(secondLog))")
+        #expect(second.exitStatus == 0, "\(text(secondLog))")
         #expect(text(secondLog).contains("Another puffd serves \(name) on this vault; exiting"))
         #expect(first.isRunning)
         // The first owns its name before it reads the passcode's vault (design core-reshaped §4).
@@ -136,11 +136,11 @@ struct VaultHolderTests {
         let second = try start(
             ["--unlock-fd", "0", "--login-socket", sockets], on: holder.bus, log: log, stdin: passcode,
             busName: "org.freedesktop.secrets")
-        defer { if second.isRunning { second.terminate() } }
+        defer { if !second.hasExited { second.terminate() } }
         try passcode.fileHandleForWriting.write(contentsOf: Data("holder pass".utf8))
         try passcode.fileHandleForWriting.close()
-        try #require(await poll(limit: HangGuard.step, every: .milliseconds(20)) { !second.isRunning }, "\(text(log))")
-        #expect(second.terminationStatus == 0, "\(text(log))")
+        try #require(await poll(limit: HangGuard.step, every: .milliseconds(20)) { second.hasExited }, "\(text(log))")
+        #expect(second.exitStatus == 0, "\(text(log))")
         #expect(text(log).contains("Handed the passcode from --unlock-fd to the puffd that serves the vault"))
         let status = try await ChildProcess.run(VaultFlowTests.puffctl, ["status", "--json"], environment: env)
         let json = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]

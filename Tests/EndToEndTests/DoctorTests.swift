@@ -124,9 +124,9 @@ final class CompetingProvider: @unchecked Sendable {
         defer { probe.close() }
         let process = self.process
         let owned = try await poll(limit: HangGuard.step, every: .milliseconds(50)) {
-            try await probe.nameOwner(of: BusName("org.freedesktop.secrets")!) != nil || !process.isRunning
+            try await probe.nameOwner(of: BusName("org.freedesktop.secrets")!) != nil || process.hasExited
         }
-        if owned, process.isRunning { return }
+        if owned, !process.hasExited { return }
         throw TestDaemonError.neverOwnedName("competing_provider.py did not own org.freedesktop.secrets")
     }
 

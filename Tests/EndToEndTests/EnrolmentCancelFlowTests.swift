@@ -35,7 +35,7 @@ struct EnrolmentCancelFlowTests {
         #expect(try await waiting.waitForLogLine("touch?"), "\(vault.puffd.log.suffix(1500))")
         // The person gives up on the key: Ctrl-C.
         kill(add.processIdentifier, SIGINT)
-        add.waitUntilExit()
+        _ = await add.exitStatusWhenEnded()
         try? input.fileHandleForWriting.close()
         #expect(
             try await waiting.waitForLogLine("cancel", within: Self.beforePuffdsOwnLimit),

@@ -69,6 +69,6 @@ struct MakeRunTests {
 
         // Let dbus-run-session see puffd go and take its bus down before anything is killed harder.
         kill(pid_t(puffd), SIGKILL)
-        _ = await poll(limit: HangGuard.step, every: .milliseconds(20)) { !process.isRunning }
+        _ = await poll(limit: HangGuard.step, every: .milliseconds(20)) { process.hasExited }
     }
 }

@@ -188,7 +188,7 @@ final class BusMonitor: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// Returns once the monitor has seen a marker sent after it started.

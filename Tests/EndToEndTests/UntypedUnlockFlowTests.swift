@@ -223,7 +223,7 @@ struct UntypedUnlockFlowTests {
         #expect(try await waiting.waitForLogLine("touch?"), "\(puffd.log.suffix(1500))")
         // The person gives up on the key: Ctrl-C.
         kill(unlock.processIdentifier, SIGINT)
-        unlock.waitUntilExit()
+        _ = await unlock.exitStatusWhenEnded()
         #expect(
             try await waiting.waitForLogLine("cancel", within: Self.beforePuffdsOwnLimit),
             "the key still waits: \(waiting.logged())")

@@ -25,6 +25,8 @@ struct ContractNamesTests {
             (Key.lockedSearch, .string("never")), (Key.indexKey, .string("tpm2")),
             (Key.searchWaitsForUnlock, .boolean(true)), (Key.policy, .string("digits6")),
             (Key.minimumLength, .uint32(6)), (Key.policyText, .string("6 digits")),
+            (Key.sharedName, .string("team")), (Key.online, .boolean(false)), (Key.checkedAt, .uint64(5)),
+            (Key.reachedAt, .uint64(4)), (Key.offlineReason, .string("gone")),
         ]
         #expect(vault.map(\.0) == Key.vaultStatus)
         #expect(Set(collection.map(\.0)) == Set(Key.collectionStatus))
@@ -39,6 +41,7 @@ struct ContractNamesTests {
         expected.lockedSearch = "never"
         expected.indexKey = "tpm2"
         expected.searchWaitsForUnlock = true
+        expected.shared = SharedStatus(name: "team", online: false, checkedAt: 5, reachedAt: 4, reason: "gone")
         #expect(status.collections == [expected])
     }
 }

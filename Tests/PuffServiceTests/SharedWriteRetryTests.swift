@@ -102,6 +102,7 @@ actor BeatenLog: FleetLog {
     }
 
     nonisolated var address: String { inner.address }
+    nonisolated var kindName: String { inner.kindName }
 
     /// Runs `beat` before each entry this machine creates (nil: none).
     func beforeEachEntry(_ beat: (@Sendable () async -> Void)?) {

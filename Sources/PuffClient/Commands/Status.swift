@@ -5,7 +5,13 @@ import ArgumentParser
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the vault and its collections.",
-        discussion: "Hidden collections appear only while they are unlocked."
+        discussion: """
+            Hidden collections appear only while they are unlocked. Below the table, each fleet \
+            collection (docs/fleet.md) gets a line naming its store (openbao) and saying whether \
+            the store answered puffd's last pull or write (online) or not (offline, with why), and \
+            when it last answered; --json has these as shared_name, online, checked_at, reached_at \
+            and offline_reason.
+            """
     )
 
     @OptionGroup var output: OutputOptions

@@ -105,6 +105,10 @@ public struct CollectionStatus: Sendable, Equatable {
     /// Whether the TPM did not unseal its index key at start: until it is unlocked, search finds
     /// none of its items while it is locked.
     public var searchWaitsForUnlock = false
+    /// For a fleet collection, its name in the shared store (``store`` names the store) and how
+    /// that store answered last; nil for a collection of this machine alone, or from a puffd too
+    /// old to say.
+    public var shared: SharedStatus?
 
     /// Creates a collection status from its parts.
     public init(
@@ -144,6 +148,35 @@ public struct CollectionStatus: Sendable, Equatable {
         lockedSearch = try fields.string(ControlKey.lockedSearch) ?? ""
         indexKey = try fields.string(ControlKey.indexKey) ?? ""
         searchWaitsForUnlock = try fields.bool(ControlKey.searchWaitsForUnlock) ?? false
+        if let name = try fields.string(ControlKey.sharedName) {
+            shared = SharedStatus(
+                name: name, online: try fields.bool(ControlKey.online),
+                checkedAt: try fields.uint64(ControlKey.checkedAt) ?? 0,
+                reachedAt: try fields.uint64(ControlKey.reachedAt) ?? 0,
+                reason: try fields.string(ControlKey.offlineReason) ?? "")
+        }
+    }
+}
+
+/// How a fleet collection's shared store answered puffd (docs/fleet.md, "Working with it").
+public struct SharedStatus: Sendable, Equatable {
+    /// The collection's name in the shared store.
+    public var name: String
+    /// Whether the last pull or append reached the store; nil before the first.
+    public var online: Bool?
+    /// When the last pull or append was tried, seconds since the epoch; 0 before the first.
+    public var checkedAt: UInt64
+    /// When the store last answered, seconds since the epoch; 0 when not since puffd started.
+    public var reachedAt: UInt64
+    /// Why the last one did not reach it (the address and the answer); empty when it did.
+    public var reason: String
+
+    public init(name: String, online: Bool?, checkedAt: UInt64, reachedAt: UInt64, reason: String) {
+        self.name = name
+        self.online = online
+        self.checkedAt = checkedAt
+        self.reachedAt = reachedAt
+        self.reason = reason
     }
 }
 
@@ -182,5 +215,12 @@ extension CollectionStatus: Encodable {
         try container.encode(lockedSearch, forKey: ContractKey(ControlKey.lockedSearch))
         try container.encode(indexKey, forKey: ContractKey(ControlKey.indexKey))
         try container.encode(searchWaitsForUnlock, forKey: ContractKey(ControlKey.searchWaitsForUnlock))
+        if let shared {
+            try container.encode(shared.name, forKey: ContractKey(ControlKey.sharedName))
+            try container.encodeIfPresent(shared.online, forKey: ContractKey(ControlKey.online))
+            try container.encode(shared.checkedAt, forKey: ContractKey(ControlKey.checkedAt))
+            try container.encode(shared.reachedAt, forKey: ContractKey(ControlKey.reachedAt))
+            try container.encode(shared.reason, forKey: ContractKey(ControlKey.offlineReason))
+        }
     }
 }

@@ -7,18 +7,26 @@ import PuffStore
 public struct SharedLink: Sendable, Equatable {
     /// The name the collection is shared under (its path in the shared store).
     public var name: String
+    /// The kind of the shared store (``FleetLog/kindName``, `openbao`); `fleet` when the vault has
+    /// none configured.
+    public var store: String
     /// Whether the last pull or append reached the shared store; nil before the first.
     public var reachable: Bool?
     /// Why the last one did not (the store's address and its answer); `""` when it did.
     public var reason: String
     /// When the last one was made, in seconds since the epoch; 0 before the first.
     public var checkedAt: UInt64
+    /// When the shared store last answered (the last pull or append that reached it), in seconds
+    /// since the epoch; 0 when it has not since puffd started.
+    public var reachedAt: UInt64
 
-    public init(name: String, reachable: Bool?, reason: String, checkedAt: UInt64) {
+    public init(name: String, store: String, reachable: Bool?, reason: String, checkedAt: UInt64, reachedAt: UInt64) {
         self.name = name
+        self.store = store
         self.reachable = reachable
         self.reason = reason
         self.checkedAt = checkedAt
+        self.reachedAt = reachedAt
     }
 }
 
@@ -32,7 +40,9 @@ extension SecretService {
     /// Brings into `collection` what other machines appended to its shared store since the last
     /// pull, as if it had been written here: items created, changed and deleted (with their
     /// events), its record, settings, index and chain; a locked collection's view as its journal
-    /// shows it. Holds the write turn, so memory and the journal move together.
+    /// shows it; then, for a collection unlocked here, a newer header its shared store keeps
+    /// (another machine's slot change, ``takeSharedHeader(of:)``). Holds the write turn, so memory
+    /// and the journal move together.
     ///
     /// - Returns: How many records came in; 0 for a collection that is not shared.
     /// - Throws: ``ServiceError/offline(collection:reason:)`` when the shared store cannot be
@@ -41,7 +51,10 @@ extension SecretService {
     public func pullShared(_ collection: CollectionID) async throws(ServiceError) -> Int {
         await beginWrite()
         defer { endWrite() }
-        return try await pullHoldingTurn(try state(of: collection))
+        let vault = try state(of: collection)
+        let pulled = try await pullHoldingTurn(vault)
+        await takeSharedHeader(of: vault)
+        return pulled
     }
 
     /// Pulls every shared collection (``pullShared(_:)``), as the daemon's poll does; a failure is
@@ -76,8 +89,12 @@ extension SecretService {
 
     func sharedLink(of vault: CollectionVault) -> SharedLink? {
         guard let space = vault.space, let name = store.sharedName(of: space) else { return nil }
-        return sharedLinks[space] ?? SharedLink(name: name, reachable: nil, reason: "", checkedAt: 0)
+        return sharedLinks[space]
+            ?? SharedLink(name: name, store: sharedStoreKind, reachable: nil, reason: "", checkedAt: 0, reachedAt: 0)
     }
+
+    /// ``SharedLink/store``: the kind of the vault's shared store.
+    private var sharedStoreKind: String { store.sharedStoreKind ?? FleetRecordStore.kind }
 
     /// ``pullShared(_:)`` for a caller holding the write turn.
     @discardableResult
@@ -208,7 +225,9 @@ extension SecretService {
         if sharedLinks[space]?.reachable == false {
             logger.notice("A shared collection's store is reachable again", metadata: ["shared.name": "\(name)"])
         }
-        sharedLinks[space] = SharedLink(name: name, reachable: true, reason: "", checkedAt: now())
+        let time = now()
+        sharedLinks[space] = SharedLink(
+            name: name, store: sharedStoreKind, reachable: true, reason: "", checkedAt: time, reachedAt: time)
     }
 
     private func noteUnreachable(_ space: SpaceID, _ why: String) {
@@ -218,6 +237,8 @@ extension SecretService {
                 "A shared collection's store cannot be reached: reads go on, writes wait",
                 metadata: ["shared.name": "\(name)", "reason": "\(why)"])
         }
-        sharedLinks[space] = SharedLink(name: name, reachable: false, reason: why, checkedAt: now())
+        sharedLinks[space] = SharedLink(
+            name: name, store: sharedStoreKind, reachable: false, reason: why, checkedAt: now(),
+            reachedAt: sharedLinks[space]?.reachedAt ?? 0)
     }
 }

@@ -241,10 +241,30 @@ public protocol RecordStore: Sendable {
     ///   local journal is unchanged), ``StoreError/writeFailed(_:)``.
     func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords?
 
+    /// `space`'s header as the shared store keeps it when it is newer than the one this vault
+    /// took last (another machine changed its slots, docs/design/fleet.md §5); nil when it is
+    /// not, or the space is not shared. Nothing is written: the caller checks it with the
+    /// collection's key and then hands it to ``adoptHeader(_:of:)``.
+    ///
+    /// - Throws: ``StoreError/unavailable(_:)``.
+    func sharedHeader(of space: SpaceID) async throws(StoreError) -> SharedHeader?
+
+    /// Makes `header`, read by ``sharedHeader(of:)`` and checked by the caller, `space`'s local
+    /// header (replaced as ``replaceHeader(_:of:)`` replaces it: old or new after a crash), unless
+    /// a header at least as new was taken or written meanwhile.
+    ///
+    /// - Returns: Whether it was taken.
+    /// - Throws: ``StoreError/writeFailed(_:)``; the old header is then still in place.
+    func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool
+
     /// The name `space` is shared under in a shared store (a fleet collection's name in OpenBao,
     /// docs/design/fleet.md §2), or nil for a space only this vault holds. The service refuses
     /// what would rewrite a shared space's chain (re-key, compaction, repair).
     func sharedName(of space: SpaceID) -> String?
+
+    /// The kind of the shared store the shared spaces are kept in (``FleetLog/kindName``,
+    /// `openbao`), as `status` names a fleet collection's store; nil when there is none.
+    var sharedStoreKind: String? { get }
 
     /// Shares `space` under `name` in the store's shared store (a fleet collection,
     /// docs/design/fleet.md): its header and journal are published, and its appends go there
@@ -291,6 +311,16 @@ extension RecordStore {
         nil
     }
 
+    /// Nil: a store no other process writes keeps no other header.
+    public func sharedHeader(of space: SpaceID) async throws(StoreError) -> SharedHeader? {
+        nil
+    }
+
+    /// False: a store no other process writes has no other header to take.
+    public func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool {
+        false
+    }
+
     /// ``kind``: a store that decorates none.
     public var kindName: String { Self.kind }
 
@@ -298,6 +328,9 @@ extension RecordStore {
     public func sharedName(of space: SpaceID) -> String? {
         nil
     }
+
+    /// Nil: such a store has no shared store.
+    public var sharedStoreKind: String? { nil }
 
     /// Refused: a store with no shared store behind it.
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {

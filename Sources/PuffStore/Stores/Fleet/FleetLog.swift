@@ -10,6 +10,10 @@ public protocol FleetLog: Sendable {
     /// Where the log lives, for messages (`https://bao.example:8200`, mount and prefix).
     var address: String { get }
 
+    /// The kind of store keeping the log, as `puffctl status` names a fleet collection's store
+    /// (`openbao`).
+    var kindName: String { get }
+
     /// The names of the collections the log holds, in no particular order.
     ///
     /// - Throws: ``StoreError/unavailable(_:)``.

@@ -127,6 +127,8 @@ public final class FleetRecordStore: RecordStore {
         mapped(space)?.name
     }
 
+    public var sharedStoreKind: String? { log?.kindName }
+
     /// For a fleet space, the entries of the log its journal holds; otherwise the local store's.
     public func generation(of space: SpaceID) async throws(StoreError) -> UInt64 {
         if let share = mapped(space) { return share.generation }
