@@ -136,6 +136,12 @@ public actor CountingRecordStore: RecordStore {
     public nonisolated func sharedName(of space: SpaceID) -> String? {
         inner.sharedName(of: space)
     }
+    public func sharedHeader(of space: SpaceID) async throws(StoreError) -> SharedHeader? {
+        try await inner.sharedHeader(of: space)
+    }
+    public func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool {
+        try await inner.adoptHeader(header, of: space)
+    }
     public nonisolated var sharedStoreKind: String? { inner.sharedStoreKind }
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
         try await inner.share(space, as: name)

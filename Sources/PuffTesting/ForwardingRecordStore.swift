@@ -98,6 +98,12 @@ extension ForwardingRecordStore {
     public func sharedName(of space: SpaceID) -> String? {
         base.sharedName(of: space)
     }
+    public func sharedHeader(of space: SpaceID) async throws(StoreError) -> SharedHeader? {
+        try await base.sharedHeader(of: space)
+    }
+    public func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool {
+        try await base.adoptHeader(header, of: space)
+    }
     public var sharedStoreKind: String? { base.sharedStoreKind }
     public func share(_ space: SpaceID, as name: String) async throws(StoreError) {
         try await base.share(space, as: name)

@@ -33,6 +33,22 @@ public actor MemoryFleetLog: FleetLog {
         entries[collection, default: [:]][index] = bytes
     }
 
+    /// Writes `collection`'s header as it is, without compare-and-set, as a new version: what an
+    /// operator of the store (or a forger with its token) could do.
+    ///
+    /// - Returns: Its version.
+    @discardableResult
+    public func plant(header bytes: [UInt8], of collection: String) -> UInt64 {
+        let version = (headers[collection]?.version ?? 0) + 1
+        headers[collection] = (bytes, version)
+        return version
+    }
+
+    /// `collection`'s header and version as the log holds them, without counting a request.
+    public func storedHeader(of collection: String) -> (bytes: [UInt8], version: UInt64)? {
+        headers[collection]
+    }
+
     /// How many entries `collection` holds.
     public func entryCount(of collection: String) -> Int {
         entries[collection]?.count ?? 0

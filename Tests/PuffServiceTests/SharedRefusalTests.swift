@@ -4,8 +4,9 @@ import PuffStore
 import PuffTesting
 import Testing
 
-/// What would rewrite a fleet collection's chain (re-key, compaction, repair) is refused, or
-/// skipped when automatic (docs/design/fleet.md §4): the other machines hold the same chain.
+/// What would rewrite a fleet collection's chain (compaction, repair) is refused, or skipped when
+/// automatic (docs/design/fleet.md §4): the other machines hold the same chain. Its `passwd`
+/// changes the passcode slot rather than re-key it (SharedHeaderTests).
 @Suite struct SharedRefusalTests {
     static let team = SharedPair.team
 
@@ -13,24 +14,6 @@ import Testing
         .failed(
             "\(what) of collection team is refused: it is a fleet collection (shared as team), whose chain of "
                 + "records the other machines hold too")
-    }
-
-    @Test func reKeyingASharedCollectionIsRefusedAndItsPasscodeStillOpensIt() async throws {
-        let pair = try await SharedPair.make()
-        let item = try await pair.a.share(["n": "1"], "kept")
-        let error = await serviceError { () async throws(ServiceError) in
-            try await pair.a.service.changePasscode(
-                of: Self.team, old: Fixture.passcode(SharedPair.passcode), new: Fixture.passcode("battery staple"))
-        }
-        #expect(error == Self.refusal("re-keying (passwd)"))
-
-        try await pair.a.service.lock([Self.team])
-        try await pair.a.unlock(Self.team, SharedPair.passcode)
-        #expect(try await pair.a.holds(item, "kept"))
-        // The collection goes on as before on both machines.
-        let next = try await pair.a.share(["n": "2"], "next")
-        try await pair.b.service.pullShared(Self.team)
-        #expect(try await pair.b.holds(next, "next"))
     }
 
     @Test func compactionAndRepairOfASharedCollectionAreRefusedAndCompactingAllSkipsIt() async throws {
@@ -47,6 +30,19 @@ import Testing
         #expect(repair == Self.refusal("repair"))
         _ = try await pair.a.service.compact(nil)
         #expect(try await pair.a.storage.replay(pair.space).records.count == records, "no record rewritten")
+    }
+
+    @Test func lockedSearchToOrFromAlwaysIsRefusedBeforeTheHeaderChangesAnywhere() async throws {
+        let pair = try await SharedPair.make()
+        let before = try await pair.a.storage.header(of: pair.space)
+        let shared = await pair.log.storedHeader(of: "team")
+        let error = await serviceError { () async throws(ServiceError) in
+            try await pair.a.service.setLockedSearch(
+                .never, of: Self.team, passcode: Fixture.passcode(SharedPair.passcode), caller: SlotUnlockTests.caller)
+        }
+        #expect(error == Self.refusal("changing locked search to or from always"))
+        #expect(try await pair.a.storage.header(of: pair.space) == before)
+        #expect(await pair.log.storedHeader(of: "team")?.version == shared?.version)
     }
 
     @Test func aSharedCollectionFullOfDeadRecordsIsNotCompactedAfterAWrite() async throws {

@@ -20,7 +20,9 @@ struct ChangePasscode: AsyncParsableCommand {
             the login slot when the login password proved the change (a recovery code sets the \
             passcode slot). The new key is sealed for that slot, the tpm2 slots and a recovery \
             slot whose code proved the change; other slots (recovery codes, security keys) need their own credential, so \
-            they are listed and dropped once confirmed: on the terminal, or with --drop-slots.
+            they are listed and dropped once confirmed: on the terminal, or with --drop-slots. \
+            A fleet collection (docs/fleet.md) keeps its key: its passcode slot alone changes, \
+            and its other machines take the change from OpenBao.
             """
     )
 

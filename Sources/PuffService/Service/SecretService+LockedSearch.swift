@@ -69,6 +69,13 @@ extension SecretService {
         guard !vault.isPrivate else {
             throw .invalidArgument("a private collection has no blind index: its locked search is always never")
         }
+        // To or from `always` the journal is written again, and a fleet collection's is the
+        // other machines' too: refused before its header (which would reach them) changes.
+        if mode == .always || old.lockedSearch == .always,
+            let refusal = sharedRefusal(vault, "changing locked search to or from always")
+        {
+            throw refusal
+        }
         let change = "\(Self.described(old.lockedSearch, old.indexStorage)) → \(Self.described(mode, indexStorage))"
         let opened: OpenedSlot
         let sealed: SealedIndexKey?
@@ -86,7 +93,10 @@ extension SecretService {
         if vault.isLocked { try await open(vault, master: master, since: since) }
         await beginWrite()
         defer { endWrite() }
-        guard collectionStates[id] === vault, !vault.isLocked, let current = vault.header else { throw .noSuchObject }
+        guard collectionStates[id] === vault, !vault.isLocked, vault.header != nil else { throw .noSuchObject }
+        // Another machine's slot change comes first: the mode is set in the newest header.
+        await takeSharedHeader(of: vault)
+        guard let current = vault.header else { throw .noSuchObject }
         // A passcode change meanwhile re-keyed it: `master` is the old key.
         guard current.space == old.space else { throw .wrongPasscode(nil) }
         // Running `always` again re-tags the journal: it finishes a change a crash interrupted.

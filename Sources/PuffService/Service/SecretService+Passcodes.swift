@@ -37,7 +37,7 @@ extension SecretService {
             // Another attempt may have unlocked it, or it may be gone, while this waited its turn.
             guard collectionStates[collection] === vault else { throw .noSuchObject }
             guard vault.isLocked, let header = vault.header else { return collection }
-            let opened = try await openSlot(of: header, with: credential, only: slot)
+            let opened = try await openSlot(of: vault, header, with: credential, only: slot)
             try await open(vault, master: opened.master, since: since)
             return collection
         }
@@ -64,7 +64,7 @@ extension SecretService {
             do throws(ServiceError) {
                 let since = vault.lockCount
                 let slot = try await openSlot(
-                    of: header, with: .hardware(pin: nil, passcode: nil, device: nil), tpmOnly: true)
+                    of: vault, header, with: .hardware(pin: nil, passcode: nil, device: nil), only: nil, tpmOnly: true)
                 try await open(vault, master: slot.master, since: since)
                 opened.append(id)
             } catch {
@@ -201,6 +201,7 @@ extension SecretService {
     /// journal read whole, keeps the key, starts the auto-lock, announces it (a hidden one appears).
     private func finishOpening(_ vault: CollectionVault, master: MasterKey, _ actions: [CollectionAction]) {
         let id = vault.id
+        if vault.space != nil { vault.headerKey = master.subkey(.header) }
         for action in actions {
             switch action {
             case .trimMemory: MemoryTrim.trim()  // the journal read whole and every record opened
@@ -248,8 +249,10 @@ extension SecretService {
     ) async throws(ServiceError) {
         let policy = try policy(of: id)
         guard policy.admits(new) else { throw .passcodePolicy(policy) }
-        // Refused before any key derivation: a fleet collection is never re-keyed (``rekey``).
-        if let vault = collectionStates[id], let refusal = sharedRefusal(vault, "re-keying (passwd)") { throw refusal }
+        // A fleet collection is never re-keyed (``rekey``): its passcode slot alone changes.
+        if let vault = collectionStates[id], sharedRefusal(vault, "re-keying (passwd)") != nil {
+            return try await changeSharedPasscode(of: id, proof: proof, new: new)
+        }
         let opened = try await openedSlot(of: id, with: proof)
         try await rekey(
             id, master: opened.master, new: new, opened: opened, proof: proof, options: options, progress: progress)

@@ -110,6 +110,7 @@ extension SecretService {
             vault.rekeyed(space: header.space, header: header, scanned: scanned)
         }
         if case .ephemeral = mode { vault.escrow = newMaster }
+        if !vault.isLocked { vault.headerKey = newMaster.subkey(.header) }
         auditLog?.move(oldSpace, to: header.space, keys)
         await finishSwitch(replacement, of: vault)
         // Every copy of the old key outside puffd goes; the new one is kept as an unlock keeps it.

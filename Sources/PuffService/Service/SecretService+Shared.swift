@@ -40,7 +40,9 @@ extension SecretService {
     /// Brings into `collection` what other machines appended to its shared store since the last
     /// pull, as if it had been written here: items created, changed and deleted (with their
     /// events), its record, settings, index and chain; a locked collection's view as its journal
-    /// shows it. Holds the write turn, so memory and the journal move together.
+    /// shows it; then, for a collection unlocked here, a newer header its shared store keeps
+    /// (another machine's slot change, ``takeSharedHeader(of:)``). Holds the write turn, so memory
+    /// and the journal move together.
     ///
     /// - Returns: How many records came in; 0 for a collection that is not shared.
     /// - Throws: ``ServiceError/offline(collection:reason:)`` when the shared store cannot be
@@ -49,7 +51,10 @@ extension SecretService {
     public func pullShared(_ collection: CollectionID) async throws(ServiceError) -> Int {
         await beginWrite()
         defer { endWrite() }
-        return try await pullHoldingTurn(try state(of: collection))
+        let vault = try state(of: collection)
+        let pulled = try await pullHoldingTurn(vault)
+        await takeSharedHeader(of: vault)
+        return pulled
     }
 
     /// Pulls every shared collection (``pullShared(_:)``), as the daemon's poll does; a failure is

@@ -52,9 +52,14 @@ extension SecretService {
         }
         await beginWrite()
         defer { endWrite() }
-        guard collectionStates[id] === vault, !vault.isLocked, let current = vault.header else { throw .noSuchObject }
+        guard collectionStates[id] === vault, !vault.isLocked, vault.header != nil else { throw .noSuchObject }
+        // Another machine's slot change comes first: the change is made to the newest header,
+        // which must still hold the slot that proved it (a removed slot proves nothing).
+        let taken = await takeSharedHeader(of: vault)
+        guard let current = vault.header else { throw .noSuchObject }
         // A passcode change meanwhile re-keyed it: the proof's master is the old key.
         guard current.space == header.space else { throw .wrongPasscode(nil) }
+        guard !taken || current.slots.contains(where: { $0.id == opened.slot }) else { throw .wrongPasscode(nil) }
         try await audited(action, of: entry, label: label, caller: caller) { () throws(ServiceError) in
             try await writeHeader(try change(current, opened, prepared), of: vault)
         }
@@ -73,7 +78,13 @@ extension SecretService {
             try await store.replaceHeader(header.encoded(), of: space)
         } catch {
             logger.error("Writing a header failed", metadata: ["collection.id": "\(vault.id)", "error": "\(error)"])
-            throw unsaved(error, "the collection's header could not be saved")
+            if case .staleGeneration = error as? StoreError, let name = store.sharedName(of: space) {
+                throw .failed(
+                    "the unlock slots of collection \(vault.id) (shared as \(name)) were changed on another machine "
+                        + "meanwhile, or its header in the shared store is not one this machine takes: nothing was "
+                        + "saved; try again once this machine has taken it (puffd's log says when one is refused)")
+            }
+            throw storeFailure(error, in: vault, "the collection's header could not be saved")
         }
         vault.header = header
     }

@@ -135,6 +135,7 @@ extension SecretService {
         }
         let vault = CollectionVault(id: id, space: space, header: header, opened: opened)
         if case .ephemeral = mode { vault.escrow = master }
+        vault.headerKey = master.subkey(.header)
         vault.creator = creator
         var aliases = aliases
         // The first collection made while none is the default becomes it.

@@ -108,6 +108,9 @@ public actor SecretService {
     var journalGenerations: [SpaceID: UInt64] = [:]
     /// Whether each shared collection's store answered its last pull or append (``SharedLink``).
     var sharedLinks: [SpaceID: SharedLink] = [:]
+    /// The version of each fleet collection's shared header refused last (it did not authenticate,
+    /// or was an older one put back): not checked or logged again (docs/design/fleet.md §5).
+    var refusedSharedHeaders: [SpaceID: UInt64] = [:]
     /// Numbers each unlock's auto-lock clocks (``UnlockActivity/token``).
     var nextAutoLockToken: UInt64 = 0
     /// Whether ``loadVault()`` has run (``VaultLoading/now`` runs it in `init`).

@@ -55,6 +55,7 @@ extension CollectionVault {
     /// - Returns: What the service does next (``perform(_:)``).
     @discardableResult
     func lock(forGood: Bool = false) -> [CollectionAction] {
+        headerKey = nil
         let retention: LockRetention =
             isPrivate
             ? .nothing

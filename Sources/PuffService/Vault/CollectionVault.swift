@@ -28,6 +28,9 @@ final class CollectionVault {
     private(set) var snapshotSeal: IndexSnapshot.Seal?
     /// Only for an ephemeral vault: the master key, kept while locked since no passcode exists.
     var escrow: MasterKey?
+    /// While unlocked, the master key's header sub-key (`subkey(.header)`), wiped by a lock: what
+    /// checks a header another machine wrote to a fleet collection (docs/design/fleet.md §5).
+    var headerKey: SecureBytes?
     private(set) var hasher: KeyedHash
     /// What the bus thread may read (``ReadView``): the items, their settings and, while open,
     /// the key. Written only through ``table``, ``settings`` and ``publishKey()``.

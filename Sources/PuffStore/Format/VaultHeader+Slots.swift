@@ -47,10 +47,16 @@ extension VaultHeader {
     /// - Throws: ``VaultFormatError/unauthenticated`` when it does not match: the header changed
     ///   without the key (damage, or a thief's edit), which is not a wrong passcode.
     public func verifyMAC(with master: MasterKey) throws(VaultFormatError) {
+        try verifyMAC(headerKey: master.subkey(.header))
+    }
+
+    /// ``verifyMAC(with:)`` under the master key's header sub-key (`subkey(.header)`), which an
+    /// unlocked fleet collection keeps to check a header another machine wrote.
+    ///
+    /// - Throws: ``VaultFormatError/unauthenticated`` when it does not match.
+    public func verifyMAC(headerKey: SecureBytes) throws(VaultFormatError) {
         guard !isLegacy else { return }
-        guard SlotKeys.verify(mac, of: authenticatedBytes, key: master.subkey(.header)) else {
-            throw .unauthenticated
-        }
+        guard SlotKeys.verify(mac, of: authenticatedBytes, key: headerKey) else { throw .unauthenticated }
     }
 
     /// Adds a slot of `parameters` under the next id, its wrap made with `kek`, and seals the MAC.

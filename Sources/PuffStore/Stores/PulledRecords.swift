@@ -21,3 +21,18 @@ public struct PulledRecords: Sendable, Equatable {
         self.generation = generation
     }
 }
+
+/// A space's header as a shared store keeps it, newer than the one the local copy holds
+/// (``RecordStore/sharedHeader(of:)``): another machine changed the collection's unlock slots.
+/// Nothing in it is trusted until the caller checked it with the collection's key.
+public struct SharedHeader: Sendable, Equatable {
+    /// The sealed header, as the local header file would hold it.
+    public var bytes: [UInt8]
+    /// Its version in the shared store (KV v2's version of the header path).
+    public var version: UInt64
+
+    public init(bytes: [UInt8], version: UInt64) {
+        self.bytes = bytes
+        self.version = version
+    }
+}

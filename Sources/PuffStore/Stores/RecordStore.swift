@@ -241,6 +241,22 @@ public protocol RecordStore: Sendable {
     ///   local journal is unchanged), ``StoreError/writeFailed(_:)``.
     func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords?
 
+    /// `space`'s header as the shared store keeps it when it is newer than the one this vault
+    /// took last (another machine changed its slots, docs/design/fleet.md §5); nil when it is
+    /// not, or the space is not shared. Nothing is written: the caller checks it with the
+    /// collection's key and then hands it to ``adoptHeader(_:of:)``.
+    ///
+    /// - Throws: ``StoreError/unavailable(_:)``.
+    func sharedHeader(of space: SpaceID) async throws(StoreError) -> SharedHeader?
+
+    /// Makes `header`, read by ``sharedHeader(of:)`` and checked by the caller, `space`'s local
+    /// header (replaced as ``replaceHeader(_:of:)`` replaces it: old or new after a crash), unless
+    /// a header at least as new was taken or written meanwhile.
+    ///
+    /// - Returns: Whether it was taken.
+    /// - Throws: ``StoreError/writeFailed(_:)``; the old header is then still in place.
+    func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool
+
     /// The name `space` is shared under in a shared store (a fleet collection's name in OpenBao,
     /// docs/design/fleet.md §2), or nil for a space only this vault holds. The service refuses
     /// what would rewrite a shared space's chain (re-key, compaction, repair).
@@ -293,6 +309,16 @@ extension RecordStore {
     /// Nil: a store no other process writes has nothing to pull.
     public func pull(_ space: SpaceID) async throws(StoreError) -> PulledRecords? {
         nil
+    }
+
+    /// Nil: a store no other process writes keeps no other header.
+    public func sharedHeader(of space: SpaceID) async throws(StoreError) -> SharedHeader? {
+        nil
+    }
+
+    /// False: a store no other process writes has no other header to take.
+    public func adoptHeader(_ header: SharedHeader, of space: SpaceID) async throws(StoreError) -> Bool {
+        false
     }
 
     /// ``kind``: a store that decorates none.
