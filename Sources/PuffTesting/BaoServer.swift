@@ -46,8 +46,8 @@ public final class BaoServer: Sendable {
 
     /// Starts the server and returns once `sys/health` says it is unsealed (within ``HangGuard/step``).
     /// With `tls` it answers `https` only, with a certificate of a certificate authority of its own
-    /// (``caFile``).
-    public init(tls: Bool = false) async throws {
+    /// (``caFile``). `firstPort` is the port the first try listens on (a test of the retry).
+    public init(tls: Bool = false, firstPort: UInt16? = nil) async throws {
         folder = try TestFolder("bao")
         // Random; not "s.…", which OpenBao keeps for the tokens it makes.
         let token = "puff-" + SecureRandom.bytes(12).map { String($0, radix: 16) }.joined()
@@ -55,35 +55,50 @@ public final class BaoServer: Sendable {
         // The dev server takes the port after it for its cluster listener: both must be free.
         // The forwarder's port is taken first, so that the server's two cannot be it.
         let listener = try LoopbackForwarder.listen(on: 0)
-        forwarder = LoopbackForwarder(listener: listener, to: try Self.freePortPair())
-        let port = forwarder.target
         let certificates = folder.appending("tls").path
         caFile = tls ? certificates + "/vault-ca.pem" : nil
         if tls {
             try FileManager.default.createDirectory(
                 atPath: certificates, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
-        process = try BackgroundProcess(
-            Self.executable,
-            ["server", "-dev", "-dev-no-store-token", "-dev-listen-address=127.0.0.1:\(port)"]
-                + (tls ? ["-dev-tls", "-dev-tls-cert-dir=\(certificates)"] : []),
-            environment: [
-                "HOME": folder.url.path, "PATH": "/usr/bin:/bin", "BAO_DEV_ROOT_TOKEN_ID": token,
-                "BAO_DISABLE_MLOCK": "true",
-            ],
-            log: folder.appending("bao.log"))
         let scheme = tls ? "https" : "http"
-        directAddress = "\(scheme)://127.0.0.1:\(port)"
+        // The two ports are free when chosen, not when bao binds them: another test's server may
+        // take one in between, and this one then exits ("address already in use"). Other ports
+        // are tried then, three times in all.
+        var logs: [String] = []
+        var started: (process: BackgroundProcess, port: UInt16)?
+        for attempt in 1...3 where started == nil {
+            let port = attempt == 1 ? try firstPort ?? Self.freePortPair() : try Self.freePortPair()
+            let process = try BackgroundProcess(
+                Self.executable,
+                ["server", "-dev", "-dev-no-store-token", "-dev-listen-address=127.0.0.1:\(port)"]
+                    + (tls ? ["-dev-tls", "-dev-tls-cert-dir=\(certificates)"] : []),
+                environment: [
+                    "HOME": folder.url.path, "PATH": "/usr/bin:/bin", "BAO_DEV_ROOT_TOKEN_ID": token,
+                    "BAO_DISABLE_MLOCK": "true",
+                ],
+                log: folder.appending("bao-\(attempt).log"))
+            let direct = try OpenBaoClient(
+                address: "\(scheme)://127.0.0.1:\(port)", auth: .token(rootToken), caFile: caFile)
+            let up = await poll(limit: HangGuard.step, every: .milliseconds(100)) {
+                guard process.isRunning else { return true }
+                return (try? await direct.health())?.sealed == false
+            }
+            if up, process.isRunning {
+                started = (process, port)
+            } else {
+                logs.append(process.log.replacingOccurrences(of: token, with: "<root token>"))
+                await process.stop()
+            }
+        }
+        guard let started else {
+            close(listener)
+            throw BaoServerError.notStarted(log: logs.joined(separator: "\n---\n"))
+        }
+        process = started.process
+        forwarder = LoopbackForwarder(listener: listener, to: started.port)
+        directAddress = "\(scheme)://127.0.0.1:\(started.port)"
         address = "\(scheme)://127.0.0.1:\(forwarder.port)"
-        let direct = try OpenBaoClient(address: directAddress, auth: .token(rootToken), caFile: caFile)
-        let process = self.process
-        let up = await poll(limit: HangGuard.step, every: .milliseconds(100)) {
-            guard process.isRunning else { return true }
-            return (try? await direct.health())?.sealed == false
-        }
-        guard up, process.isRunning else {
-            throw BaoServerError.notStarted(log: process.log.replacingOccurrences(of: token, with: "<root token>"))
-        }
     }
 
     /// A client with `token` (the root token by default) through the forwarder.

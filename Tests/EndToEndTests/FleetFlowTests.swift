@@ -7,7 +7,7 @@ import Testing
 
 /// Fleet collections end to end (docs/fleet.md): two built puffd, each with a vault, a bus and a
 /// token of its own (two machines), share a collection through a real `bao server -dev`, and are
-/// used with the real `secret-tool`; what OpenBao holds is read back with `hvac`.
+/// used with the real `secret-tool`; what OpenBao holds is read back with `hvac` and `bao kv get`.
 @Suite(
     .serialized, .enabled(if: TestBus.isAvailable && BaoServer.isAvailable),
     .timeLimit(.minutes(HangGuard.testMinutes)))
@@ -118,7 +118,7 @@ struct FleetFlowTests {
             BaoServer.python,
             [
                 ClientDriver.directory.appendingPathComponent("fleet_kv_check.py").path, bao.address, "secret", "puff",
-                "team",
+                "team", BaoServer.executable,
             ],
             environment: ["PATH": "/usr/bin:/bin"],
             input: kvCheckInput(bao, forbidden: ["from a", "from b", "fleet", "secret of a", "secret of b"]))
