@@ -40,6 +40,22 @@ public enum SystemCalls {
         return try poll(&descriptors, timeout: timeout) > 0
     }
 
+    /// How child `pid` ended, without reaping it (`waitid` with `WNOWAIT`): its exit code, or the
+    /// number of the signal that ended it. With `blocking` false, nil while it runs.
+    ///
+    /// - Throws: `ECHILD` once it has been reaped (or is no child of this process).
+    public static func peekExit(_ pid: pid_t, blocking: Bool) throws(Errno) -> Int32? {
+        var info = siginfo_t()
+        while true {
+            if waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | (blocking ? 0 : WNOHANG)) == 0 {
+                // WNOHANG: a child that has not ended leaves `info` zeroed.
+                return info._sifields._sigchld.si_pid == pid ? info._sifields._sigchld.si_status : nil
+            }
+            let code = Errno(rawValue: errno)
+            if code != .interrupted { throw code }
+        }
+    }
+
     /// Waits for child `pid` to end and returns its raw wait status.
     public static func waitForExit(_ pid: pid_t) throws(Errno) -> Int32 {
         var status: Int32 = 0

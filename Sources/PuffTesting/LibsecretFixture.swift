@@ -33,9 +33,14 @@ public struct LibsecretFixture: Sendable {
         let pairs = attributes.flatMap { [$0.0, $0.1] }
         var arguments = ["store", "--label=\(label)"] + pairs
         var program = "/usr/bin/secret-tool"
+        var environment = environment
         if let time {
-            arguments = ["-f", "@\(time)", program] + arguments
+            // Frozen at `time`, not started there ("@"): libsecret stamps the item after deriving
+            // the file's key, which took over a second under CI load. The monotonic clock is left
+            // real, or GLib's waits fail (EINVAL).
+            arguments = ["-f", time, program] + arguments
             program = "/usr/bin/faketime"
+            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         }
         let result = try await ChildProcess.run(program, arguments, environment: environment, input: Data(secret))
         guard result.status == 0 else { throw FixtureError.failed("secret-tool store: \(result.output)") }
@@ -66,7 +71,8 @@ public struct LibsecretFixture: Sendable {
         var environment = environment
         if let time {
             environment["LD_PRELOAD"] = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-            environment["FAKETIME"] = "@\(time)"
+            environment["FAKETIME"] = time  // frozen, as in store(label:attributes:secret:at:)
+            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         }
         let result = try await ChildProcess.run(
             "/usr/bin/python3", ["-c", script], environment: environment, input: request)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 public import Foundation
+import PuffSystem
 
 /// A child's end as the kernel reports it, for children Foundation's `Process` started.
 ///
@@ -17,14 +18,7 @@ extension Process {
     public var exitStatus: Int32? {
         let pid = processIdentifier
         guard pid > 0 else { return nil }
-        var info = siginfo_t()
-        while true {
-            if waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 {
-                // WNOHANG: a child that has not ended leaves `info` zeroed.
-                return info._sifields._sigchld.si_pid == pid ? info._sifields._sigchld.si_status : nil
-            }
-            if errno != EINTR { break }
-        }
+        if let status = try? SystemCalls.peekExit(pid, blocking: false) { return status }
         // ECHILD: Foundation has reaped it already, and says so once it has noted the status.
         return isRunning ? nil : terminationStatus
     }
@@ -37,14 +31,8 @@ extension Process {
     public func exitStatusWhenEnded() async -> Int32 {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             Thread.detachNewThread {
-                let pid = self.processIdentifier
-                var info = siginfo_t()
-                var result: Int32
-                repeat {
-                    result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT)
-                } while result != 0 && errno == EINTR
-                if result == 0 {
-                    continuation.resume(returning: info._sifields._sigchld.si_status)
+                if let status = try? SystemCalls.peekExit(self.processIdentifier, blocking: true) {
+                    continuation.resume(returning: status)
                     return
                 }
                 // ECHILD: Foundation reaped it first, and clears `isRunning` as soon as it has
